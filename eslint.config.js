@@ -1,0 +1,29 @@
+// Typed linting needs the TypeScript compiler API, which TypeScript 7 no longer offers;
+// the project therefore pins TypeScript 6.0 (see README, "Development").
+import eslint from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/", "dist-check/", "node_modules/", "src/ui/", "test-results/"] },
+  eslint.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true }],
+      "no-restricted-imports": "off",
+    },
+  },
+  {
+    files: ["src/domain/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["express", "express-*", "../http/*", "../ui/*"], message: "domain/ stays free of HTTP." }] },
+      ],
+    },
+  },
+  { files: ["eslint.config.js"], ...tseslint.configs.disableTypeChecked },
+);
