@@ -1,0 +1,66 @@
+// The one error type of sendmock and the catalogue of its codes with their default statuses.
+
+/** Default HTTP status of every error code; `status_codes` in the config may move any of them. */
+export const DEFAULT_ERROR_STATUS = {
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  unsupported_media_type: 415,
+  invalid_json: 400,
+  payload_too_large: 413,
+  missing_required_field: 400,
+  invalid_request: 400,
+  invalid_recipient: 422,
+  invalid_template_id: 422,
+  missing_template_data: 422,
+  unknown_template_data: 422,
+  rate_limited: 429,
+  server_error: 500,
+  not_found: 404,
+  method_not_allowed: 405,
+} as const;
+
+export type ErrorCode = keyof typeof DEFAULT_ERROR_STATUS;
+
+export const ERROR_CODES = Object.keys(DEFAULT_ERROR_STATUS) as ErrorCode[];
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(DEFAULT_ERROR_STATUS, value);
+}
+
+/** One contract violation: `path` is a JSON pointer into the request body (or `/headers/<name>`). */
+export interface Violation {
+  path: string;
+  message: string;
+}
+
+export interface ApiErrorOptions {
+  /** Fixes the status, ignoring `status_codes` (an injected 503, say). */
+  status?: number;
+  headers?: Record<string, string>;
+  violations?: Violation[];
+}
+
+/**
+ * Every failure a client can see. Whoever writes the response turns it into shape a or b;
+ * nothing else needs to know those shapes.
+ */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly fixedStatus: number | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly violations: readonly Violation[];
+
+  constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
+    super(message);
+    this.name = "ApiError";
+    this.code = code;
+    this.fixedStatus = options.status;
+    this.headers = options.headers ?? {};
+    this.violations = options.violations ?? [];
+  }
+
+  /** The status to answer with, given the configured overrides. */
+  statusWith(overrides: Partial<Record<ErrorCode, number>>): number {
+    return this.fixedStatus ?? overrides[this.code] ?? DEFAULT_ERROR_STATUS[this.code];
+  }
+}

@@ -1,0 +1,181 @@
+// The JSON objects sendmock sends and receives, as TypeScript types (snake_case, as on the wire).
+
+import type { ErrorCode, Violation } from "./errors.js";
+
+export type { ErrorCode, Violation };
+
+export type ResponseShape = "a" | "b";
+
+/** Values for a template's placeholders: `{name}` is filled from `data.name`. */
+export type TemplateData = Record<string, string | string[]>;
+
+/** The body of `POST /send`. */
+export interface SendRequest {
+  to: string;
+  template_id: string;
+  data: TemplateData;
+  cc?: string[];
+  bcc?: string[];
+  reply_to?: string;
+  subject?: string;
+}
+
+export interface SendSuccessA {
+  success: true;
+  message_id: string;
+  status: "queued";
+}
+
+export interface SendSuccessB {
+  status: "success";
+  message: string;
+  email_id: string;
+}
+
+export type SendSuccess = SendSuccessA | SendSuccessB;
+
+export interface SendErrorA {
+  success: false;
+  error: { code: ErrorCode; message: string };
+}
+
+export interface SendErrorB {
+  status: "error";
+  message: string;
+}
+
+export type SendError = SendErrorA | SendErrorB;
+
+/** An email the mock would have sent, as the inspection API shows it. */
+export interface CapturedMessage {
+  id: string;
+  status: "queued";
+  created_at: string;
+  to: string;
+  cc: string[];
+  bcc: string[];
+  reply_to: string | null;
+  template_id: string;
+  subject: string;
+  html: string | null;
+  text: string | null;
+  data: TemplateData;
+  warnings: string[];
+  /** Every distinct http(s) URL of the html, in order, then those found only in the text. */
+  links: string[];
+  /** The last 4 characters of the API key that sent it; keys are never kept whole. */
+  api_key_hint: string;
+}
+
+export interface MessageList {
+  messages: CapturedMessage[];
+  /** Every match, whatever `limit` cut. */
+  total: number;
+}
+
+/** One request to `POST /send` and what became of it. */
+export interface JournalEntry {
+  id: string;
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  error_code: ErrorCode | null;
+  error_message: string | null;
+  violations: Violation[];
+  fault: string | null;
+  message_id: string | null;
+  duration_ms: number;
+  api_key_hint: string | null;
+  to: string | null;
+  template_id: string | null;
+}
+
+export interface JournalList {
+  requests: JournalEntry[];
+  total: number;
+}
+
+export interface TemplateSummary {
+  id: string;
+  file: string;
+  ok: boolean;
+  /** Why the file could not be loaded; null when it loaded. */
+  error: string | null;
+  subject: string | null;
+  description: string | null;
+  placeholders: string[];
+  has_html: boolean;
+  has_text: boolean;
+  sample_data: TemplateData | null;
+}
+
+export interface TemplateDetail extends TemplateSummary {
+  html: string | null;
+  text: string | null;
+}
+
+export interface TemplateList {
+  folder: string;
+  templates: TemplateSummary[];
+}
+
+export interface RateLimitSettings {
+  requests: number;
+  per_seconds: number;
+  burst?: number;
+}
+
+/** `GET /_mock/config`: the effective settings (secrets only as hints). */
+export interface ConfigView {
+  host: string;
+  port: number;
+  templates: string;
+  response_shape: ResponseShape;
+  /** Hints of the accepted keys; null when any non-empty key is accepted. */
+  api_keys: string[] | null;
+  strict_data: boolean;
+  rate_limit: RateLimitSettings | null;
+  capacity: number;
+  body_limit: string;
+  status_codes: Partial<Record<ErrorCode, number>>;
+  seed: number | null;
+  allow_fault_header: boolean;
+  allow_magic_recipients: boolean;
+  admin_token_set: boolean;
+  cors_origins: string[];
+  captured_messages: number;
+  dropped_messages: number;
+}
+
+/** `PATCH /_mock/config`: the settings that may change at run time. */
+export interface ConfigPatch {
+  response_shape?: ResponseShape;
+  strict_data?: boolean;
+  rate_limit?: RateLimitSettings | null;
+}
+
+export const FAULT_KINDS = [
+  "invalid_recipient",
+  "invalid_template_id",
+  "missing_template_data",
+  "rate_limit",
+  "server_error",
+  "latency",
+  "timeout",
+  "disconnect",
+  "malformed_response",
+] as const;
+
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** A fault rule as written in the config file or posted to `/_mock/faults`. */
+export interface FaultRuleInput {
+  fault: FaultKind;
+  match?: { to?: string; template_id?: string; api_key?: string };
+  times?: number;
+  probability?: number;
+  status?: 500 | 502 | 503 | 504;
+  retry_after_s?: number;
+  delay_ms?: number;
+}
