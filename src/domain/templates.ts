@@ -1,0 +1,527 @@
+// Loads the templates folder into a catalog, reports broken files, and reloads it when the folder changes.
+
+import { watch, type FSWatcher } from "node:fs";
+import { readFile, readdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { parseDocument } from "yaml";
+import type { TemplateData } from "../wire.js";
+import { compileText, findMissingData, type CompiledText } from "./render.js";
+
+export interface Template {
+  readonly id: string;
+  /** Absolute path of the file it came from. */
+  readonly file: string;
+  readonly subject: CompiledText;
+  readonly html: CompiledText | undefined;
+  readonly text: CompiledText | undefined;
+  readonly subjectSource: string;
+  readonly htmlSource: string | undefined;
+  readonly textSource: string | undefined;
+  readonly description: string | undefined;
+  readonly sampleData: TemplateData | undefined;
+  /** Every placeholder, in order of first appearance: subject, then html, then text. */
+  readonly placeholders: readonly string[];
+}
+
+/** One template file as the catalog sees it: loaded (`template`) or broken (`error`). */
+export interface TemplateEntry {
+  readonly id: string;
+  readonly file: string;
+  readonly template: Template | undefined;
+  readonly error: string | undefined;
+}
+
+export interface TemplateCatalog {
+  /** Absolute path of the folder. */
+  readonly folder: string;
+  /** A loaded template; broken and unknown ids give undefined. */
+  get(id: string): Template | undefined;
+  /** Loaded and broken templates, sorted by id. */
+  list(): TemplateEntry[];
+  /** Calls `listener` after each reload; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void;
+  /** Stops watching the folder. Safe to call more than once. */
+  close(): void;
+}
+
+export interface LoadTemplateCatalogOptions {
+  /** Reload the folder whenever it changes. */
+  watch: boolean;
+  /** Receives one line per broken file and per folder problem found while watching. */
+  log?: (line: string) => void;
+}
+
+/** The templates folder cannot be used at start-up: missing, not a directory, or unreadable. */
+export class TemplateFolderError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TemplateFolderError";
+  }
+}
+
+const TEMPLATE_EXTENSIONS = [".yaml", ".yml", ".json"] as const;
+const TEMPLATE_KEYS: ReadonlySet<string> = new Set(["subject", "html", "text", "description", "sample_data"]);
+// Editors save in bursts (truncate, write, rename); one reload per burst is enough.
+const RELOAD_DEBOUNCE_MS = 40;
+// A deleted or replaced folder cannot be watched; this is how often to try watching it again.
+const REWATCH_INTERVAL_MS = 500;
+
+/**
+ * Reads every template of `folder`. Broken files are listed with their error and logged, and
+ * never fail the load; only an unusable folder does (TemplateFolderError).
+ *
+ * @example
+ * const catalog = await loadTemplateCatalog("fixtures/templates", { watch: true, log: console.error });
+ * catalog.get("welcome")?.placeholders; // ["name", "company", "login_url"]
+ */
+export async function loadTemplateCatalog(folder: string, options: LoadTemplateCatalogOptions): Promise<TemplateCatalog> {
+  const absoluteFolder = path.resolve(folder);
+  let entries: TemplateEntry[];
+  try {
+    entries = await readTemplateFolder(absoluteFolder);
+  } catch (error) {
+    throw new TemplateFolderError(describeFolderProblem(absoluteFolder, error));
+  }
+  const log = options.log ?? ignoreLine;
+  for (const entry of entries) {
+    if (entry.error !== undefined) {
+      log(brokenFileLine(entry));
+    }
+  }
+  const catalog = new FolderTemplateCatalog(absoluteFolder, entries, log);
+  if (options.watch) {
+    await catalog.startWatching();
+  }
+  return catalog;
+}
+
+class FolderTemplateCatalog implements TemplateCatalog {
+  readonly folder: string;
+  readonly #log: (line: string) => void;
+  readonly #listeners = new Set<() => void>();
+  #entries: readonly TemplateEntry[];
+  #templates: ReadonlyMap<string, Template>;
+  #watcher: FSWatcher | undefined;
+  #watchedFolderIdentity: string | undefined;
+  #reloadTimer: NodeJS.Timeout | undefined;
+  #rewatchTimer: NodeJS.Timeout | undefined;
+  #reloading = false;
+  #reloadRequested = false;
+  #folderUnavailable = false;
+  #closed = false;
+
+  constructor(folder: string, entries: readonly TemplateEntry[], log: (line: string) => void) {
+    this.folder = folder;
+    this.#log = log;
+    this.#entries = entries;
+    this.#templates = indexLoadedTemplates(entries);
+  }
+
+  get(id: string): Template | undefined {
+    return this.#templates.get(id);
+  }
+
+  list(): TemplateEntry[] {
+    return [...this.#entries];
+  }
+
+  onChange(listener: () => void): () => void {
+    // A wrapper per subscription, so subscribing the same function twice gives two independent subscriptions.
+    const subscription = (): void => {
+      listener();
+    };
+    this.#listeners.add(subscription);
+    return () => {
+      this.#listeners.delete(subscription);
+    };
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#stopWatcher();
+    clearTimeout(this.#reloadTimer);
+    clearTimeout(this.#rewatchTimer);
+    this.#listeners.clear();
+  }
+
+  async startWatching(): Promise<void> {
+    try {
+      const identity = await readFolderIdentity(this.folder);
+      if (this.#closed) {
+        return;
+      }
+      // Stopping only now, after the await, means two overlapping calls cannot leave a watcher behind.
+      this.#stopWatcher();
+      const watcher = watch(this.folder, { persistent: false }, () => {
+        this.#scheduleReload();
+      });
+      watcher.on("error", (error) => {
+        this.#onFolderUnavailable(error);
+      });
+      this.#watcher = watcher;
+      this.#watchedFolderIdentity = identity;
+    } catch (error) {
+      this.#onFolderUnavailable(error);
+    }
+  }
+
+  #stopWatcher(): void {
+    this.#watcher?.close();
+    this.#watcher = undefined;
+    this.#watchedFolderIdentity = undefined;
+  }
+
+  #scheduleReload(): void {
+    if (this.#closed) {
+      return;
+    }
+    clearTimeout(this.#reloadTimer);
+    this.#reloadTimer = setTimeout(() => {
+      void this.#reload();
+    }, RELOAD_DEBOUNCE_MS);
+    this.#reloadTimer.unref();
+  }
+
+  // Reloads never overlap: events arriving during one make it run once more afterwards.
+  async #reload(): Promise<void> {
+    if (this.#reloading) {
+      this.#reloadRequested = true;
+      return;
+    }
+    this.#reloading = true;
+    try {
+      await this.#reloadOnce();
+      while (this.#takeReloadRequest()) {
+        await this.#reloadOnce();
+      }
+    } catch (error) {
+      this.#log(`templates folder ${this.folder}: reload failed: ${oneLine(error)}`);
+    } finally {
+      this.#reloading = false;
+    }
+  }
+
+  #takeReloadRequest(): boolean {
+    const requested = this.#reloadRequested && !this.#closed;
+    this.#reloadRequested = false;
+    return requested;
+  }
+
+  async #reloadOnce(): Promise<void> {
+    let entries: TemplateEntry[];
+    let identity: string;
+    try {
+      identity = await readFolderIdentity(this.folder);
+      entries = await readTemplateFolder(this.folder);
+    } catch (error) {
+      this.#onFolderUnavailable(error);
+      return;
+    }
+    if (this.#closed) {
+      return;
+    }
+    if (this.#folderUnavailable) {
+      this.#folderUnavailable = false;
+      this.#log(`templates folder ${this.folder} is available again`);
+    }
+    this.#logNewlyBroken(entries);
+    this.#entries = entries;
+    this.#templates = indexLoadedTemplates(entries);
+    if (identity !== this.#watchedFolderIdentity) {
+      // The folder was replaced (moved away and recreated): the old watcher follows the old folder.
+      await this.startWatching();
+    }
+    this.#notifyListeners();
+  }
+
+  #onFolderUnavailable(error: unknown): void {
+    if (this.#closed) {
+      return;
+    }
+    this.#stopWatcher();
+    if (!this.#folderUnavailable) {
+      this.#folderUnavailable = true;
+      const loaded = this.#templates.size;
+      this.#log(`${describeFolderProblem(this.folder, error)}; still serving the ${loaded} template(s) loaded before`);
+    }
+    clearTimeout(this.#rewatchTimer);
+    this.#rewatchTimer = setTimeout(() => {
+      void this.#tryRewatch();
+    }, REWATCH_INTERVAL_MS);
+    this.#rewatchTimer.unref();
+  }
+
+  async #tryRewatch(): Promise<void> {
+    await this.startWatching();
+    if (this.#watcher !== undefined) {
+      await this.#reload();
+    }
+  }
+
+  #logNewlyBroken(entries: readonly TemplateEntry[]): void {
+    const previousErrors = new Map(this.#entries.map((entry) => [entry.file, entry.error]));
+    for (const entry of entries) {
+      if (entry.error !== undefined && previousErrors.get(entry.file) !== entry.error) {
+        this.#log(brokenFileLine(entry));
+      }
+    }
+  }
+
+  #notifyListeners(): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        this.#log(`templates folder ${this.folder}: a change listener failed: ${oneLine(error)}`);
+      }
+    }
+  }
+}
+
+/** Reads and checks every template file; throws only when the folder itself cannot be read. */
+async function readTemplateFolder(folder: string): Promise<TemplateEntry[]> {
+  const dirents = await readdir(folder, { withFileTypes: true });
+  const filesById = new Map<string, string[]>();
+  for (const dirent of dirents) {
+    const id = templateIdOf(dirent.name);
+    if (id === undefined || !(dirent.isFile() || dirent.isSymbolicLink())) {
+      continue;
+    }
+    const files = filesById.get(id) ?? [];
+    files.push(path.join(folder, dirent.name));
+    filesById.set(id, files);
+  }
+  const entries = await Promise.all([...filesById].map(([id, files]) => readTemplateGroup(id, files)));
+  return entries.filter((entry) => entry !== undefined).sort((a, b) => compareStrings(a.id, b.id));
+}
+
+async function readTemplateGroup(id: string, files: readonly string[]): Promise<TemplateEntry | undefined> {
+  const [onlyFile, ...otherFiles] = files;
+  if (onlyFile === undefined || otherFiles.length > 0) {
+    return duplicateEntry(id, files);
+  }
+  return readTemplateFile(id, onlyFile);
+}
+
+function templateIdOf(fileName: string): string | undefined {
+  if (fileName.startsWith(".")) {
+    return undefined;
+  }
+  const extension = TEMPLATE_EXTENSIONS.find((candidate) => fileName.endsWith(candidate));
+  return extension === undefined ? undefined : fileName.slice(0, -extension.length);
+}
+
+function duplicateEntry(id: string, files: readonly string[]): TemplateEntry {
+  const sorted = [...files].sort(compareStrings);
+  const names = sorted.map((file) => path.basename(file)).join(" and ");
+  return {
+    id,
+    file: sorted[0] ?? "",
+    template: undefined,
+    error: `template id "${id}" is defined by ${names}; keep only one of them`,
+  };
+}
+
+/** Undefined when the file vanished between listing the folder and reading it. */
+async function readTemplateFile(id: string, file: string): Promise<TemplateEntry | undefined> {
+  let source: string;
+  try {
+    source = await readFile(file, "utf8");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") {
+      return undefined;
+    }
+    return { id, file, template: undefined, error: `cannot be read: ${oneLine(error)}` };
+  }
+  const parsed = parseTemplateSource(file, source);
+  if (!parsed.ok) {
+    return { id, file, template: undefined, error: parsed.error };
+  }
+  const checked = buildTemplate(id, file, parsed.value);
+  return checked.ok
+    ? { id, file, template: checked.value, error: undefined }
+    : { id, file, template: undefined, error: checked.error };
+}
+
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
+
+function parseTemplateSource(file: string, source: string): Outcome<unknown> {
+  if (source.trim() === "") {
+    return { ok: false, error: "the file is empty" };
+  }
+  try {
+    if (file.endsWith(".json")) {
+      return { ok: true, value: JSON.parse(source) as unknown };
+    }
+    const document = parseDocument(source);
+    const firstError = document.errors[0];
+    if (firstError !== undefined) {
+      return { ok: false, error: oneLine(firstError) };
+    }
+    return { ok: true, value: document.toJS() as unknown };
+  } catch (error) {
+    return { ok: false, error: oneLine(error) };
+  }
+}
+
+function buildTemplate(id: string, file: string, document: unknown): Outcome<Template> {
+  if (!isPlainObject(document)) {
+    return { ok: false, error: "expected a mapping with subject, html and/or text" };
+  }
+  const problems: string[] = [];
+  const unknownKeys = Object.keys(document).filter((key) => !TEMPLATE_KEYS.has(key));
+  for (const key of unknownKeys) {
+    problems.push(`unknown key "${key}" (allowed: ${[...TEMPLATE_KEYS].join(", ")})`);
+  }
+  const subjectSource = readOptionalString(document, "subject", problems);
+  const htmlSource = readOptionalString(document, "html", problems);
+  const textSource = readOptionalString(document, "text", problems);
+  const description = readOptionalString(document, "description", problems);
+  const sampleData = readSampleData(document, problems);
+  if (!Object.hasOwn(document, "subject")) {
+    problems.push("subject is missing");
+  }
+  if (!Object.hasOwn(document, "html") && !Object.hasOwn(document, "text")) {
+    problems.push("needs html or text (or both)");
+  }
+  if (problems.length > 0 || subjectSource === undefined) {
+    return { ok: false, error: problems.join("; ") };
+  }
+  const template = compileTemplate({ id, file, subjectSource, htmlSource, textSource, description, sampleData });
+  if (sampleData !== undefined) {
+    const missing = findMissingData(template, sampleData);
+    if (missing.length > 0) {
+      return { ok: false, error: `sample_data has no value for ${missing.join(", ")}` };
+    }
+  }
+  return { ok: true, value: template };
+}
+
+interface TemplateSources {
+  id: string;
+  file: string;
+  subjectSource: string;
+  htmlSource: string | undefined;
+  textSource: string | undefined;
+  description: string | undefined;
+  sampleData: TemplateData | undefined;
+}
+
+function compileTemplate(sources: TemplateSources): Template {
+  const subject = compileText(sources.subjectSource);
+  const html = sources.htmlSource === undefined ? undefined : compileText(sources.htmlSource);
+  const text = sources.textSource === undefined ? undefined : compileText(sources.textSource);
+  const placeholders = [
+    ...new Set([...subject.placeholders, ...(html?.placeholders ?? []), ...(text?.placeholders ?? [])]),
+  ];
+  return { ...sources, subject, html, text, placeholders };
+}
+
+function readOptionalString(document: Record<string, unknown>, key: string, problems: string[]): string | undefined {
+  if (!Object.hasOwn(document, key)) {
+    return undefined;
+  }
+  const value = document[key];
+  if (typeof value !== "string") {
+    problems.push(`${key} must be a string, not ${describeType(value)}`);
+    return undefined;
+  }
+  return value;
+}
+
+function readSampleData(document: Record<string, unknown>, problems: string[]): TemplateData | undefined {
+  if (!Object.hasOwn(document, "sample_data")) {
+    return undefined;
+  }
+  const value = document.sample_data;
+  if (!isPlainObject(value)) {
+    problems.push(`sample_data must be a mapping of placeholder names to values, not ${describeType(value)}`);
+    return undefined;
+  }
+  const badKeys = Object.keys(value).filter((key) => !isDataValue(value[key]));
+  if (badKeys.length > 0) {
+    problems.push(`sample_data values must be strings or lists of strings; ${badKeys.join(", ")} ${badKeys.length === 1 ? "is" : "are"} not`);
+    return undefined;
+  }
+  // fromEntries defines own properties, so a "__proto__" key stays data instead of replacing the prototype.
+  return Object.fromEntries(Object.entries(value)) as TemplateData;
+}
+
+function isDataValue(value: unknown): value is string | string[] {
+  return typeof value === "string" || (Array.isArray(value) && value.every((item) => typeof item === "string"));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describeType(value: unknown): string {
+  if (value === null) {
+    return "null";
+  }
+  if (Array.isArray(value)) {
+    return "a list";
+  }
+  return typeof value === "object" ? "a mapping" : `a ${typeof value}`;
+}
+
+function indexLoadedTemplates(entries: readonly TemplateEntry[]): ReadonlyMap<string, Template> {
+  const templates = new Map<string, Template>();
+  for (const entry of entries) {
+    if (entry.template !== undefined) {
+      templates.set(entry.id, entry.template);
+    }
+  }
+  return templates;
+}
+
+async function readFolderIdentity(folder: string): Promise<string> {
+  const stats = await stat(folder);
+  if (!stats.isDirectory()) {
+    throw Object.assign(new Error(`${folder} is not a directory`), { code: "ENOTDIR" });
+  }
+  return `${stats.dev}:${stats.ino}`;
+}
+
+function describeFolderProblem(folder: string, error: unknown): string {
+  switch (errorCode(error)) {
+    case "ENOENT":
+      return `templates folder ${folder} does not exist`;
+    case "ENOTDIR":
+      return `templates folder ${folder} is not a directory`;
+    case "EACCES":
+    case "EPERM":
+      return `templates folder ${folder} cannot be read: permission denied`;
+    default:
+      return `templates folder ${folder} cannot be used: ${oneLine(error)}`;
+  }
+}
+
+function brokenFileLine(entry: TemplateEntry): string {
+  return `template ${entry.file}: ${entry.error ?? "broken"}`;
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error === "object" && error !== null && "code" in error && typeof error.code === "string") {
+    return error.code;
+  }
+  return undefined;
+}
+
+/** The first line of an error's message, without the code frame some parsers append. */
+function oneLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const firstLine = message.split("\n", 1)[0] ?? "";
+  return firstLine.trim().replace(/:$/, "");
+}
+
+function compareStrings(a: string, b: string): number {
+  if (a === b) {
+    return 0;
+  }
+  return a < b ? -1 : 1;
+}
+
+function ignoreLine(): void {
+  // Without a log function, problems are still visible through list().
+}
