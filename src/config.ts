@@ -1,0 +1,266 @@
+// The settings of one mock: defaults, then a config file, then flags or options, checked once.
+
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+import bytes from "bytes";
+import YAML from "yaml";
+import { ERROR_CODES, type ErrorCode } from "./errors.js";
+import { FAULT_KINDS, type FaultRuleInput, type ResponseShape } from "./wire.js";
+
+export const DEFAULT_PORT = 4010;
+export const DEFAULT_HOST = "127.0.0.1";
+export const SHIPPED_TEMPLATES = fileURLToPath(new URL("../fixtures/templates", import.meta.url));
+
+export interface RateLimitOptions {
+  requests: number;
+  perSeconds: number;
+  /** Bucket size; defaults to `requests`. */
+  burst?: number;
+}
+
+/** Options of `startSendMock` / `createSendMock`: the config keys in camelCase, all optional. */
+export interface SendMockOptions {
+  port?: number;
+  host?: string;
+  /** Folder of templates; defaults to the shipped ones. */
+  templates?: string;
+  responseShape?: ResponseShape;
+  /** Accepted API keys; absent or null accepts any non-empty bearer token. */
+  apiKeys?: string[] | null;
+  strictData?: boolean;
+  rateLimit?: RateLimitOptions | null;
+  faults?: FaultRuleInput[];
+  capacity?: number;
+  bodyLimit?: string;
+  statusCodes?: Partial<Record<ErrorCode, number>>;
+  seed?: number | null;
+  allowFaultHeader?: boolean;
+  allowMagicRecipients?: boolean;
+  adminToken?: string | null;
+  corsOrigins?: string[];
+  /** A JSON or YAML config file; options given here win over it. */
+  config?: string;
+  /** Where log lines go; silent by default in the library. */
+  log?: (line: string) => void;
+  /** Watch the templates folder and apply edits without a restart (default true). */
+  watchTemplates?: boolean;
+}
+
+export interface ResolvedConfig {
+  port: number;
+  host: string;
+  templates: string;
+  responseShape: ResponseShape;
+  apiKeys: string[] | null;
+  strictData: boolean;
+  rateLimit: RateLimitOptions | null;
+  faults: FaultRuleInput[];
+  capacity: number;
+  bodyLimit: string;
+  bodyLimitBytes: number;
+  statusCodes: Partial<Record<ErrorCode, number>>;
+  seed: number | null;
+  allowFaultHeader: boolean;
+  allowMagicRecipients: boolean;
+  adminToken: string | null;
+  corsOrigins: string[];
+  log: (line: string) => void;
+  watchTemplates: boolean;
+}
+
+/** A setting that cannot be used; the message is one line naming where it came from. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+const rateLimitSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["requests", "per_seconds"],
+  properties: {
+    requests: { type: "integer", minimum: 1 },
+    per_seconds: { type: "number", exclusiveMinimum: 0 },
+    burst: { type: "integer", minimum: 1 },
+  },
+} as const;
+
+const faultRuleSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["fault"],
+  properties: {
+    fault: { enum: FAULT_KINDS },
+    match: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        to: { type: "string", minLength: 1 },
+        template_id: { type: "string", minLength: 1 },
+        api_key: { type: "string", minLength: 1 },
+      },
+    },
+    times: { type: "integer", minimum: 1 },
+    probability: { type: "number", minimum: 0, maximum: 1 },
+    status: { enum: [500, 502, 503, 504] },
+    retry_after_s: { type: "integer", minimum: 0 },
+    delay_ms: { type: "integer", minimum: 0, maximum: 600_000 },
+  },
+} as const;
+
+/** The config file's keys (snake_case); flags and options are checked against it too. */
+const configSchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    port: { type: "integer", minimum: 0, maximum: 65535 },
+    host: { type: "string", minLength: 1 },
+    templates: { type: "string", minLength: 1 },
+    response_shape: { enum: ["a", "b"] },
+    api_keys: { anyOf: [{ type: "null" }, { type: "array", minItems: 1, items: { type: "string", minLength: 1 } }] },
+    strict_data: { type: "boolean" },
+    rate_limit: { anyOf: [{ type: "null" }, rateLimitSchema] },
+    faults: { type: "array", items: faultRuleSchema },
+    capacity: { type: "integer", minimum: 1, maximum: 10_000_000 },
+    body_limit: { type: "string", pattern: "^\\s*\\d+(\\.\\d+)?\\s*([kmg]?b)?\\s*$" },
+    status_codes: {
+      type: "object",
+      propertyNames: { enum: ERROR_CODES },
+      additionalProperties: { type: "integer", minimum: 400, maximum: 599 },
+    },
+    seed: { anyOf: [{ type: "null" }, { type: "integer" }] },
+    allow_fault_header: { type: "boolean" },
+    allow_magic_recipients: { type: "boolean" },
+    admin_token: { anyOf: [{ type: "null" }, { type: "string", minLength: 8 }] },
+    cors_origins: { type: "array", items: { type: "string", minLength: 1 } },
+  },
+} as const;
+
+const ajv = new Ajv2020({ allErrors: false, strict: true });
+const checkSettings = ajv.compile(configSchema);
+
+/** Settings as written in a config file (snake_case keys). */
+type FileSettings = Record<string, unknown>;
+
+function describeError(error: ErrorObject): string {
+  const where = error.instancePath.slice(1).replaceAll("/", ".");
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === "additionalProperties") {
+    const key = String(params.additionalProperty);
+    return `unknown key ${where ? `${where}.${key}` : key}`;
+  }
+  if (error.propertyName !== undefined) {
+    return `${where}: ${error.propertyName} is not an error code (one of ${ERROR_CODES.join(", ")})`;
+  }
+  const allowed = Array.isArray(params.allowedValues) ? ` (${params.allowedValues.map(String).join(", ")})` : "";
+  const message = error.keyword === "pattern" ? 'must be a size such as "1mb" or "500kb"' : (error.message ?? "is invalid");
+  return `${where || "the settings"} ${message}${allowed}`;
+}
+
+function check(settings: FileSettings, source: string): void {
+  if (checkSettings(settings)) return;
+  const first = checkSettings.errors?.[0];
+  throw new ConfigError(`${source}: ${first ? describeError(first) : "invalid settings"}`);
+}
+
+function camelToSnake(key: string): string {
+  return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+function snakeToCamel(key: string): string {
+  return key.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+}
+
+/** Renames keys recursively; the keys of `status_codes` are error codes and stay as they are. */
+function renameKeys(value: unknown, rename: (key: string) => string): unknown {
+  if (Array.isArray(value)) return value.map((item) => renameKeys(item, rename));
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      rename(key),
+      key === "status_codes" || key === "statusCodes" ? inner : renameKeys(inner, rename),
+    ]),
+  );
+}
+
+export function readConfigFile(file: string): FileSettings {
+  let source: string;
+  try {
+    source = readFileSync(file, "utf8");
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
+    throw new ConfigError(`config file ${file}: ${reason}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = file.endsWith(".json") ? JSON.parse(source) : YAML.parse(source);
+  } catch (error) {
+    const firstLine = (error as Error).message.split("\n")[0] ?? "cannot be parsed";
+    throw new ConfigError(`config file ${file}: ${firstLine}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new ConfigError(`config file ${file}: must be a mapping of settings, not ${Array.isArray(parsed) ? "a list" : typeof parsed}`);
+  }
+  const settings = parsed as FileSettings;
+  check(settings, `config file ${file}`);
+  if (typeof settings.templates === "string") {
+    settings.templates = path.resolve(path.dirname(file), settings.templates);
+  }
+  return settings;
+}
+
+const LOOPBACK_HOSTS = new Set(["localhost", "::1", "[::1]"]);
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host) || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * Merges defaults, the config file named by `options.config` and the options themselves
+ * (options win), and checks the result once.
+ */
+export function resolveConfig(options: SendMockOptions, optionsSource = "options"): ResolvedConfig {
+  const { config: configFile, log, watchTemplates, ...settingOptions } = options;
+  const fromFile = configFile === undefined ? {} : readConfigFile(path.resolve(configFile));
+  const defined = Object.fromEntries(Object.entries(settingOptions as Record<string, unknown>).filter(([, value]) => value !== undefined));
+  const fromOptions = renameKeys(defined, camelToSnake) as FileSettings;
+  check(fromOptions, optionsSource);
+  const merged = renameKeys({ ...fromFile, ...fromOptions }, snakeToCamel) as SendMockOptions;
+
+  const host = merged.host ?? DEFAULT_HOST;
+  const adminToken = merged.adminToken ?? null;
+  if (!isLoopbackHost(host) && adminToken === null) {
+    throw new ConfigError(
+      `refusing to listen on ${host} without admin_token: anyone who can reach it could read every captured email. Set admin_token, or use a loopback host such as 127.0.0.1`,
+    );
+  }
+  const bodyLimit = merged.bodyLimit ?? "1mb";
+  const bodyLimitBytes = bytes.parse(bodyLimit);
+  if (bodyLimitBytes === null || bodyLimitBytes < 1) {
+    throw new ConfigError(`${optionsSource}: body_limit must be a size such as "1mb" or "500kb"`);
+  }
+  const rateLimit = merged.rateLimit ?? null;
+  return {
+    port: merged.port ?? DEFAULT_PORT,
+    host,
+    templates: path.resolve(merged.templates ?? SHIPPED_TEMPLATES),
+    responseShape: merged.responseShape ?? "a",
+    apiKeys: merged.apiKeys ?? null,
+    strictData: merged.strictData ?? false,
+    rateLimit: rateLimit && { ...rateLimit, burst: rateLimit.burst ?? rateLimit.requests },
+    faults: (fromOptions.faults ?? fromFile.faults ?? []) as FaultRuleInput[],
+    capacity: merged.capacity ?? 10_000,
+    bodyLimit,
+    bodyLimitBytes,
+    statusCodes: merged.statusCodes ?? {},
+    seed: merged.seed ?? null,
+    allowFaultHeader: merged.allowFaultHeader ?? true,
+    allowMagicRecipients: merged.allowMagicRecipients ?? true,
+    adminToken,
+    corsOrigins: merged.corsOrigins ?? [],
+    log: log ?? (() => undefined),
+    watchTemplates: watchTemplates ?? true,
+  };
+}
