@@ -1,0 +1,45 @@
+// createApp(): the middleware order and the mounting of routes, nothing else.
+
+import cors from "cors";
+import express, { type NextFunction, type Request, type Response } from "express";
+import { ApiError, type ErrorCode } from "./errors.js";
+import { createAdminRoutes, type AdminRoutesDeps } from "./http/admin-routes.js";
+import { writeError } from "./http/error-shapes.js";
+import { toApiError } from "./http/validation-errors.js";
+import { createSendRoutes, type SendRoutesDeps } from "./http/send-routes.js";
+import type { SettingsStore } from "./domain/settings.js";
+
+export interface AppDeps {
+  send: SendRoutesDeps;
+  admin: AdminRoutesDeps;
+  sendContractSource: string;
+  corsOrigins: string[];
+  settings: SettingsStore;
+  statusCodes: Partial<Record<ErrorCode, number>>;
+}
+
+export function createApp(deps: AppDeps): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("query parser", "simple");
+  if (deps.corsOrigins.length > 0) app.use(cors({ origin: deps.corsOrigins }));
+
+  app.use(createSendRoutes(deps.send));
+  app.use(createAdminRoutes(deps.admin));
+  app.get("/openapi.yaml", (_req, res) => {
+    res.type("application/yaml").send(deps.sendContractSource);
+  });
+
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    next(new ApiError("not_found", `No route ${req.method} ${req.path}: the send API is POST /send, the inspection API is under /_mock`));
+  });
+  app.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const apiError = toApiError(error, undefined);
+    writeError(res, apiError, { shape: deps.settings.current().responseShape, statusCodes: deps.statusCodes });
+  });
+  return app;
+}

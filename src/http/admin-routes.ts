@@ -1,0 +1,186 @@
+// The inspection API under /_mock, validated from openapi/admin.yaml.
+
+import express, { type NextFunction, type Request, type Response } from "express";
+import * as OpenApiValidator from "express-openapi-validator";
+import type { OpenAPIV3_1 } from "openapi-types";
+import type { ResolvedConfig } from "../config.js";
+import type { KeyCheck } from "../domain/api-keys.js";
+import type { Journal } from "../domain/journal.js";
+import { WaitTimeoutError, type MessageFilter, type Outbox } from "../domain/outbox.js";
+import type { SettingsStore } from "../domain/settings.js";
+import type { TemplateCatalog } from "../domain/templates.js";
+import { ApiError } from "../errors.js";
+import type { ConfigPatch } from "../wire.js";
+import { requireAdminToken } from "./auth.js";
+import { writeError } from "./error-shapes.js";
+import { toApiError } from "./validation-errors.js";
+import { configView, rateLimitOptions, templateDetail, templateSummary } from "./views.js";
+
+export interface AdminRoutesDeps {
+  contract: OpenAPIV3_1.Document;
+  config: ResolvedConfig;
+  keys: KeyCheck;
+  settings: SettingsStore;
+  outbox: Outbox;
+  journal: Journal;
+  catalog: TemplateCatalog;
+  reset: () => Promise<void>;
+  listeningPort: () => number;
+  /** Aborted when the server closes, so long waits end with it. */
+  shutdown: AbortSignal;
+}
+
+/** The rendered HTML may come from anywhere: it may show inline styles and images, nothing more. */
+const PREVIEW_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data: https: http:; sandbox";
+
+function queryString(req: Request, name: string): string | undefined {
+  const value = req.query[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+function queryNumber(req: Request, name: string): number | undefined {
+  const value = req.query[name];
+  if (typeof value === "number") return value;
+  return typeof value === "string" && value !== "" ? Number(value) : undefined;
+}
+
+function messageFilter(req: Request): MessageFilter {
+  return {
+    to: queryString(req, "to"),
+    recipient: queryString(req, "recipient"),
+    templateId: queryString(req, "template_id"),
+    subject: queryString(req, "subject"),
+    since: queryString(req, "since"),
+    limit: queryNumber(req, "limit"),
+  };
+}
+
+function routeParam(req: Request, name: string): string {
+  const value = req.params[name];
+  return typeof value === "string" ? value : "";
+}
+
+/** Resolves when `signal` aborts; a closed client or a stopping server ends a long wait early. */
+function abortSignalFor(req: Request, shutdown: AbortSignal): AbortSignal {
+  const clientGone = new AbortController();
+  req.once("close", () => clientGone.abort(new Error("client closed the request")));
+  return AbortSignal.any([clientGone.signal, shutdown]);
+}
+
+export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
+  const { outbox, journal, catalog, settings } = deps;
+  const router = express.Router();
+
+  router.use("/_mock", requireAdminToken(deps.config.adminToken), express.json({ limit: "100kb" }));
+  router.use(
+    OpenApiValidator.middleware({
+      apiSpec: structuredClone(deps.contract) as never,
+      validateApiSpec: false,
+      validateRequests: { allErrors: true },
+      validateResponses: true,
+      validateSecurity: false,
+      ignoreUndocumented: true,
+      ajvFormats: { mode: "full" },
+    }),
+  );
+
+  router.get("/_mock/health", (_req, res) => {
+    res.json({ ok: true });
+  });
+
+  router.get("/_mock/messages", async (req, res) => {
+    const filter = messageFilter(req);
+    const waitMs = queryNumber(req, "wait_ms") ?? 0;
+    let found = await outbox.list(filter);
+    if (found.total === 0 && waitMs > 0) {
+      try {
+        await outbox.waitFor(filter, { timeoutMs: waitMs, signal: abortSignalFor(req, deps.shutdown) });
+        found = await outbox.list(filter);
+      } catch (error) {
+        if (!(error instanceof WaitTimeoutError) && !req.destroyed && !deps.shutdown.aborted) throw error;
+      }
+    }
+    res.json(found);
+  });
+
+  router.delete("/_mock/messages", async (_req, res) => {
+    await outbox.clear();
+    res.status(204).end();
+  });
+
+  const findMessage = async (req: Request) => {
+    const id = routeParam(req, "id");
+    const message = await outbox.get(id);
+    if (!message) throw new ApiError("not_found", `No captured message with id ${JSON.stringify(id)}`);
+    return message;
+  };
+
+  router.get("/_mock/messages/:id", async (req, res) => {
+    res.json(await findMessage(req));
+  });
+
+  router.get("/_mock/messages/:id/html", async (req, res) => {
+    const message = await findMessage(req);
+    if (message.html === null) throw new ApiError("not_found", `Message ${message.id} has no HTML part (template ${message.template_id} is text only)`);
+    res.set("Content-Security-Policy", PREVIEW_CSP);
+    res.set("X-Content-Type-Options", "nosniff");
+    res.type("text/html").send(message.html);
+  });
+
+  router.get("/_mock/requests", async (req, res) => {
+    res.json(await journal.list({ limit: queryNumber(req, "limit") }));
+  });
+
+  router.get("/_mock/templates", (_req, res) => {
+    res.json({ folder: catalog.folder, templates: catalog.list().map(templateSummary) });
+  });
+
+  router.get("/_mock/templates/:id", (req, res) => {
+    const id = routeParam(req, "id");
+    const entry = catalog.list().find((candidate) => candidate.id === id);
+    if (!entry) throw new ApiError("not_found", `No template ${JSON.stringify(id)} in ${catalog.folder}`);
+    res.json(templateDetail(entry));
+  });
+
+  const currentConfig = async () =>
+    configView({
+      config: deps.config,
+      settings: settings.current(),
+      keys: deps.keys,
+      stats: await outbox.stats(),
+      port: deps.listeningPort(),
+    });
+
+  router.get("/_mock/config", async (_req, res) => {
+    res.json(await currentConfig());
+  });
+
+  router.patch("/_mock/config", async (req, res) => {
+    const patch = req.body as ConfigPatch;
+    settings.update({
+      ...(patch.response_shape !== undefined && { responseShape: patch.response_shape }),
+      ...(patch.strict_data !== undefined && { strictData: patch.strict_data }),
+      ...(patch.rate_limit !== undefined && { rateLimit: rateLimitOptions(patch.rate_limit) }),
+    });
+    res.json(await currentConfig());
+  });
+
+  router.post("/_mock/reset", async (_req, res) => {
+    await deps.reset();
+    res.status(204).end();
+  });
+
+  router.use("/_mock", (req: Request, _res: Response, next: NextFunction) => {
+    next(new ApiError("not_found", `No inspection call ${req.method} /_mock${req.path}`));
+  });
+
+  router.use("/_mock", (error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    writeError(res, toApiError(error, req.body), { shape: "a", statusCodes: {} });
+  });
+
+  return router;
+}

@@ -1,0 +1,138 @@
+// Errors from the contract validator and the body parser -> ApiError with human messages.
+
+import { error as validatorErrors } from "express-openapi-validator";
+import { ApiError, type Violation } from "../errors.js";
+
+const REQUIRED_SEND_FIELDS = new Set(["to", "template_id", "data"]);
+const RECIPIENT_PATH = /^\/(to|cc\/\d+|bcc\/\d+)$/;
+
+interface ValidatorIssue {
+  pointer: string;
+  keyword: string;
+  ajvMessage: string;
+}
+
+/** `/cc/1` -> `cc[1]`, `/data/name` -> `data.name`: how a person names a field. */
+export function fieldName(pointer: string): string {
+  return pointer
+    .split("/")
+    .slice(1)
+    .map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"))
+    .reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), "");
+}
+
+function phrase(issue: ValidatorIssue): string {
+  switch (issue.keyword) {
+    case "format":
+      return "is not a valid email address";
+    case "type":
+      return issue.ajvMessage === "must be string,array"
+        ? "must be a string or an array of strings"
+        : issue.ajvMessage.replace(/^must be (\w)/, (_match, letter: string) => `must be ${/[aeiou]/.test(letter) ? "an" : "a"} ${letter}`);
+    case "minLength":
+      return "must not be empty";
+    case "pattern":
+      // The contract's only pattern keeps subject to one line, so it cannot split a mail header.
+      return "must be a single line (no CR or LF characters)";
+    default:
+      return issue.ajvMessage.replace("must NOT", "must not");
+  }
+}
+
+function valueAt(body: unknown, pointer: string): unknown {
+  return pointer
+    .split("/")
+    .slice(1)
+    .reduce<unknown>((value, key) => (value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined), body);
+}
+
+function shortJson(value: unknown): string {
+  // JSON.stringify answers undefined for undefined, whatever its declared type says.
+  const json = (JSON.stringify(value) as string | undefined) ?? String(value);
+  return json.length > 80 ? `${json.slice(0, 77)}...` : json;
+}
+
+function toIssues(error: InstanceType<typeof validatorErrors.BadRequest>): ValidatorIssue[] {
+  const seen = new Set<string>();
+  const issues: ValidatorIssue[] = [];
+  for (const item of error.errors) {
+    const keyword = (item.errorCode ?? "").replace(".openapi.validation", "");
+    // `oneOf` only restates the type errors already reported for the same field.
+    if (keyword === "oneOf") continue;
+    const pointer = item.path.replace(/^\/body(?=\/|$)/, "");
+    const key = `${pointer} ${keyword}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push({ pointer, keyword, ajvMessage: item.message });
+  }
+  return issues;
+}
+
+function violationOf(issue: ValidatorIssue): Violation {
+  const field = fieldName(issue.pointer) || "the body";
+  if (issue.keyword === "required") return { path: issue.pointer, message: `${field} is required` };
+  if (issue.keyword === "additionalProperties") return { path: issue.pointer, message: `${field} is not a known field` };
+  return { path: issue.pointer, message: `${field} ${phrase(issue)}` };
+}
+
+function isRecipientIssue(issue: ValidatorIssue): boolean {
+  return RECIPIENT_PATH.test(issue.pointer) && (issue.keyword === "format" || issue.keyword === "maxLength");
+}
+
+/** A failed contract check of a send request: the most fundamental problem picks the code. */
+function sendRequestError(error: InstanceType<typeof validatorErrors.BadRequest>, body: unknown): ApiError {
+  const issues = toIssues(error);
+  const violations = issues.map(violationOf);
+  const missing = issues.filter((issue) => issue.keyword === "required" && REQUIRED_SEND_FIELDS.has(fieldName(issue.pointer)));
+  if (missing.length > 0) {
+    const names = missing.map((issue) => fieldName(issue.pointer));
+    return new ApiError("missing_required_field", `Missing required field${names.length > 1 ? "s" : ""}: ${names.join(", ")}`, { violations });
+  }
+  const recipientIssues = issues.filter(isRecipientIssue);
+  if (recipientIssues.length === issues.length && recipientIssues.length > 0) {
+    const described = recipientIssues.map((issue) => `${fieldName(issue.pointer)} (${shortJson(valueAt(body, issue.pointer))})`);
+    return new ApiError("invalid_recipient", `Invalid recipient email address in ${described.join(", ")}`, { violations });
+  }
+  return new ApiError("invalid_request", `Invalid request: ${violations.map((violation) => violation.message).join("; ")}`, {
+    violations,
+  });
+}
+
+function hasType(error: unknown): error is { type: string } {
+  return typeof error === "object" && error !== null && typeof (error as { type?: unknown }).type === "string";
+}
+
+/**
+ * Turns whatever reached an error handler into an ApiError. `body` is the parsed request body,
+ * for messages that quote the value at fault.
+ */
+export function toApiError(error: unknown, body: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof validatorErrors.BadRequest) return sendRequestError(error, body);
+  if (error instanceof validatorErrors.InternalServerError && error.errors.some((item) => item.path.startsWith("/response"))) {
+    const details = error.errors.map((item) => `${item.path} ${item.message}`).join("; ");
+    return new ApiError("server_error", `sendmock broke its own contract (a bug in sendmock): ${details}`);
+  }
+  if (error instanceof validatorErrors.MethodNotAllowed) return new ApiError("method_not_allowed", error.message);
+  if (error instanceof validatorErrors.NotFound) return new ApiError("not_found", error.message);
+  if (hasType(error)) {
+    switch (error.type) {
+      case "entity.parse.failed":
+        return new ApiError("invalid_json", `Invalid JSON body: ${(error as unknown as Error).message}`);
+      case "entity.too.large":
+        return new ApiError("payload_too_large", `Request body is larger than the limit of ${String((error as { limit?: unknown }).limit)} bytes`);
+      case "charset.unsupported":
+      case "encoding.unsupported":
+        return new ApiError("unsupported_media_type", `Unsupported body encoding: ${(error as unknown as Error).message}`);
+      case "request.aborted":
+        return new ApiError("invalid_request", "The request was aborted before its body arrived");
+      default:
+        break;
+    }
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const status = (error as { status?: unknown } | null)?.status;
+  // Express marks what the client got wrong (an undecodable path, say) with a 4xx status.
+  if (typeof status === "number" && status >= 400 && status < 500) return new ApiError("invalid_request", `Invalid request: ${message}`);
+  return new ApiError("server_error", `Internal error in sendmock: ${message}`);
+}

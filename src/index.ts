@@ -1,0 +1,10 @@
+// The public API of the sendmock package: start a mock in tests, and the wire types.
+
+export { createSendMock, startSendMock, type RunningSendMock, type SendMock } from "./mock.js";
+export { ConfigError, type RateLimitOptions, type SendMockOptions } from "./config.js";
+export { ContractError } from "./contract.js";
+export { ApiError, DEFAULT_ERROR_STATUS, ERROR_CODES } from "./errors.js";
+export { WaitTimeoutError, type MessageFilter, type Outbox, type OutboxStats, type WaitOptions } from "./domain/outbox.js";
+export type { Journal } from "./domain/journal.js";
+export type { TemplateCatalog } from "./domain/templates.js";
+export type * from "./wire.js";

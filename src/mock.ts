@@ -1,0 +1,146 @@
+// Builds one mock from its options: state, services and app, each instance owning its own.
+
+import type express from "express";
+import { createApp } from "./app.js";
+import { resolveConfig, type ResolvedConfig, type SendMockOptions } from "./config.js";
+import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract.js";
+import { createKeyCheck } from "./domain/api-keys.js";
+import { createMemoryJournal, type Journal } from "./domain/journal.js";
+import { createMemoryOutbox, type Outbox } from "./domain/outbox.js";
+import { createSendService } from "./domain/send.js";
+import { createSettingsStore, type SettingsStore } from "./domain/settings.js";
+import { loadTemplateCatalog, type TemplateCatalog } from "./domain/templates.js";
+import { listen } from "./server.js";
+
+/** A mock that is built but not listening: use `app` with supertest. */
+export interface SendMock {
+  /** The express app, for supertest. */
+  readonly app: express.Express;
+  readonly config: ResolvedConfig;
+  readonly outbox: Outbox;
+  readonly journal: Journal;
+  readonly templates: TemplateCatalog;
+  readonly settings: SettingsStore;
+  /** Outbox, journal, rate-limit state, faults and run-time settings back to their start-up state. */
+  reset(): Promise<void>;
+  /** Stops watching templates and ends pending waits. */
+  close(): Promise<void>;
+}
+
+/** A mock listening on a socket. */
+export interface RunningSendMock extends SendMock {
+  /** `http://127.0.0.1:NNNNN` */
+  readonly url: string;
+  readonly port: number;
+}
+
+async function buildSendMock(options: SendMockOptions, optionsSource: string, listeningPort: () => number) {
+  const config = resolveConfig(options, optionsSource);
+  const [sendContract, adminContract, templates] = await Promise.all([
+    loadContract(SEND_CONTRACT),
+    loadContract(ADMIN_CONTRACT),
+    loadTemplateCatalog(config.templates, { watch: config.watchTemplates, log: config.log }),
+  ]);
+  const outbox = createMemoryOutbox({ capacity: config.capacity });
+  const journal = createMemoryJournal({ capacity: config.capacity });
+  const settings = createSettingsStore({
+    responseShape: config.responseShape,
+    strictData: config.strictData,
+    rateLimit: config.rateLimit,
+  });
+  const keys = createKeyCheck(config.apiKeys);
+  const shutdown = new AbortController();
+
+  const reset = async (): Promise<void> => {
+    await Promise.all([outbox.clear(), journal.clear()]);
+    settings.reset();
+  };
+
+  const app = createApp({
+    send: {
+      contract: sendContract.document,
+      keys,
+      settings,
+      sendService: createSendService({ catalog: templates, outbox }),
+      journal,
+      bodyLimitBytes: config.bodyLimitBytes,
+      statusCodes: config.statusCodes,
+      log: config.log,
+    },
+    admin: {
+      contract: adminContract.document,
+      config,
+      keys,
+      settings,
+      outbox,
+      journal,
+      catalog: templates,
+      reset,
+      listeningPort,
+      shutdown: shutdown.signal,
+    },
+    sendContractSource: sendContract.source,
+    corsOrigins: config.corsOrigins,
+    settings,
+    statusCodes: config.statusCodes,
+  });
+
+  const mock: SendMock = {
+    app,
+    config,
+    outbox,
+    journal,
+    templates,
+    settings,
+    reset,
+    close() {
+      shutdown.abort(new Error("sendmock is closing"));
+      templates.close();
+      return Promise.resolve();
+    },
+  };
+  return mock;
+}
+
+/**
+ * Builds a mock without listening, for supertest.
+ *
+ * @example
+ * const mock = await createSendMock({ templates: "fixtures/templates" });
+ * await request(mock.app).post("/send").set("Authorization", "Bearer k").send(body);
+ */
+export function createSendMock(options: SendMockOptions = {}): Promise<SendMock> {
+  return buildSendMock(options, "options", () => options.port ?? 0);
+}
+
+/**
+ * Builds a mock and listens; `port: 0` picks a free port.
+ *
+ * @example
+ * const mock = await startSendMock({ port: 0 });
+ * await fetch(`${mock.url}/send`, { method: "POST", headers, body });
+ * const message = await mock.outbox.waitFor({ to: "ada@example.com" }, { timeoutMs: 2000 });
+ * await mock.close();
+ */
+export async function startSendMock(options: SendMockOptions = {}, optionsSource = "options"): Promise<RunningSendMock> {
+  let port = 0;
+  const mock = await buildSendMock(options, optionsSource, () => port);
+  let server;
+  try {
+    server = await listen(mock.app, { host: mock.config.host, port: mock.config.port });
+  } catch (error) {
+    await mock.close();
+    throw error;
+  }
+  port = server.port;
+  const running = server;
+  return {
+    ...mock,
+    url: running.url,
+    port: running.port,
+    async close() {
+      await mock.close();
+      await running.close();
+    },
+  };
+}
