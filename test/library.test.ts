@@ -1,0 +1,111 @@
+import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
+import {
+  startSendMock,
+  WaitTimeoutError,
+  type CapturedMessage,
+  type RunningSendMock,
+  type SendRequest,
+  type SendSuccessA,
+} from "../src/index.js";
+import { aSendRequest, bearer } from "./helpers.js";
+
+const mocks: RunningSendMock[] = [];
+
+afterEach(async () => {
+  await Promise.all(mocks.splice(0).map((mock) => mock.close()));
+});
+
+async function aRunningMock(options: Parameters<typeof startSendMock>[0] = {}): Promise<RunningSendMock> {
+  const mock = await startSendMock({ port: 0, watchTemplates: false, ...options });
+  mocks.push(mock);
+  return mock;
+}
+
+/** What an application under test does: a plain HTTP call to the mocked service. */
+async function sendThrough(mock: RunningSendMock, body: SendRequest): Promise<SendSuccessA> {
+  const answer = await fetch(`${mock.url}/send`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...bearer() },
+    body: JSON.stringify(body),
+  });
+  expect(answer.status).toBe(200);
+  return (await answer.json()) as SendSuccessA;
+}
+
+describe("startSendMock", () => {
+  it("listens on a free port and gives its URL", async () => {
+    const mock = await aRunningMock();
+    expect(mock.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(mock.url).toBe(`http://127.0.0.1:${mock.port}`);
+    expect(await (await fetch(`${mock.url}/_mock/health`)).json()).toEqual({ ok: true });
+  });
+
+  it("runs many mocks in one process, each with its own outbox", async () => {
+    const [first, second] = await Promise.all([aRunningMock(), aRunningMock({ responseShape: "b" })]);
+    if (!first || !second) throw new Error("two mocks expected");
+    await sendThrough(first, aSendRequest({ to: "first@example.com" }));
+    expect((await first.outbox.list()).total).toBe(1);
+    expect((await second.outbox.list()).total).toBe(0);
+    expect(first.settings.current().responseShape).toBe("a");
+    expect(second.settings.current().responseShape).toBe("b");
+  });
+});
+
+describe("outbox.waitFor", () => {
+  it("resolves with a message captured after the wait began, as soon as it is captured", async () => {
+    const mock = await aRunningMock();
+    const waiting = mock.outbox.waitFor({ to: "late@example.com" }, { timeoutMs: 5000 });
+    const started = performance.now();
+    const { message_id } = await sendThrough(mock, aSendRequest({ to: "late@example.com" }));
+    const message = await waiting;
+    expect(message.id).toBe(message_id);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it("resolves at once with a message captured before the wait", async () => {
+    const mock = await aRunningMock();
+    await sendThrough(mock, aSendRequest({ to: "a@b.test" }));
+    const message = await mock.outbox.waitFor({ to: "a@b.test" }, { timeoutMs: 2000 });
+    expect(message.subject).toBe("Welcome to Analytical Engines, Ada!");
+  });
+
+  it("rejects with a WaitTimeoutError that says what it waited for", async () => {
+    const mock = await aRunningMock();
+    await sendThrough(mock, aSendRequest({ to: "someone-else@example.com" }));
+    const waiting = mock.outbox.waitFor({ to: "nobody@example.com" }, { timeoutMs: 50 });
+    await expect(waiting).rejects.toBeInstanceOf(WaitTimeoutError);
+    await expect(waiting).rejects.toThrow(/to=nobody@example.com.*within 50 ms \(1 captured\)/);
+  });
+});
+
+describe("inspecting and resetting from a test", () => {
+  it("lists by template, clears the outbox, reads the journal and resets", async () => {
+    const mock = await aRunningMock();
+    await sendThrough(mock, aSendRequest());
+    await sendThrough(mock, {
+      to: "grace@example.com",
+      template_id: "password-reset",
+      data: { name: "Grace", company: "Acme", token: "t0k3n", expires_in: "30 minutes" },
+    });
+
+    const resets = await mock.outbox.list({ templateId: "password-reset" });
+    expect(resets.total).toBe(1);
+    expect(resets.messages[0]?.links.some((link) => link.includes("token=t0k3n"))).toBe(true);
+
+    const journal = await mock.journal.list();
+    expect(journal.requests.map((entry) => entry.status)).toEqual([200, 200]);
+
+    await mock.outbox.clear();
+    expect((await mock.outbox.list()).total).toBe(0);
+    expect((await mock.journal.list()).total).toBe(2);
+
+    await mock.reset();
+    expect((await mock.journal.list()).total).toBe(0);
+  });
+
+  it("exports the wire types", () => {
+    expectTypeOf<CapturedMessage["cc"]>().toEqualTypeOf<string[]>();
+    expectTypeOf<SendSuccessA["status"]>().toEqualTypeOf<"queued">();
+    expectTypeOf<SendRequest>().toHaveProperty("template_id");
+  });
+});
