@@ -12,7 +12,6 @@ import type { SettingsStore } from "./domain/settings.js";
 export interface AppDeps {
   send: SendRoutesDeps;
   admin: AdminRoutesDeps;
-  sendContractSource: string;
   corsOrigins: string[];
   settings: SettingsStore;
   statusCodes: Partial<Record<ErrorCode, number>>;
@@ -26,9 +25,6 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.use(createSendRoutes(deps.send));
   app.use(createAdminRoutes(deps.admin));
-  app.get("/openapi.yaml", (_req, res) => {
-    res.type("application/yaml").send(deps.sendContractSource);
-  });
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new ApiError("not_found", `No route ${req.method} ${req.path}: the send API is POST /send, the inspection API is under /_mock`));

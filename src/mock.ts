@@ -69,6 +69,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     },
     admin: {
       contract: adminContract.document,
+      sendContractSource: sendContract.source,
       config,
       keys,
       settings,
@@ -79,7 +80,6 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       listeningPort,
       shutdown: shutdown.signal,
     },
-    sendContractSource: sendContract.source,
     corsOrigins: config.corsOrigins,
     settings,
     statusCodes: config.statusCodes,

@@ -18,6 +18,8 @@ import { configView, rateLimitOptions, templateDetail, templateSummary } from ".
 
 export interface AdminRoutesDeps {
   contract: OpenAPIV3_1.Document;
+  /** The send contract as written, served at GET /openapi.yaml. */
+  sendContractSource: string;
   config: ResolvedConfig;
   keys: KeyCheck;
   settings: SettingsStore;
@@ -67,6 +69,16 @@ function abortSignalFor(req: Request, shutdown: AbortSignal): AbortSignal {
   return AbortSignal.any([clientGone.signal, shutdown]);
 }
 
+const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+
+/** Each path of the contract in express syntax (`{id}` -> `:id`) with the methods it allows. */
+function documentedMethods(contract: OpenAPIV3_1.Document): [string, string[]][] {
+  return Object.entries(contract.paths ?? {}).map(([openApiPath, item]) => [
+    openApiPath.replace(/\{(\w+)\}/g, ":$1"),
+    HTTP_METHODS.filter((method) => item?.[method] !== undefined).map((method) => method.toUpperCase()),
+  ]);
+}
+
 export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
   const { outbox, journal, catalog, settings } = deps;
   const router = express.Router();
@@ -83,6 +95,10 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
       ajvFormats: { mode: "full" },
     }),
   );
+
+  router.get("/openapi.yaml", (_req, res) => {
+    res.type("application/yaml").send(deps.sendContractSource);
+  });
 
   router.get("/_mock/health", (_req, res) => {
     res.json({ ok: true });
@@ -169,6 +185,13 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
     await deps.reset();
     res.status(204).end();
   });
+
+  for (const [documentedPath, methods] of documentedMethods(deps.contract)) {
+    router.all(documentedPath, (req: Request, res: Response, next: NextFunction) => {
+      res.set("Allow", methods.join(", "));
+      next(new ApiError("method_not_allowed", `Method ${req.method} is not allowed on ${req.path}; use ${methods.join(" or ")}`));
+    });
+  }
 
   router.use("/_mock", (req: Request, _res: Response, next: NextFunction) => {
     next(new ApiError("not_found", `No inspection call ${req.method} /_mock${req.path}`));

@@ -84,6 +84,11 @@ function requireJsonContentType(req: Request, _res: Response, next: NextFunction
   );
 }
 
+/** The JSON parser would quietly read an empty body as `{}`. */
+function rejectEmptyBody(_req: unknown, _res: unknown, body: Buffer): void {
+  if (body.length === 0) throw new ApiError("invalid_json", "Invalid JSON body: expected a JSON object, got an empty body");
+}
+
 function requireJsonObject(req: Request, _res: Response, next: NextFunction): void {
   const body: unknown = req.body;
   if (body !== null && typeof body === "object" && !Array.isArray(body)) {
@@ -112,7 +117,7 @@ export function createSendRoutes(deps: SendRoutesDeps): express.Router {
     journalRecorder(deps.journal),
     requireApiKey(deps.keys),
     requireJsonContentType,
-    express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true }),
+    express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true, verify: rejectEmptyBody }),
     requireJsonObject,
     ...validator,
     async (req: Request, res: Response) => {

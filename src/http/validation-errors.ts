@@ -57,8 +57,6 @@ function toIssues(error: InstanceType<typeof validatorErrors.BadRequest>): Valid
   const issues: ValidatorIssue[] = [];
   for (const item of error.errors) {
     const keyword = (item.errorCode ?? "").replace(".openapi.validation", "");
-    // `oneOf` only restates the type errors already reported for the same field.
-    if (keyword === "oneOf") continue;
     const pointer = item.path.replace(/^\/body(?=\/|$)/, "");
     const key = `${pointer} ${keyword}`;
     if (seen.has(key)) continue;
@@ -112,6 +110,9 @@ export function toApiError(error: unknown, body: unknown): ApiError {
   if (error instanceof validatorErrors.InternalServerError && error.errors.some((item) => item.path.startsWith("/response"))) {
     const details = error.errors.map((item) => `${item.path} ${item.message}`).join("; ");
     return new ApiError("server_error", `sendmock broke its own contract (a bug in sendmock): ${details}`);
+  }
+  if (error instanceof validatorErrors.UnsupportedMediaType) {
+    return new ApiError("unsupported_media_type", "Unsupported media type: the body must be sent as application/json");
   }
   if (error instanceof validatorErrors.MethodNotAllowed) return new ApiError("method_not_allowed", error.message);
   if (error instanceof validatorErrors.NotFound) return new ApiError("not_found", error.message);

@@ -1,5 +1,6 @@
 // Domain objects -> the wire objects of the inspection API.
 
+import path from "node:path";
 import type { ResolvedConfig } from "../config.js";
 import type { KeyCheck } from "../domain/api-keys.js";
 import type { OutboxStats } from "../domain/outbox.js";
@@ -12,7 +13,8 @@ export function templateSummary(entry: TemplateEntry): TemplateSummary {
   const { template } = entry;
   return {
     id: entry.id,
-    file: entry.file,
+    // Relative to the templates folder (which is flat), so no absolute path leaks out.
+    file: path.basename(entry.file),
     ok: template !== undefined,
     error: entry.error ?? null,
     subject: template?.subjectSource ?? null,

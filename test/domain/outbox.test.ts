@@ -1,0 +1,309 @@
+// The in-memory outbox: capture, filters, the capacity bound and waiting for a message.
+
+import { describe, expect, it } from "vitest";
+import { createMemoryOutbox, WaitTimeoutError, type Outbox } from "../../src/domain/outbox.js";
+import type { CapturedMessage } from "../../src/wire.js";
+
+const START = Date.parse("2025-03-14T09:00:00.000Z");
+let sequence = 0;
+
+/** A captured message; each one is created one second after the previous one. */
+function aMessage(overrides: Partial<CapturedMessage> = {}): CapturedMessage {
+  sequence += 1;
+  return {
+    id: `msg_${String(sequence)}`,
+    status: "queued",
+    created_at: new Date(START + sequence * 1000).toISOString(),
+    to: "ada@example.com",
+    cc: [],
+    bcc: [],
+    reply_to: null,
+    template_id: "welcome",
+    subject: "Welcome to Acme, Ada!",
+    html: "<p>Hi Ada</p>",
+    text: "Hi Ada",
+    data: { name: "Ada", company: "Acme" },
+    warnings: [],
+    links: [],
+    api_key_hint: "0001",
+    ...overrides,
+  };
+}
+
+async function anOutbox(messages: CapturedMessage[] = [], capacity = 100): Promise<Outbox> {
+  const outbox = createMemoryOutbox({ capacity });
+  for (const message of messages) await outbox.add(message);
+  return outbox;
+}
+
+function idsOf(list: { messages: CapturedMessage[] }): string[] {
+  return list.messages.map((message) => message.id);
+}
+
+describe("listing captured messages", () => {
+  it("lists every message newest first, with their total", async () => {
+    const [first, second, third] = [aMessage(), aMessage(), aMessage()];
+    const outbox = await anOutbox([first, second, third]);
+
+    const list = await outbox.list();
+
+    expect(list.messages).toEqual([third, second, first]);
+    expect(list.total).toBe(3);
+  });
+
+  it("lists nothing when nothing was captured", async () => {
+    const outbox = await anOutbox();
+    expect(await outbox.list()).toEqual({ messages: [], total: 0 });
+  });
+
+  it("filters on to exactly, ignoring case", async () => {
+    const ada = aMessage({ to: "ada@example.com" });
+    const adaUpper = aMessage({ to: "ADA@Example.COM" });
+    const adam = aMessage({ to: "adam@example.com" });
+    const copied = aMessage({ to: "grace@example.com", cc: ["ada@example.com"] });
+    const outbox = await anOutbox([ada, adaUpper, adam, copied]);
+
+    expect(idsOf(await outbox.list({ to: "Ada@example.com" }))).toEqual([adaUpper.id, ada.id]);
+    expect(idsOf(await outbox.list({ to: "ada@example" }))).toEqual([]);
+  });
+
+  it("filters on recipient across to, cc and bcc, ignoring case", async () => {
+    const direct = aMessage({ to: "billing@example.com" });
+    const copied = aMessage({ to: "ada@example.com", cc: ["grace@example.com", "Billing@Example.com"] });
+    const blind = aMessage({ to: "ada@example.com", bcc: ["billing@example.com"] });
+    const other = aMessage({ to: "ada@example.com", cc: ["billing2@example.com"] });
+    const outbox = await anOutbox([direct, copied, blind, other]);
+
+    const list = await outbox.list({ recipient: "BILLING@example.com" });
+
+    expect(idsOf(list)).toEqual([blind.id, copied.id, direct.id]);
+    expect(list.total).toBe(3);
+  });
+
+  it("filters on the template id", async () => {
+    const welcome = aMessage({ template_id: "welcome" });
+    const receipt = aMessage({ template_id: "order-receipt" });
+    const outbox = await anOutbox([welcome, receipt]);
+
+    expect(idsOf(await outbox.list({ templateId: "order-receipt" }))).toEqual([receipt.id]);
+    expect(idsOf(await outbox.list({ templateId: "order" }))).toEqual([]);
+  });
+
+  it("filters on a substring of the subject, ignoring case", async () => {
+    const order = aMessage({ subject: "Your receipt for order #1042" });
+    const other = aMessage({ subject: "Welcome aboard" });
+    const outbox = await anOutbox([order, other]);
+
+    expect(idsOf(await outbox.list({ subject: "ORDER #10" }))).toEqual([order.id]);
+    expect(idsOf(await outbox.list({ subject: "invoice" }))).toEqual([]);
+  });
+
+  it("keeps messages created at or after since, given as a Date or an ISO string", async () => {
+    const old = aMessage();
+    const cutoff = aMessage();
+    const recent = aMessage();
+    const outbox = await anOutbox([old, cutoff, recent]);
+
+    expect(idsOf(await outbox.list({ since: cutoff.created_at }))).toEqual([recent.id, cutoff.id]);
+    expect(idsOf(await outbox.list({ since: new Date(cutoff.created_at) }))).toEqual([recent.id, cutoff.id]);
+    const sameInstantElsewhere = new Date(Date.parse(cutoff.created_at) + 2 * 3600_000).toISOString().replace("Z", "+02:00");
+    expect(idsOf(await outbox.list({ since: sameInstantElsewhere }))).toEqual([recent.id, cutoff.id]);
+  });
+
+  it("combines filters: a message must match every one", async () => {
+    const match = aMessage({ to: "ada@example.com", template_id: "order-receipt", subject: "Order 1" });
+    const wrongTemplate = aMessage({ to: "ada@example.com", template_id: "welcome", subject: "Order 2" });
+    const wrongTo = aMessage({ to: "grace@example.com", template_id: "order-receipt", subject: "Order 3" });
+    const outbox = await anOutbox([match, wrongTemplate, wrongTo]);
+
+    expect(idsOf(await outbox.list({ to: "ada@example.com", templateId: "order-receipt", subject: "order" }))).toEqual([match.id]);
+  });
+
+  it("returns at most limit messages, the newest, while total counts every match", async () => {
+    const messages = [aMessage(), aMessage(), aMessage(), aMessage({ template_id: "other" })];
+    const outbox = await anOutbox(messages);
+
+    const list = await outbox.list({ templateId: "welcome", limit: 2 });
+
+    expect(idsOf(list)).toEqual([messages[2]?.id, messages[1]?.id]);
+    expect(list.total).toBe(3);
+  });
+});
+
+describe("getting one message", () => {
+  it("finds a message by its id", async () => {
+    const [first, second] = [aMessage(), aMessage()];
+    const outbox = await anOutbox([first, second]);
+
+    expect(await outbox.get(first.id)).toEqual(first);
+    expect(await outbox.get("msg_unknown")).toBeUndefined();
+  });
+
+  it("gives the newest message for the id latest", async () => {
+    const outbox = await anOutbox();
+    expect(await outbox.get("latest")).toBeUndefined();
+
+    const [first, second] = [aMessage(), aMessage()];
+    await outbox.add(first);
+    await outbox.add(second);
+
+    expect(await outbox.get("latest")).toEqual(second);
+  });
+});
+
+describe("capacity", () => {
+  it("drops the oldest message past capacity and counts the drops", async () => {
+    const [first, second, third, fourth] = [aMessage(), aMessage(), aMessage(), aMessage()];
+    const outbox = await anOutbox([first, second, third], 2);
+
+    expect(idsOf(await outbox.list())).toEqual([third.id, second.id]);
+    expect(await outbox.get(first.id)).toBeUndefined();
+    expect(await outbox.stats()).toEqual({ count: 2, capacity: 2, dropped: 1 });
+
+    await outbox.add(fourth);
+
+    expect(idsOf(await outbox.list())).toEqual([fourth.id, third.id]);
+    expect(await outbox.get("latest")).toEqual(fourth);
+    expect(await outbox.stats()).toEqual({ count: 2, capacity: 2, dropped: 2 });
+  });
+
+  it("counts nothing as dropped while under capacity", async () => {
+    const outbox = await anOutbox([aMessage(), aMessage()], 2);
+    expect(await outbox.stats()).toEqual({ count: 2, capacity: 2, dropped: 0 });
+  });
+});
+
+describe("clearing", () => {
+  it("empties the outbox, so that latest finds nothing", async () => {
+    const outbox = await anOutbox([aMessage(), aMessage()]);
+
+    await outbox.clear();
+
+    expect(await outbox.list()).toEqual({ messages: [], total: 0 });
+    expect(await outbox.get("latest")).toBeUndefined();
+    expect((await outbox.stats()).count).toBe(0);
+  });
+
+  it("keeps capturing after a clear", async () => {
+    const outbox = await anOutbox([aMessage()]);
+    await outbox.clear();
+    const next = aMessage();
+
+    await outbox.add(next);
+
+    expect(idsOf(await outbox.list())).toEqual([next.id]);
+  });
+});
+
+describe("waiting for a message", () => {
+  it("resolves at once with the newest match already captured", async () => {
+    const older = aMessage({ to: "ada@example.com" });
+    const newer = aMessage({ to: "ada@example.com" });
+    const outbox = await anOutbox([older, newer, aMessage({ to: "grace@example.com" })]);
+
+    const started = performance.now();
+    const found = await outbox.waitFor({ to: "ada@example.com" }, { timeoutMs: 5_000 });
+
+    expect(found).toEqual(newer);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it("resolves as soon as a matching message is added, ignoring messages that do not match", async () => {
+    const outbox = await anOutbox();
+    let resolved: CapturedMessage | undefined;
+    const waiting = outbox.waitFor({ to: "grace@example.com" }, { timeoutMs: 60_000 }).then((message) => {
+      resolved = message;
+      return message;
+    });
+
+    await outbox.add(aMessage({ to: "ada@example.com" }));
+    await outbox.add(aMessage({ to: "ada@example.com", cc: ["grace@example.com"] }));
+    expect(resolved).toBeUndefined();
+
+    const match = aMessage({ to: "Grace@example.com" });
+    await outbox.add(match);
+
+    // No timer has run since the add: only the capture itself can have settled the wait.
+    expect(resolved).toEqual(match);
+    await expect(waiting).resolves.toEqual(match);
+  });
+
+  it("rejects with a WaitTimeoutError when nothing matches within timeoutMs", async () => {
+    const outbox = await anOutbox([aMessage({ to: "ada@example.com" })]);
+
+    const started = performance.now();
+    const waiting = outbox.waitFor({ to: "nobody@example.com" }, { timeoutMs: 50 });
+    await outbox.add(aMessage({ to: "someone-else@example.com" }));
+
+    await expect(waiting).rejects.toBeInstanceOf(WaitTimeoutError);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+  });
+
+  it("names the filter in the timeout message", async () => {
+    const outbox = await anOutbox();
+    await expect(outbox.waitFor({ to: "nobody@example.com" }, { timeoutMs: 10 })).rejects.toThrow(/nobody@example\.com/);
+  });
+
+  it("rejects at once when the signal is already aborted", async () => {
+    const outbox = await anOutbox();
+    const reason = new Error("test is over");
+
+    const waiting = outbox.waitFor({ to: "ada@example.com" }, { timeoutMs: 60_000, signal: AbortSignal.abort(reason) });
+
+    await expect(waiting).rejects.toBe(reason);
+  });
+
+  it("rejects when the signal is aborted during the wait, and a later match changes nothing", async () => {
+    const outbox = await anOutbox();
+    const controller = new AbortController();
+    const waiting = outbox.waitFor({ to: "ada@example.com" }, { timeoutMs: 60_000, signal: controller.signal });
+
+    controller.abort(new Error("client went away"));
+
+    await expect(waiting).rejects.toThrow("client went away");
+    await outbox.add(aMessage({ to: "ada@example.com" }));
+    await expect(waiting).rejects.toThrow("client went away");
+  });
+
+  it("resolves many waiters on the same capture", async () => {
+    const outbox = await anOutbox();
+    const byTo = outbox.waitFor({ to: "ada@example.com" }, { timeoutMs: 60_000 });
+    const byTemplate = outbox.waitFor({ templateId: "welcome" }, { timeoutMs: 60_000 });
+    const message = aMessage({ to: "ada@example.com", template_id: "welcome" });
+
+    await outbox.add(message);
+
+    expect(await Promise.all([byTo, byTemplate])).toEqual([message, message]);
+  });
+});
+
+describe("capture listeners", () => {
+  it("calls a listener for every message captured until it unsubscribes", async () => {
+    const outbox = await anOutbox([aMessage()]);
+    const seen: string[] = [];
+    const unsubscribe = outbox.onCapture((message) => seen.push(message.id));
+
+    const [first, second] = [aMessage(), aMessage()];
+    await outbox.add(first);
+    await outbox.add(second);
+    unsubscribe();
+    await outbox.add(aMessage());
+
+    expect(seen).toEqual([first.id, second.id]);
+  });
+
+  it("keeps the other listeners when one unsubscribes", async () => {
+    const outbox = await anOutbox();
+    const kept: string[] = [];
+    const dropped: string[] = [];
+    outbox.onCapture((message) => kept.push(message.id));
+    const unsubscribe = outbox.onCapture((message) => dropped.push(message.id));
+
+    unsubscribe();
+    const message = aMessage();
+    await outbox.add(message);
+
+    expect(kept).toEqual([message.id]);
+    expect(dropped).toEqual([]);
+  });
+});
