@@ -44,15 +44,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     log: (line) => process.stderr.write(`${line}\n`),
   };
   const mock = await startSendMock(options, "command line").catch((error: unknown) => fail(describeStartError(error)));
-  const templates = mock.templates.list();
-  const broken = templates.filter((entry) => entry.error !== undefined).length;
-  process.stdout.write(
-    `sendmock listening on ${mock.url}\n` +
-      `  send:      POST ${mock.url}/send\n` +
-      `  inspect:   ${mock.url}/_mock/messages\n` +
-      `  templates: ${templates.length - broken} loaded${broken > 0 ? `, ${broken} broken` : ""} from ${mock.config.templates}\n`,
-  );
-
+  // Ready for a signal before anyone can read the URL and send one.
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
@@ -65,6 +57,15 @@ async function serve(flags: ServeFlags): Promise<void> {
   };
   process.once("SIGINT", () => stop("SIGINT"));
   process.once("SIGTERM", () => stop("SIGTERM"));
+
+  const templates = mock.templates.list();
+  const broken = templates.filter((entry) => entry.error !== undefined).length;
+  process.stdout.write(
+    `sendmock listening on ${mock.url}\n` +
+      `  send:      POST ${mock.url}/send\n` +
+      `  inspect:   ${mock.url}/_mock/messages\n` +
+      `  templates: ${templates.length - broken} loaded${broken > 0 ? `, ${broken} broken` : ""} from ${mock.config.templates}\n`,
+  );
 }
 
 const program = new Command()
