@@ -1,7 +1,6 @@
 // The inspection API under /_mock, validated from openapi/admin.yaml.
 
 import express, { type NextFunction, type Request, type Response } from "express";
-import * as OpenApiValidator from "express-openapi-validator";
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { ResolvedConfig } from "../config.js";
 import type { KeyCheck } from "../domain/api-keys.js";
@@ -13,6 +12,7 @@ import { ApiError } from "../errors.js";
 import type { ConfigPatch } from "../wire.js";
 import { requireAdminToken } from "./auth.js";
 import { writeError } from "./error-shapes.js";
+import { contractValidator } from "./contract-validator.js";
 import { toApiError } from "./validation-errors.js";
 import { configView, rateLimitOptions, templateDetail, templateSummary } from "./views.js";
 
@@ -85,15 +85,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
 
   router.use("/_mock", requireAdminToken(deps.config.adminToken), express.json({ limit: "100kb" }));
   router.use(
-    OpenApiValidator.middleware({
-      apiSpec: structuredClone(deps.contract) as never,
-      validateApiSpec: false,
-      validateRequests: { allErrors: true },
-      validateResponses: true,
-      validateSecurity: false,
-      ignoreUndocumented: true,
-      ajvFormats: { mode: "full" },
-    }),
+    contractValidator(deps.contract),
   );
 
   router.get("/openapi.yaml", (_req, res) => {

@@ -3,7 +3,6 @@
 import { randomUUID } from "node:crypto";
 import contentType from "content-type";
 import express, { type NextFunction, type Request, type Response } from "express";
-import * as OpenApiValidator from "express-openapi-validator";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { apiKeyHint, type KeyCheck } from "../domain/api-keys.js";
 import type { Journal } from "../domain/journal.js";
@@ -14,6 +13,7 @@ import type { SendRequest } from "../wire.js";
 import { requireApiKey } from "./auth.js";
 import { successBody, writeError } from "./error-shapes.js";
 import { sendRecordOf } from "./request-record.js";
+import { contractValidator } from "./contract-validator.js";
 import { toApiError } from "./validation-errors.js";
 
 export interface SendRoutesDeps {
@@ -102,15 +102,7 @@ function requireJsonObject(req: Request, _res: Response, next: NextFunction): vo
 export function createSendRoutes(deps: SendRoutesDeps): express.Router {
   const { settings, sendService, log } = deps;
   const router = express.Router();
-  const validator = OpenApiValidator.middleware({
-    apiSpec: structuredClone(deps.contract) as never,
-    validateApiSpec: false,
-    validateRequests: { allErrors: true },
-    validateResponses: true,
-    validateSecurity: false,
-    ignoreUndocumented: true,
-    ajvFormats: { mode: "full" },
-  });
+  const validator = contractValidator(deps.contract);
 
   router.post(
     "/send",

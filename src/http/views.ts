@@ -1,13 +1,12 @@
 // Domain objects -> the wire objects of the inspection API.
 
 import path from "node:path";
-import type { ResolvedConfig } from "../config.js";
+import type { RateLimitOptions, ResolvedConfig } from "../config.js";
 import type { KeyCheck } from "../domain/api-keys.js";
 import type { OutboxStats } from "../domain/outbox.js";
 import type { RuntimeSettings } from "../domain/settings.js";
 import type { TemplateEntry } from "../domain/templates.js";
 import type { ConfigView, RateLimitSettings, TemplateDetail, TemplateSummary } from "../wire.js";
-import type { RateLimitOptions } from "../config.js";
 
 export function templateSummary(entry: TemplateEntry): TemplateSummary {
   const { template } = entry;
