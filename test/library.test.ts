@@ -1,4 +1,7 @@
-import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, expectTypeOf, it, vi } from "vitest";
 import {
   startSendMock,
   WaitTimeoutError,
@@ -106,5 +109,36 @@ describe("inspecting and resetting from a test", () => {
     expectTypeOf<CapturedMessage["cc"]>().toEqualTypeOf<string[]>();
     expectTypeOf<SendSuccessA["status"]>().toEqualTypeOf<"queued">();
     expectTypeOf<SendRequest>().toHaveProperty("template_id");
+  });
+});
+
+describe("templates folder", () => {
+  it("applies an edited, an added and a broken template without a restart", async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), "sendmock-reload-"));
+    try {
+      await writeFile(path.join(folder, "ping.yaml"), "subject: Ping {who}\ntext: Hello {who}\n");
+      const mock = await aRunningMock({ templates: folder, watchTemplates: true });
+      const ping = { to: "ada@example.com", template_id: "ping", data: { who: "Ada" } };
+      await sendThrough(mock, ping);
+      expect((await mock.outbox.get("latest"))?.subject).toBe("Ping Ada");
+
+      await writeFile(path.join(folder, "ping.yaml"), "subject: Pong {who}\ntext: Hello {who}\n");
+      await writeFile(path.join(folder, "pong.json"), JSON.stringify({ subject: "Pong", text: "Hi {who}" }));
+      await writeFile(path.join(folder, "broken.yaml"), "subject: [unclosed\n");
+      await vi.waitFor(() => expect(mock.templates.list().map((entry) => entry.id)).toEqual(["broken", "ping", "pong"]), { timeout: 3000 });
+
+      await sendThrough(mock, ping);
+      expect((await mock.outbox.get("latest"))?.subject).toBe("Pong Ada");
+      await sendThrough(mock, { ...ping, template_id: "pong" });
+      const brokenSend = await fetch(`${mock.url}/send`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...bearer() },
+        body: JSON.stringify({ ...ping, template_id: "broken" }),
+      });
+      expect(brokenSend.status).toBe(422);
+      expect(((await brokenSend.json()) as { error: { message: string } }).error.message).toMatch(/Invalid template ID: template "broken" failed to load/);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });
