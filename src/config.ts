@@ -7,7 +7,8 @@ import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import bytes from "bytes";
 import YAML from "yaml";
 import { ERROR_CODES, type ErrorCode } from "./errors.js";
-import { FAULT_KINDS, type FaultRuleInput, type ResponseShape } from "./wire.js";
+import { checkFaultRule, FAULT_RULE_SCHEMA } from "./domain/faults.js";
+import type { FaultRuleInput, ResponseShape } from "./wire.js";
 
 export const DEFAULT_PORT = 4010;
 export const DEFAULT_HOST = "127.0.0.1";
@@ -86,29 +87,6 @@ const rateLimitSchema = {
   },
 } as const;
 
-const faultRuleSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["fault"],
-  properties: {
-    fault: { enum: FAULT_KINDS },
-    match: {
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        to: { type: "string", minLength: 1 },
-        template_id: { type: "string", minLength: 1 },
-        api_key: { type: "string", minLength: 1 },
-      },
-    },
-    times: { type: "integer", minimum: 1 },
-    probability: { type: "number", minimum: 0, maximum: 1 },
-    status: { enum: [500, 502, 503, 504] },
-    retry_after_s: { type: "integer", minimum: 0 },
-    delay_ms: { type: "integer", minimum: 0, maximum: 600_000 },
-  },
-} as const;
-
 /** The config file's keys (snake_case); flags and options are checked against it too. */
 const configSchema = {
   type: "object",
@@ -121,7 +99,7 @@ const configSchema = {
     api_keys: { anyOf: [{ type: "null" }, { type: "array", minItems: 1, items: { type: "string", minLength: 1 } }] },
     strict_data: { type: "boolean" },
     rate_limit: { anyOf: [{ type: "null" }, rateLimitSchema] },
-    faults: { type: "array", items: faultRuleSchema },
+    faults: { type: "array", items: FAULT_RULE_SCHEMA },
     capacity: { type: "integer", minimum: 1, maximum: 10_000_000 },
     body_limit: { type: "string", pattern: "^\\s*\\d+(\\.\\d+)?\\s*([kmg]?b)?\\s*$" },
     status_codes: {
@@ -241,6 +219,11 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
   if (bodyLimitBytes === null || bodyLimitBytes < 1) {
     throw new ConfigError(`${optionsSource}: body_limit must be a size such as "1mb" or "500kb"`);
   }
+  const faults = (fromOptions.faults ?? fromFile.faults ?? []) as FaultRuleInput[];
+  faults.forEach((rule, index) => {
+    const problem = checkFaultRule(rule);
+    if (problem !== undefined) throw new ConfigError(`${fromOptions.faults ? optionsSource : `config file ${path.resolve(String(configFile))}`}: faults.${index}: ${problem}`);
+  });
   const rateLimit = merged.rateLimit ?? null;
   return {
     port: merged.port ?? DEFAULT_PORT,
@@ -250,7 +233,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
     apiKeys: merged.apiKeys ?? null,
     strictData: merged.strictData ?? false,
     rateLimit: rateLimit && { ...rateLimit, burst: rateLimit.burst ?? rateLimit.requests },
-    faults: (fromOptions.faults ?? fromFile.faults ?? []) as FaultRuleInput[],
+    faults,
     capacity: merged.capacity ?? 10_000,
     bodyLimit,
     bodyLimitBytes,

@@ -5,6 +5,7 @@ export { ConfigError, type RateLimitOptions, type SendMockOptions } from "./conf
 export { ContractError } from "./contract.js";
 export { ApiError, DEFAULT_ERROR_STATUS, ERROR_CODES } from "./errors.js";
 export { WaitTimeoutError, type MessageFilter, type Outbox, type OutboxStats, type WaitOptions } from "./domain/outbox.js";
+export type { FaultControl } from "./domain/faults.js";
 export type { Journal } from "./domain/journal.js";
 export type { TemplateCatalog } from "./domain/templates.js";
 export type * from "./wire.js";

@@ -5,9 +5,11 @@ import { createApp } from "./app.js";
 import { resolveConfig, type ResolvedConfig, type SendMockOptions } from "./config.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract.js";
 import { createKeyCheck } from "./domain/api-keys.js";
+import { createFaultControl, createMemoryFaultPlan, type FaultControl } from "./domain/faults.js";
 import { createMemoryJournal, type Journal } from "./domain/journal.js";
 import { createMemoryOutbox, type Outbox } from "./domain/outbox.js";
 import { createSendService } from "./domain/send.js";
+import { createMemoryRateLimiter } from "./domain/rate-limiter.js";
 import { createSettingsStore, type SettingsStore } from "./domain/settings.js";
 import { loadTemplateCatalog, type TemplateCatalog } from "./domain/templates.js";
 import { listen } from "./server.js";
@@ -21,6 +23,8 @@ export interface SendMock {
   readonly journal: Journal;
   readonly templates: TemplateCatalog;
   readonly settings: SettingsStore;
+  /** Fault rules: `add`, `list`, `remove`, `clear`. */
+  readonly faults: FaultControl;
   /** Outbox, journal, rate-limit state, faults and run-time settings back to their start-up state. */
   reset(): Promise<void>;
   /** Stops watching templates and ends pending waits. */
@@ -48,11 +52,13 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     strictData: config.strictData,
     rateLimit: config.rateLimit,
   });
+  const faults = createMemoryFaultPlan({ initialRules: config.faults, seed: config.seed });
+  const limiter = createMemoryRateLimiter();
   const keys = createKeyCheck(config.apiKeys);
   const shutdown = new AbortController();
 
   const reset = async (): Promise<void> => {
-    await Promise.all([outbox.clear(), journal.clear()]);
+    await Promise.all([outbox.clear(), journal.clear(), faults.reset(), limiter.reset()]);
     settings.reset();
   };
 
@@ -66,6 +72,11 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       bodyLimitBytes: config.bodyLimitBytes,
       statusCodes: config.statusCodes,
       log: config.log,
+      limiter,
+      faults,
+      allowFaultHeader: config.allowFaultHeader,
+      allowMagicRecipients: config.allowMagicRecipients,
+      shutdown: shutdown.signal,
     },
     admin: {
       contract: adminContract.document,
@@ -76,6 +87,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       outbox,
       journal,
       catalog: templates,
+      faults,
       reset,
       listeningPort,
       shutdown: shutdown.signal,
@@ -92,6 +104,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     journal,
     templates,
     settings,
+    faults: createFaultControl(faults),
     reset,
     close() {
       shutdown.abort(new Error("sendmock is closing"));

@@ -179,3 +179,25 @@ export interface FaultRuleInput {
   retry_after_s?: number;
   delay_ms?: number;
 }
+
+/** A fault rule as the mock keeps it: `match.api_key` only as a hint, `times` as what is left. */
+export interface FaultRule {
+  id: string;
+  fault: FaultKind;
+  match: { to: string | null; template_id: string | null };
+  /** Hint of `match.api_key`: the rule keeps only a digest of the key. */
+  api_key_hint: string | null;
+  /** Applications left before the rule disappears; null for no limit. */
+  times: number | null;
+  probability: number;
+  status: number | null;
+  retry_after_s: number | null;
+  delay_ms: number | null;
+  /** `config` for the rules of the config file (restored by reset), `api` for the added ones. */
+  source: "config" | "api";
+  created_at: string;
+}
+
+export interface FaultList {
+  faults: FaultRule[];
+}

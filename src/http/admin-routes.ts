@@ -4,6 +4,7 @@ import express, { type NextFunction, type Request, type Response } from "express
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { ResolvedConfig } from "../config.js";
 import type { KeyCheck } from "../domain/api-keys.js";
+import { validFaultRule, type FaultPlan } from "../domain/faults.js";
 import type { Journal } from "../domain/journal.js";
 import { WaitTimeoutError, type MessageFilter, type Outbox } from "../domain/outbox.js";
 import type { SettingsStore } from "../domain/settings.js";
@@ -26,6 +27,7 @@ export interface AdminRoutesDeps {
   outbox: Outbox;
   journal: Journal;
   catalog: TemplateCatalog;
+  faults: FaultPlan;
   reset: () => Promise<void>;
   listeningPort: () => number;
   /** Aborted when the server closes, so long waits end with it. */
@@ -171,6 +173,25 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
       ...(patch.rate_limit !== undefined && { rateLimit: rateLimitOptions(patch.rate_limit) }),
     });
     res.json(await currentConfig());
+  });
+
+  router.get("/_mock/faults", async (_req, res) => {
+    res.json({ faults: await deps.faults.list() });
+  });
+
+  router.post("/_mock/faults", async (req, res) => {
+    res.status(201).json(await deps.faults.add(validFaultRule(req.body)));
+  });
+
+  router.delete("/_mock/faults", async (_req, res) => {
+    await deps.faults.clear();
+    res.status(204).end();
+  });
+
+  router.delete("/_mock/faults/:id", async (req, res) => {
+    const id = routeParam(req, "id");
+    if (!(await deps.faults.remove(id))) throw new ApiError("not_found", `No fault rule with id ${JSON.stringify(id)}`);
+    res.status(204).end();
   });
 
   router.post("/_mock/reset", async (_req, res) => {

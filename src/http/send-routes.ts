@@ -6,18 +6,21 @@ import express, { type NextFunction, type Request, type Response } from "express
 import type { OpenAPIV3_1 } from "openapi-types";
 import { apiKeyHint, type KeyCheck } from "../domain/api-keys.js";
 import type { Journal } from "../domain/journal.js";
+import type { RateLimiter } from "../domain/rate-limiter.js";
 import type { SendService } from "../domain/send.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, type ErrorCode } from "../errors.js";
 import type { SendRequest } from "../wire.js";
 import { requireApiKey } from "./auth.js";
 import { successBody, writeError } from "./error-shapes.js";
+import { injectFaults, limitRate, type FaultStepDeps } from "./fault-steps.js";
 import { sendRecordOf } from "./request-record.js";
 import { contractValidator } from "./contract-validator.js";
 import { toApiError } from "./validation-errors.js";
 
-export interface SendRoutesDeps {
+export interface SendRoutesDeps extends FaultStepDeps {
   contract: OpenAPIV3_1.Document;
+  limiter: RateLimiter;
   keys: KeyCheck;
   settings: SettingsStore;
   sendService: SendService;
@@ -108,10 +111,12 @@ export function createSendRoutes(deps: SendRoutesDeps): express.Router {
     "/send",
     journalRecorder(deps.journal),
     requireApiKey(deps.keys),
+    limitRate(deps),
     requireJsonContentType,
     express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true, verify: rejectEmptyBody }),
     requireJsonObject,
     ...validator,
+    injectFaults(deps),
     async (req: Request, res: Response) => {
       const record = sendRecordOf(res);
       const request = req.body as SendRequest;
