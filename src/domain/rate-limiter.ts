@@ -9,7 +9,7 @@ export interface RateLimitDecision {
   limit: number;
   /** Whole tokens left (RateLimit-Remaining). */
   remaining: number;
-  /** Whole seconds until a token is back (RateLimit-Reset); 0 when the bucket is full. */
+  /** Whole seconds until a token is back (RateLimit-Reset). */
   resetSeconds: number;
   /** Whole seconds until a request would pass (Retry-After); 0 when allowed. */
   retryAfterSeconds: number;
@@ -51,13 +51,13 @@ export function createMemoryRateLimiter(options: { nowMs?: () => number } = {}):
 
       const allowed = bucket.tokens >= 1;
       if (allowed) bucket.tokens -= 1;
+      // A take always leaves the bucket short of full, so a token is always on its way.
       const secondsUntilWholeToken = (1 - (bucket.tokens % 1)) / tokensPerSecond;
-      const resetSeconds = bucket.tokens >= size ? 0 : Math.ceil(secondsUntilWholeToken);
       return Promise.resolve({
         allowed,
         limit: size,
         remaining: Math.floor(bucket.tokens),
-        resetSeconds,
+        resetSeconds: Math.ceil(secondsUntilWholeToken),
         retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / tokensPerSecond)),
       });
     },
