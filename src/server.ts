@@ -34,14 +34,32 @@ export async function listen(handler: RequestListener, options: { host: string; 
     }),
   ]);
   const { port } = server.address() as AddressInfo;
+
+  // Connections whose client gave up on a request are neither idle nor in flight, so once no
+  // response is pending every connection left is closed.
+  let inFlight = 0;
+  let stopping = false;
   let closing: Promise<void> | undefined;
+  const closeWhenDrained = (): void => {
+    if (stopping && inFlight === 0) server.closeAllConnections();
+  };
+  server.on("request", (_req, res) => {
+    inFlight += 1;
+    res.once("close", () => {
+      inFlight -= 1;
+      closeWhenDrained();
+    });
+  });
+
   return {
     url: formatUrl(options.host, port),
     port,
     close() {
+      stopping = true;
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeIdleConnections();
+        closeWhenDrained();
       });
       return closing;
     },

@@ -64,12 +64,14 @@ function faultError(fault: ChosenFault, request: SendRequest): ApiError {
 
 /** Leaves the client without an answer for `ms`, then closes the connection. */
 function holdThenClose(req: Request, ms: number, shutdown: AbortSignal): void {
+  // Taken now: once the client gives up, the request lets go of its socket, which stays open.
+  const { socket } = req;
   const close = (): void => {
     clearTimeout(timer);
-    req.socket.destroy();
+    socket.destroy();
   };
   const timer = setTimeout(close, ms);
-  req.socket.once("close", () => {
+  socket.once("close", () => {
     clearTimeout(timer);
     shutdown.removeEventListener("abort", close);
   });
