@@ -13,6 +13,7 @@ export const SERVER_ERROR_STATUSES = [500, 502, 503, 504] as const;
 export const DEFAULT_LATENCY_MS = 1000;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_RETRY_AFTER_S = 1;
+export const MAX_DELAY_MS = 600_000;
 
 /** What one request offers to the rules. */
 export interface FaultTarget {
@@ -24,7 +25,8 @@ export interface FaultTarget {
 /** A fault picked for a request, with its parameters filled in. */
 export interface ChosenFault {
   kind: FaultKind;
-  status: number;
+  /** Only when the fault names one; otherwise `status_codes` or the default decides. */
+  status: number | undefined;
   retryAfterS: number;
   delayMs: number;
 }
@@ -69,7 +71,7 @@ export const FAULT_RULE_SCHEMA = {
     probability: { type: "number", minimum: 0, maximum: 1 },
     status: { enum: SERVER_ERROR_STATUSES },
     retry_after_s: { type: "integer", minimum: 0 },
-    delay_ms: { type: "integer", minimum: 0, maximum: 600_000 },
+    delay_ms: { type: "integer", minimum: 0, maximum: MAX_DELAY_MS },
   },
 } as const;
 
@@ -99,6 +101,9 @@ export function checkFaultRule(input: FaultRuleInput): string | undefined {
   if (input.status !== undefined && !(SERVER_ERROR_STATUSES as readonly number[]).includes(input.status)) {
     return `status of server_error must be one of ${SERVER_ERROR_STATUSES.join(", ")}`;
   }
+  if (input.delay_ms !== undefined && input.delay_ms > MAX_DELAY_MS) {
+    return `delay_ms must be at most ${MAX_DELAY_MS}`;
+  }
   return undefined;
 }
 
@@ -125,7 +130,7 @@ export interface FaultControl {
 
 export function createFaultControl(plan: FaultPlan): FaultControl {
   return {
-    add: (input) => plan.add(validFaultRule(input)),
+    add: async (input) => plan.add(validFaultRule(input)),
     list: () => plan.list(),
     remove: (id) => plan.remove(id),
     clear: () => plan.clear(),
@@ -135,7 +140,7 @@ export function createFaultControl(plan: FaultPlan): FaultControl {
 export function chosenFault(kind: FaultKind, parameters: { status?: number; retryAfterS?: number; delayMs?: number } = {}): ChosenFault {
   return {
     kind,
-    status: parameters.status ?? 500,
+    status: parameters.status,
     retryAfterS: parameters.retryAfterS ?? DEFAULT_RETRY_AFTER_S,
     delayMs: parameters.delayMs ?? (kind === "timeout" ? DEFAULT_TIMEOUT_MS : DEFAULT_LATENCY_MS),
   };

@@ -58,7 +58,7 @@ function faultError(fault: ChosenFault, request: SendRequest): ApiError {
         headers: { "Retry-After": String(fault.retryAfterS) },
       });
     default:
-      return new ApiError("server_error", `Internal server error, status ${fault.status} ${INJECTED}`, { status: fault.status });
+      return new ApiError("server_error", `Internal server error ${INJECTED}`, fault.status === undefined ? {} : { status: fault.status });
   }
 }
 

@@ -1,0 +1,982 @@
+// Fault injection end to end: every fault kind through every way in, how the rules match and
+// count, which trigger wins, the switches, bad fault input, managing the rules, and where the
+// faults sit in the pipeline of POST /send.
+
+import type { EventEmitter } from "node:events";
+import { setTimeout as sleep } from "node:timers/promises";
+import request, { type Response } from "supertest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  ApiError,
+  ConfigError,
+  startSendMock,
+  type ErrorCode,
+  type FaultRule,
+  type FaultRuleInput,
+  type JournalEntry,
+  type ResponseShape,
+  type RunningSendMock,
+  type SendMock,
+  type SendMockOptions,
+  type SendRequest,
+} from "../../src/index.js";
+import { aMock, aSendRequest, bearer, errorCodeOf, expectContract } from "../helpers.js";
+
+const INJECTED = "(fault injected by sendmock)";
+const SHAPES: readonly ResponseShape[] = ["a", "b"];
+/** Timers may fire a little early against `performance.now()`; delays are checked with this much slack. */
+const TIMER_SLACK_MS = 10;
+
+// ---------------------------------------------------------------------------------------------
+// Mocks. Building one reads both contracts and the templates (about half a second), so a group
+// of tests shares one mock, reset before each test; a test that needs other options builds its
+// own, closed after it.
+// ---------------------------------------------------------------------------------------------
+
+const closeAfterTest: SendMock[] = [];
+
+afterEach(async () => {
+  await Promise.all(closeAfterTest.splice(0).map((mock) => mock.close()));
+});
+
+async function aMockForThisTest(options: SendMockOptions = {}): Promise<SendMock> {
+  const mock = await aMock(options);
+  closeAfterTest.push(mock);
+  return mock;
+}
+
+/** A mock listening on a free port, for the faults that act on the connection itself. */
+function aRunningMock(options: SendMockOptions = {}): Promise<RunningSendMock> {
+  return startSendMock({ port: 0, watchTemplates: false, ...options });
+}
+
+/** One mock for the tests of the enclosing describe: built once, reset before each test, closed at the end. */
+function sharedMock<M extends SendMock>(build: () => Promise<M>): () => M {
+  let mock: M | undefined;
+  beforeAll(async () => {
+    mock = await build();
+  });
+  beforeEach(async () => {
+    await mock?.reset();
+  });
+  afterAll(async () => {
+    await mock?.close();
+  });
+  return () => {
+    if (mock === undefined) throw new Error("the shared mock was not built");
+    return mock;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sending, and reading what the mock did.
+// ---------------------------------------------------------------------------------------------
+
+/** A send as a client makes it: a valid send of `welcome` with a valid key, changed by these. */
+interface SendCall {
+  with?: Partial<SendRequest>;
+  headers?: Record<string, string>;
+}
+
+/** POST /send; the answer is checked against the contract. */
+async function send(mock: SendMock, call: SendCall = {}): Promise<Response> {
+  const answer = await request(mock.app)
+    .post("/send")
+    .set({ ...bearer(), ...call.headers })
+    .send(aSendRequest(call.with));
+  await expectContract(answer);
+  return answer;
+}
+
+/** Collects a body as text, whatever its Content-Type says. */
+function readText(res: EventEmitter & { setEncoding(encoding: BufferEncoding): unknown }, done: (error: Error | null, body: string) => void): void {
+  let text = "";
+  res.setEncoding("utf8");
+  res.on("data", (chunk: string) => (text += chunk));
+  res.on("end", () => done(null, text));
+}
+
+/** POST /send, reading the body as text: for an answer that claims to be JSON and is not. */
+async function sendForText(mock: SendMock, call: SendCall = {}): Promise<{ status: number; text: string }> {
+  const answer = await request(mock.app)
+    .post("/send")
+    .set({ ...bearer(), ...call.headers })
+    .send(aSendRequest(call.with))
+    .buffer(true)
+    .parse(readText);
+  return { status: answer.status, text: answer.body as string };
+}
+
+interface SocketOutcome {
+  /** The status, had an answer come. */
+  status?: number;
+  /** Why fetch failed, if it did. */
+  error?: unknown;
+  elapsedMs: number;
+}
+
+/** POST /send with fetch over a real socket: the way to see a held or closed connection. */
+async function sendOverSocket(mock: RunningSendMock, call: SendCall = {}, signal?: AbortSignal): Promise<SocketOutcome> {
+  const started = performance.now();
+  const outcome = await fetch(`${mock.url}/send`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...bearer(), ...call.headers },
+    body: JSON.stringify(aSendRequest(call.with)),
+    signal: signal ?? null,
+  }).then(
+    (response) => ({ status: response.status }),
+    (error: unknown) => ({ error }),
+  );
+  return { ...outcome, elapsedMs: performance.now() - started };
+}
+
+/** The connection was closed by the mock without any answer (not aborted by the client). */
+function expectClosedWithoutAnswer(outcome: SocketOutcome): void {
+  expect(outcome.status, "no answer came").toBeUndefined();
+  expect(outcome.error).toBeInstanceOf(TypeError);
+  expect(String((outcome.error as Error).cause), "the server closed the connection").toMatch(/closed|reset|socket/i);
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
+  const started = performance.now();
+  const result = await work();
+  return [result, performance.now() - started];
+}
+
+/** The human-readable message of an error answer, in either shape. */
+function errorMessageOf(answer: Response): string {
+  const body = answer.body as { error?: { message?: unknown }; message?: unknown };
+  const message = body.error?.message ?? body.message;
+  expect(message, "an error answer carries a message").toBeTypeOf("string");
+  return String(message);
+}
+
+/** Status, `X-Sendmock-Error-Code` and the exact envelope of `shape`; answers the message. */
+function expectError(answer: Response, expected: { status: number; code: ErrorCode }, shape: ResponseShape = "a"): string {
+  expect(answer.status).toBe(expected.status);
+  expect(errorCodeOf(answer)).toBe(expected.code);
+  const message = errorMessageOf(answer);
+  expect(answer.body).toEqual(shape === "a" ? { success: false, error: { code: expected.code, message } } : { status: "error", message });
+  return message;
+}
+
+function statusesOf(answers: readonly Response[]): number[] {
+  return answers.map((answer) => answer.status);
+}
+
+async function capturedCount(mock: SendMock): Promise<number> {
+  return (await mock.outbox.list()).total;
+}
+
+async function lastJournalEntry(mock: SendMock): Promise<JournalEntry | undefined> {
+  return (await mock.journal.list({ limit: 1 })).requests[0];
+}
+
+/** The journal records a request when its connection closes, which the client may see first. */
+async function expectJournaled(mock: SendMock, expected: Partial<JournalEntry>): Promise<void> {
+  await expect.poll(() => lastJournalEntry(mock)).toMatchObject(expected);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The admin API for rules, each answer checked against openapi/admin.yaml.
+// ---------------------------------------------------------------------------------------------
+
+async function postFault(mock: SendMock, rule: unknown): Promise<Response> {
+  const answer = await request(mock.app)
+    .post("/_mock/faults")
+    .send(rule as object);
+  await expectContract(answer, { contract: "admin", method: "post", path: "/_mock/faults" });
+  return answer;
+}
+
+/** Adds a rule through `POST /_mock/faults`, as a client of the admin API would. */
+async function addFault(mock: SendMock, rule: FaultRuleInput): Promise<FaultRule> {
+  const answer = await postFault(mock, rule);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  return answer.body as FaultRule;
+}
+
+async function getFaults(mock: SendMock): Promise<Response> {
+  const answer = await request(mock.app).get("/_mock/faults");
+  await expectContract(answer, { contract: "admin", method: "get", path: "/_mock/faults" });
+  expect(answer.status).toBe(200);
+  return answer;
+}
+
+async function listFaults(mock: SendMock): Promise<FaultRule[]> {
+  return ((await getFaults(mock)).body as { faults: FaultRule[] }).faults;
+}
+
+async function deleteFault(mock: SendMock, id: string): Promise<Response> {
+  const answer = await request(mock.app).delete(`/_mock/faults/${encodeURIComponent(id)}`);
+  await expectContract(answer, { contract: "admin", method: "delete", path: "/_mock/faults/{id}" });
+  return answer;
+}
+
+async function resetOverHttp(mock: SendMock): Promise<void> {
+  const answer = await request(mock.app).post("/_mock/reset");
+  await expectContract(answer, { contract: "admin", method: "post", path: "/_mock/reset" });
+  expect(answer.status).toBe(204);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The five ways in. A fault is described once (`FaultSpec`) and each way turns it into what a
+// user does: post a rule, add it from a test, start with it in the config, send the header, or
+// send to a magic recipient.
+// ---------------------------------------------------------------------------------------------
+
+type FaultSpec = Pick<FaultRuleInput, "fault" | "status" | "retry_after_s" | "delay_ms">;
+
+/** The one parameter a spec sets, if any: what `+S` of a magic recipient stands for. */
+function parameterOf(spec: FaultSpec): number | undefined {
+  return spec.status ?? spec.retry_after_s ?? spec.delay_ms;
+}
+
+function labelOf(spec: FaultSpec): string {
+  const [name, value] = Object.entries(spec).find(([key]) => key !== "fault") ?? [];
+  return name === undefined ? spec.fault : `${spec.fault} with ${name} ${String(value)}`;
+}
+
+function magicRecipient(spec: FaultSpec): string {
+  const parameter = parameterOf(spec);
+  return `${spec.fault}${parameter === undefined ? "" : `+${parameter}`}@fault.sendmock.test`;
+}
+
+function faultHeaders(spec: FaultSpec): Record<string, string> {
+  return {
+    "X-Sendmock-Fault": spec.fault,
+    ...(spec.status !== undefined && { "X-Sendmock-Fault-Status": String(spec.status) }),
+    ...(spec.delay_ms !== undefined && { "X-Sendmock-Fault-Delay": String(spec.delay_ms) }),
+  };
+}
+
+/** The recipient that the config rule of `spec` matches: one rule per spec in a mock's start-up faults. */
+function configRecipient(spec: FaultSpec): string {
+  return `config-${spec.fault}-${parameterOf(spec) ?? "default"}@example.com`;
+}
+
+function configRules(specs: readonly FaultSpec[]): FaultRuleInput[] {
+  return specs.map((spec) => ({ ...spec, match: { to: configRecipient(spec) } }));
+}
+
+interface WayIn {
+  way: string;
+  /** Whether this way can say all that `spec` says (the header family has no Retry-After). */
+  carries: (spec: FaultSpec) => boolean;
+  /** Sets the fault up on `mock` and answers the send that meets it. */
+  arm: (mock: SendMock, spec: FaultSpec) => Promise<SendCall>;
+}
+
+const WAYS_IN: readonly WayIn[] = [
+  {
+    way: "a rule posted to /_mock/faults",
+    carries: () => true,
+    arm: async (mock, spec) => {
+      await addFault(mock, spec);
+      return {};
+    },
+  },
+  {
+    way: "mock.faults.add",
+    carries: () => true,
+    arm: async (mock, spec) => {
+      await mock.faults.add(spec);
+      return {};
+    },
+  },
+  {
+    way: "a rule of the faults option",
+    carries: () => true,
+    arm: (_mock, spec) => Promise.resolve({ with: { to: configRecipient(spec) } }),
+  },
+  {
+    way: "the X-Sendmock-Fault header",
+    carries: (spec) => spec.retry_after_s === undefined,
+    arm: (_mock, spec) => Promise.resolve({ headers: faultHeaders(spec) }),
+  },
+  {
+    way: "a magic recipient",
+    carries: () => true,
+    arm: (_mock, spec) => Promise.resolve({ with: { to: magicRecipient(spec) } }),
+  },
+];
+
+/** Each fault crossed with each way in that can express it, as rows for `it.each`. */
+function throughEachWayIn<T extends { spec: FaultSpec }>(faults: readonly T[], ways: readonly WayIn[] = WAYS_IN) {
+  return faults.flatMap((fault) =>
+    ways.filter((way) => way.carries(fault.spec)).map((way) => ({ ...fault, ...way, label: labelOf(fault.spec) })),
+  );
+}
+
+interface ErrorFault {
+  spec: FaultSpec;
+  status: number;
+  code: ErrorCode;
+  /** What the message says, as the real condition would. */
+  says: RegExp;
+  retryAfter?: string;
+}
+
+const ERROR_FAULTS: readonly ErrorFault[] = [
+  { spec: { fault: "invalid_recipient" }, status: 422, code: "invalid_recipient", says: /invalid recipient/i },
+  { spec: { fault: "invalid_template_id" }, status: 422, code: "invalid_template_id", says: /invalid template id.*welcome/i },
+  { spec: { fault: "missing_template_data" }, status: 422, code: "missing_template_data", says: /missing template data.*welcome/i },
+  { spec: { fault: "rate_limit" }, status: 429, code: "rate_limited", says: /rate limit/i, retryAfter: "1" },
+  { spec: { fault: "rate_limit", retry_after_s: 7 }, status: 429, code: "rate_limited", says: /retry after 7 s/i, retryAfter: "7" },
+  { spec: { fault: "server_error" }, status: 500, code: "server_error", says: /server error/i },
+  { spec: { fault: "server_error", status: 502 }, status: 502, code: "server_error", says: /server error/i },
+  { spec: { fault: "server_error", status: 503 }, status: 503, code: "server_error", says: /server error/i },
+  { spec: { fault: "server_error", status: 504 }, status: 504, code: "server_error", says: /server error/i },
+];
+
+const LATENCY: FaultSpec = { fault: "latency", delay_ms: 150 };
+const TIMEOUT: FaultSpec = { fault: "timeout", delay_ms: 250 };
+const DISCONNECT: FaultSpec = { fault: "disconnect" };
+const MALFORMED: FaultSpec = { fault: "malformed_response" };
+
+/** The start-up rules of the mocks that try every way in. */
+const START_UP_RULES = configRules([...ERROR_FAULTS.map((fault) => fault.spec), LATENCY, TIMEOUT, DISCONNECT, MALFORMED]);
+
+// ---------------------------------------------------------------------------------------------
+
+describe.each(SHAPES)("an error fault, in response shape %s", (shape) => {
+  const theMock = sharedMock(() => aMock({ responseShape: shape, faults: START_UP_RULES }));
+
+  it.each(throughEachWayIn(ERROR_FAULTS))(
+    "$label through $way answers $status $code in the contract, captures nothing and journals the fault",
+    async ({ spec, arm, status, code, says, retryAfter }) => {
+      const mock = theMock();
+      const call = await arm(mock, spec);
+
+      const answer = await send(mock, call);
+
+      const message = expectError(answer, { status, code }, shape);
+      expect(message).toMatch(says);
+      expect(message.endsWith(INJECTED), message).toBe(true);
+      expect(answer.headers["retry-after"]).toBe(retryAfter);
+      expect(await capturedCount(mock)).toBe(0);
+      expect(await lastJournalEntry(mock)).toMatchObject({ status, error_code: code, fault: spec.fault, message_id: null });
+    },
+  );
+
+  it("names the recipient in an injected invalid_recipient, as the real error does", async () => {
+    const mock = theMock();
+    await mock.faults.add({ fault: "invalid_recipient" });
+
+    const answer = await send(mock, { with: { to: "grace@example.com" } });
+
+    expect(expectError(answer, { status: 422, code: "invalid_recipient" }, shape)).toContain("grace@example.com");
+  });
+});
+
+describe("latency, malformed_response, timeout and disconnect", () => {
+  const theMock = sharedMock(() => aRunningMock({ faults: START_UP_RULES }));
+
+  it.each(throughEachWayIn([{ spec: LATENCY }]))(
+    "$label through $way waits 150 ms, then answers 200 and captures the message",
+    async ({ spec, arm }) => {
+      const mock = theMock();
+      const call = await arm(mock, spec);
+
+      const [answer, elapsedMs] = await timed(() => send(mock, call));
+
+      expect(answer.status).toBe(200);
+      expect(elapsedMs).toBeGreaterThanOrEqual(150 - TIMER_SLACK_MS);
+      const { messages } = await mock.outbox.list();
+      expect(messages).toHaveLength(1);
+      const entry = await lastJournalEntry(mock);
+      expect(entry).toMatchObject({ status: 200, fault: "latency", error_code: null, message_id: messages[0]?.id });
+      expect(entry?.duration_ms).toBeGreaterThanOrEqual(150 - TIMER_SLACK_MS);
+    },
+  );
+
+  it("waits 1000 ms by default for a latency without a delay", async () => {
+    const mock = theMock();
+
+    const [answer, elapsedMs] = await timed(() => send(mock, { headers: { "X-Sendmock-Fault": "latency" } }));
+
+    expect(answer.status).toBe(200);
+    expect(elapsedMs).toBeGreaterThanOrEqual(1000 - TIMER_SLACK_MS);
+  });
+
+  it.each(throughEachWayIn([{ spec: MALFORMED }]))(
+    "$label through $way answers 200 with a body no JSON parser accepts, and captures nothing",
+    async ({ spec, arm }) => {
+      const mock = theMock();
+      const call = await arm(mock, spec);
+
+      const answer = await sendForText(mock, call);
+
+      expect(answer.status).toBe(200);
+      expect(answer.text).not.toBe("");
+      expect(() => JSON.parse(answer.text) as unknown).toThrow(SyntaxError);
+      expect(await capturedCount(mock)).toBe(0);
+      expect(await lastJournalEntry(mock)).toMatchObject({ status: 200, fault: "malformed_response", message_id: null });
+    },
+  );
+
+  it.each(throughEachWayIn([{ spec: TIMEOUT }]))(
+    "$label through $way gives no answer for 250 ms, then closes the connection",
+    async ({ spec, arm }) => {
+      const mock = theMock();
+      const call = await arm(mock, spec);
+
+      const outcome = await sendOverSocket(mock, call);
+
+      expectClosedWithoutAnswer(outcome);
+      expect(outcome.elapsedMs).toBeGreaterThanOrEqual(250 - TIMER_SLACK_MS);
+      expect(outcome.elapsedMs).toBeLessThan(250 + 2000);
+      await expectJournaled(mock, { status: 0, fault: "timeout", message_id: null });
+      expect(await capturedCount(mock)).toBe(0);
+    },
+  );
+
+  it.each(throughEachWayIn([{ spec: DISCONNECT }]))(
+    "$label through $way closes the connection at once, without an answer",
+    async ({ spec, arm }) => {
+      const mock = theMock();
+      const call = await arm(mock, spec);
+
+      const outcome = await sendOverSocket(mock, call);
+
+      expectClosedWithoutAnswer(outcome);
+      expect(outcome.elapsedMs).toBeLessThan(1000);
+      await expectJournaled(mock, { status: 0, fault: "disconnect", message_id: null });
+      expect(await capturedCount(mock)).toBe(0);
+    },
+  );
+});
+
+describe("a timeout without a delay", () => {
+  it("holds the connection far longer than a client waits (30000 ms by default), and lets it go when the mock closes", async () => {
+    const mock = await aRunningMock();
+    closeAfterTest.push(mock);
+    const pending = sendOverSocket(mock, { headers: { "X-Sendmock-Fault": "timeout" } });
+
+    const first = await Promise.race([pending.then(() => "settled"), sleep(400).then(() => "still waiting")]);
+    expect(first).toBe("still waiting");
+
+    const [, closeMs] = await timed(() => mock.close());
+    const outcome = await pending;
+    expectClosedWithoutAnswer(outcome);
+    expect(outcome.elapsedMs).toBeLessThan(400 + 2000);
+    expect(closeMs).toBeLessThan(1000);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe("the rules", () => {
+  const theMock = sharedMock(() => aMock());
+
+  it("are tried in the order they were added: the first that matches applies", async () => {
+    const mock = theMock();
+    await addFault(mock, { fault: "server_error", status: 503, match: { to: "*@example.org" } });
+    await addFault(mock, { fault: "rate_limit" });
+    await addFault(mock, { fault: "server_error", status: 502 });
+
+    expect((await send(mock, { with: { to: "ada@example.org" } })).status).toBe(503);
+    expect((await send(mock, { with: { to: "ada@example.com" } })).status).toBe(429);
+  });
+
+  it("match `to` as a case-insensitive glob such as *@example.com", async () => {
+    const mock = theMock();
+    await addFault(mock, { fault: "server_error", match: { to: "*@example.com" } });
+
+    expect((await send(mock, { with: { to: "ADA@Example.COM" } })).status).toBe(500);
+    expect((await send(mock, { with: { to: "ada@example.org" } })).status).toBe(200);
+  });
+
+  it("match `template_id` as a glob such as password-*", async () => {
+    const mock = theMock();
+    await addFault(mock, { fault: "server_error", match: { template_id: "password-*" } });
+    const passwordReset = {
+      template_id: "password-reset",
+      data: { name: "Ada", company: "Acme", token: "t-1", expires_in: "30 minutes" },
+    };
+
+    expect((await send(mock, { with: passwordReset })).status).toBe(500);
+    expect((await send(mock, { with: { template_id: "welcome" } })).status).toBe(200);
+  });
+
+  it("match `api_key` exactly, and show only its last 4 characters as api_key_hint, never the key", async () => {
+    const mock = theMock();
+    const key = "sk_test_faulty_key_9f3c";
+
+    const added = await addFault(mock, { fault: "server_error", match: { api_key: key } });
+
+    expect(added.api_key_hint).toBe("9f3c");
+    expect(JSON.stringify(added)).not.toContain(key);
+    expect((await getFaults(mock)).text).not.toContain(key);
+    expect(JSON.stringify(await mock.faults.list())).not.toContain(key);
+    expect((await send(mock, { headers: bearer(key) })).status).toBe(500);
+    expect((await send(mock, { headers: bearer("sk_test_faulty_key_9f3") })).status).toBe(200);
+    expect((await send(mock, { headers: bearer("sk_test_other_key_9f3c") })).status).toBe(200);
+  });
+
+  it("apply a rule with times: 2 exactly twice, counting down in the list, then remove it", async () => {
+    const mock = theMock();
+    const rule = await addFault(mock, { fault: "server_error", times: 2 });
+
+    expect((await send(mock)).status).toBe(500);
+    expect(await listFaults(mock)).toEqual([{ ...rule, times: 1 }]);
+    expect((await send(mock)).status).toBe(500);
+    expect(await listFaults(mock)).toEqual([]);
+    expect((await send(mock)).status).toBe(200);
+  });
+
+  it("count times exactly under concurrency: 20 concurrent sends against times: 5 fault exactly 5", async () => {
+    const mock = theMock();
+    await addFault(mock, { fault: "server_error", times: 5 });
+
+    const answers = await Promise.all(Array.from({ length: 20 }, () => send(mock)));
+
+    const statuses = statusesOf(answers);
+    expect(statuses.filter((status) => status === 500)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(15);
+    expect(await capturedCount(mock)).toBe(15);
+    expect(await listFaults(mock)).toEqual([]);
+  });
+
+  it("never apply a rule with probability 0, nor count its times down", async () => {
+    const mock = theMock();
+    const rule = await addFault(mock, { fault: "server_error", probability: 0, times: 3 });
+
+    const answers: Response[] = [];
+    for (let i = 0; i < 20; i += 1) answers.push(await send(mock));
+
+    expect(new Set(statusesOf(answers))).toEqual(new Set([200]));
+    expect(await listFaults(mock)).toEqual([rule]);
+  });
+
+  it("compose latency: a latency rule and then a server_error rule answer the server_error after the delay", async () => {
+    const mock = theMock();
+    await addFault(mock, { fault: "latency", delay_ms: 150 });
+    await addFault(mock, { fault: "server_error", status: 503 });
+
+    const [answer, elapsedMs] = await timed(() => send(mock));
+
+    expectError(answer, { status: 503, code: "server_error" });
+    expect(elapsedMs).toBeGreaterThanOrEqual(150 - TIMER_SLACK_MS);
+    expect(await capturedCount(mock)).toBe(0);
+    expect(await lastJournalEntry(mock)).toMatchObject({ status: 503, fault: "server_error" });
+  });
+
+  it("add up the delays of every latency rule that matches", async () => {
+    const mock = theMock();
+    await addFault(mock, { fault: "latency", delay_ms: 100 });
+    await addFault(mock, { fault: "latency", delay_ms: 100 });
+
+    const [answer, elapsedMs] = await timed(() => send(mock));
+
+    expect(answer.status).toBe(200);
+    expect(elapsedMs).toBeGreaterThanOrEqual(200 - TIMER_SLACK_MS);
+    expect(await capturedCount(mock)).toBe(1);
+  });
+});
+
+describe("probability and seed", () => {
+  const HALF_THE_TIME: FaultRuleInput = { fault: "server_error", probability: 0.5 };
+
+  /** The statuses of `count` sends made one after the other. */
+  async function statusesOfSends(mock: SendMock, count = 40): Promise<number[]> {
+    const statuses: number[] = [];
+    for (let i = 0; i < count; i += 1) statuses.push((await send(mock)).status);
+    return statuses;
+  }
+
+  it("gives the same outcomes for the same sends with the same seed", async () => {
+    const first = await aMockForThisTest({ seed: 42 });
+    const second = await aMockForThisTest({ seed: 42 });
+    await addFault(first, HALF_THE_TIME);
+    await addFault(second, HALF_THE_TIME);
+
+    const firstStatuses = await statusesOfSends(first);
+    const secondStatuses = await statusesOfSends(second);
+
+    expect(secondStatuses).toEqual(firstStatuses);
+    expect(new Set(firstStatuses)).toEqual(new Set([200, 500]));
+  });
+
+  it("gives another sequence with another seed", async () => {
+    const first = await aMockForThisTest({ seed: 42 });
+    const second = await aMockForThisTest({ seed: 7 });
+    await addFault(first, HALF_THE_TIME);
+    await addFault(second, HALF_THE_TIME);
+
+    expect(await statusesOfSends(second)).not.toEqual(await statusesOfSends(first));
+  });
+
+  it("replays the same sequence after a reset, from a freshly seeded generator", async () => {
+    const mock = await aMockForThisTest({ seed: 42, faults: [HALF_THE_TIME] });
+
+    const before = await statusesOfSends(mock, 20);
+    await resetOverHttp(mock);
+    const after = await statusesOfSends(mock, 20);
+
+    expect(after).toEqual(before);
+    expect(new Set(before)).toEqual(new Set([200, 500]));
+  });
+});
+
+describe("which trigger wins: the header, then a magic recipient, then the rules", () => {
+  const theMock = sharedMock(() => aMock());
+
+  it("takes the header before a magic recipient", async () => {
+    const mock = theMock();
+
+    const answer = await send(mock, {
+      headers: faultHeaders({ fault: "server_error", status: 503 }),
+      with: { to: magicRecipient({ fault: "rate_limit" }) },
+    });
+
+    expectError(answer, { status: 503, code: "server_error" });
+    expect(await lastJournalEntry(mock)).toMatchObject({ fault: "server_error" });
+  });
+
+  it("takes the header before the rules", async () => {
+    const mock = theMock();
+    await addFault(mock, { fault: "rate_limit" });
+
+    const answer = await send(mock, { headers: faultHeaders({ fault: "server_error", status: 502 }) });
+
+    expectError(answer, { status: 502, code: "server_error" });
+  });
+
+  it("takes a magic recipient before the rules, and leaves the rules' times untouched", async () => {
+    const mock = theMock();
+    const rule = await addFault(mock, { fault: "rate_limit", times: 1 });
+
+    const answer = await send(mock, { with: { to: magicRecipient({ fault: "server_error", status: 504 }) } });
+
+    expectError(answer, { status: 504, code: "server_error" });
+    expect(await listFaults(mock)).toEqual([rule]);
+  });
+
+  it("waits a header latency, then answers a rule's server_error", async () => {
+    const mock = theMock();
+    await addFault(mock, { fault: "server_error" });
+
+    const [answer, elapsedMs] = await timed(() => send(mock, { headers: faultHeaders({ fault: "latency", delay_ms: 150 }) }));
+
+    expectError(answer, { status: 500, code: "server_error" });
+    expect(elapsedMs).toBeGreaterThanOrEqual(150 - TIMER_SLACK_MS);
+  });
+});
+
+describe("with allowFaultHeader: false and allowMagicRecipients: false", () => {
+  const theMock = sharedMock(() => aMock({ allowFaultHeader: false, allowMagicRecipients: false }));
+
+  it("ignores the X-Sendmock-Fault header: the send is accepted and captured", async () => {
+    const mock = theMock();
+
+    const answer = await send(mock, { headers: faultHeaders({ fault: "server_error", status: 503 }) });
+
+    expect(answer.status).toBe(200);
+    expect(await capturedCount(mock)).toBe(1);
+    expect(await lastJournalEntry(mock)).toMatchObject({ status: 200, fault: null });
+  });
+
+  it("ignores even a header that names no fault", async () => {
+    const mock = theMock();
+
+    const answer = await send(mock, { headers: { "X-Sendmock-Fault": "explode", "X-Sendmock-Fault-Status": "abc" } });
+
+    expect(answer.status).toBe(200);
+  });
+
+  it("sends to a magic address like any other: accepted and captured", async () => {
+    const mock = theMock();
+    const to = magicRecipient({ fault: "server_error", status: 503 });
+
+    const answer = await send(mock, { with: { to } });
+
+    expect(answer.status).toBe(200);
+    expect((await mock.outbox.get("latest"))?.to).toBe(to);
+  });
+
+  it("still applies the rules", async () => {
+    const mock = theMock();
+    await addFault(mock, { fault: "rate_limit", retry_after_s: 3 });
+
+    const answer = await send(mock);
+
+    expectError(answer, { status: 429, code: "rate_limited" });
+    expect(answer.headers["retry-after"]).toBe("3");
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe("bad fault input", () => {
+  const theMock = sharedMock(() => aMock());
+
+  it.each([
+    { problem: "an unknown kind", rule: { fault: "explode" }, says: /fault.*(invalid_recipient|one of)/ },
+    { problem: "no fault at all", rule: { times: 1 }, says: /fault.*required/ },
+    { problem: "status: 418", rule: { fault: "server_error", status: 418 }, says: /status.*500, 502, 503, 504/ },
+    { problem: "a status on rate_limit", rule: { fault: "rate_limit", status: 503 }, says: /status does not apply to the fault rate_limit/ },
+    { problem: "delay_ms on invalid_recipient", rule: { fault: "invalid_recipient", delay_ms: 100 }, says: /delay_ms does not apply to the fault invalid_recipient/ },
+    { problem: "retry_after_s on server_error", rule: { fault: "server_error", retry_after_s: 2 }, says: /retry_after_s does not apply/ },
+    { problem: "an unknown field", rule: { fault: "latency", colour: "red" }, says: /colour/ },
+    { problem: "an unknown match field", rule: { fault: "latency", match: { from: "*@example.com" } }, says: /from/ },
+    { problem: "probability: 2", rule: { fault: "server_error", probability: 2 }, says: /probability/ },
+    { problem: "times: 0", rule: { fault: "server_error", times: 0 }, says: /times/ },
+    { problem: "delay_ms over 600000", rule: { fault: "latency", delay_ms: 600_001 }, says: /delay_ms/ },
+  ])("POST /_mock/faults with $problem answers 400 invalid_request saying what is wrong, and adds nothing", async ({ rule, says }) => {
+    const mock = theMock();
+
+    const answer = await postFault(mock, rule);
+
+    expect(expectError(answer, { status: 400, code: "invalid_request" })).toMatch(says);
+    expect(await listFaults(mock)).toEqual([]);
+  });
+
+  it.each<{ problem: string; call: SendCall; says: RegExp; path: string | string[] }>([
+    { problem: "X-Sendmock-Fault: explode", call: { headers: { "X-Sendmock-Fault": "explode" } }, says: /explode/, path: "/headers/x-sendmock-fault" },
+    {
+      problem: "X-Sendmock-Fault-Status: abc",
+      call: { headers: { "X-Sendmock-Fault": "server_error", "X-Sendmock-Fault-Status": "abc" } },
+      says: /X-Sendmock-Fault-Status.*whole number/,
+      path: "/headers/x-sendmock-fault-status",
+    },
+    {
+      problem: "X-Sendmock-Fault-Status: 418",
+      call: { headers: { "X-Sendmock-Fault": "server_error", "X-Sendmock-Fault-Status": "418" } },
+      says: /500, 502, 503, 504/,
+      path: "/headers/x-sendmock-fault",
+    },
+    {
+      problem: "X-Sendmock-Fault-Delay on a rate_limit",
+      call: { headers: { "X-Sendmock-Fault": "rate_limit", "X-Sendmock-Fault-Delay": "100" } },
+      says: /delay_ms does not apply/,
+      path: "/headers/x-sendmock-fault",
+    },
+    {
+      problem: "X-Sendmock-Fault-Delay over the rules' maximum of 600000",
+      call: { headers: { "X-Sendmock-Fault": "latency", "X-Sendmock-Fault-Delay": "600001" } },
+      says: /600000/,
+      path: ["/headers/x-sendmock-fault-delay", "/headers/x-sendmock-fault"],
+    },
+    { problem: "the magic recipient nothing@fault.sendmock.test", call: { with: { to: "nothing@fault.sendmock.test" } }, says: /nothing/, path: "/to" },
+    { problem: "the magic recipient server_error+418@fault.sendmock.test", call: { with: { to: "server_error+418@fault.sendmock.test" } }, says: /500, 502, 503, 504/, path: "/to" },
+    { problem: "the magic recipient latency+600001@fault.sendmock.test", call: { with: { to: "latency+600001@fault.sendmock.test" } }, says: /600000/, path: "/to" },
+    { problem: "the magic recipient latency+soon@fault.sendmock.test", call: { with: { to: "latency+soon@fault.sendmock.test" } }, says: /whole number/, path: "/to" },
+  ])("a send with $problem answers 400 invalid_request saying what is wrong, and is not faulted", async ({ call, says, path }) => {
+    const mock = theMock();
+
+    // A bad delay that slipped through would hold the send for minutes: give up well before.
+    const answer = await Promise.race([send(mock, call), sleep(1000).then(() => undefined)]);
+
+    expect(answer, "the mock answered at once").toBeDefined();
+    if (answer === undefined) return;
+    expect(expectError(answer, { status: 400, code: "invalid_request" })).toMatch(says);
+    expect(await capturedCount(mock)).toBe(0);
+    const entry = await lastJournalEntry(mock);
+    expect(entry).toMatchObject({ status: 400, error_code: "invalid_request", fault: null });
+    expect(entry?.violations).toHaveLength(1);
+    expect([path].flat()).toContain(entry?.violations[0]?.path);
+  });
+
+  it("mock.faults.add rejects a rule the admin API would refuse, with an ApiError saying why", async () => {
+    const mock = theMock();
+
+    await expect(mock.faults.add({ fault: "server_error", status: 418 } as never)).rejects.toThrow(ApiError);
+    await expect(mock.faults.add({ fault: "explode" } as never)).rejects.toThrow(/fault/);
+    await expect(mock.faults.add({ fault: "invalid_recipient", delay_ms: 5 })).rejects.toThrow(/delay_ms does not apply/);
+    expect(await mock.faults.list()).toEqual([]);
+  });
+
+  it.each([
+    { problem: "status: 418", rule: { fault: "server_error", status: 418 }, says: /faults\.1.*status/ },
+    { problem: "an unknown kind", rule: { fault: "explode" }, says: /faults\.1.*fault/ },
+    { problem: "retry_after_s on latency", rule: { fault: "latency", retry_after_s: 1 }, says: /faults\.1.*retry_after_s does not apply/ },
+  ])("the faults option with $problem makes createSendMock reject with a ConfigError naming the rule", async ({ rule, says }) => {
+    const building = aMock({ faults: [{ fault: "rate_limit" }, rule] as never });
+
+    await expect(building).rejects.toThrow(ConfigError);
+    await expect(building).rejects.toThrow(says);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe("managing the rules", () => {
+  const FROM_CONFIG: FaultRuleInput = { fault: "server_error", status: 503, times: 2, match: { to: "config@example.com" } };
+  const theMock = sharedMock(() => aMock({ faults: [FROM_CONFIG] }));
+
+  async function sendToConfigRule(mock: SendMock): Promise<number> {
+    return (await send(mock, { with: { to: "config@example.com" } })).status;
+  }
+
+  it("GET /_mock/faults lists the config's rules first, then the added ones, in the order they are tried", async () => {
+    const mock = theMock();
+    const added = await addFault(mock, { fault: "rate_limit", retry_after_s: 2, match: { template_id: "welcome" } });
+
+    const rules = await listFaults(mock);
+
+    expect(rules).toEqual([
+      expect.objectContaining({ fault: "server_error", status: 503, times: 2, source: "config", match: { to: "config@example.com", template_id: null } }),
+      added,
+    ]);
+    expect(added).toMatchObject({ fault: "rate_limit", retry_after_s: 2, source: "api", times: null, probability: 1, api_key_hint: null });
+  });
+
+  it("DELETE /_mock/faults/{id} removes that rule only", async () => {
+    const mock = theMock();
+    const first = await addFault(mock, { fault: "rate_limit" });
+    const second = await addFault(mock, { fault: "server_error", status: 502 });
+
+    const answer = await deleteFault(mock, first.id);
+
+    expect(answer.status).toBe(204);
+    expect((await listFaults(mock)).map((rule) => rule.id)).not.toContain(first.id);
+    expect((await listFaults(mock)).map((rule) => rule.id)).toContain(second.id);
+    expect((await send(mock)).status).toBe(502);
+  });
+
+  it("DELETE /_mock/faults/{id} answers 404 not_found for an unknown id", async () => {
+    const mock = theMock();
+
+    const answer = await deleteFault(mock, "flt_nope");
+
+    expect(expectError(answer, { status: 404, code: "not_found" })).toContain("flt_nope");
+  });
+
+  it("DELETE /_mock/faults removes every rule, the config's included", async () => {
+    const mock = theMock();
+    await addFault(mock, { fault: "rate_limit" });
+
+    const answer = await request(mock.app).delete("/_mock/faults");
+    await expectContract(answer, { contract: "admin", method: "delete", path: "/_mock/faults" });
+
+    expect(answer.status).toBe(204);
+    expect(await listFaults(mock)).toEqual([]);
+    expect(await sendToConfigRule(mock)).toBe(200);
+    expect((await send(mock)).status).toBe(200);
+  });
+
+  it("POST /_mock/reset brings the config's rules back with their times, and drops the added ones", async () => {
+    const mock = theMock();
+    expect(await sendToConfigRule(mock)).toBe(503);
+    await addFault(mock, { fault: "rate_limit" });
+    expect(await listFaults(mock)).toEqual([expect.objectContaining({ source: "config", times: 1 }), expect.objectContaining({ source: "api" })]);
+
+    await resetOverHttp(mock);
+
+    expect(await listFaults(mock)).toEqual([expect.objectContaining({ source: "config", times: 2 })]);
+    expect(await sendToConfigRule(mock)).toBe(503);
+    expect(await sendToConfigRule(mock)).toBe(503);
+    expect(await sendToConfigRule(mock)).toBe(200);
+    expect((await send(mock)).status).toBe(200);
+  });
+
+  it("the library's add, list, remove and clear see and change the same rules as the admin API", async () => {
+    const mock = theMock();
+    const viaLibrary = await mock.faults.add({ fault: "server_error", status: 504, match: { template_id: "newsletter" } });
+    const viaHttp = await addFault(mock, { fault: "rate_limit" });
+
+    expect(await mock.faults.list()).toEqual(await listFaults(mock));
+    expect((await mock.faults.list()).slice(1)).toEqual([viaLibrary, viaHttp]);
+
+    expect(await mock.faults.remove(viaHttp.id)).toBe(true);
+    expect(await mock.faults.remove(viaHttp.id)).toBe(false);
+    expect((await listFaults(mock)).map((rule) => rule.id)).not.toContain(viaHttp.id);
+
+    await mock.faults.clear();
+    expect(await listFaults(mock)).toEqual([]);
+  });
+
+  it("mock.reset() brings the config's rules back and drops the added ones, like POST /_mock/reset", async () => {
+    const mock = theMock();
+    expect(await sendToConfigRule(mock)).toBe(503);
+    await mock.faults.add({ fault: "rate_limit" });
+
+    await mock.reset();
+
+    expect(await mock.faults.list()).toEqual([expect.objectContaining({ source: "config", times: 2 })]);
+  });
+});
+
+describe("where faults sit in the pipeline: after authentication, the rate limiter and the contract", () => {
+  const theMock = sharedMock(() => aMock());
+
+  beforeEach(async () => {
+    await addFault(theMock(), { fault: "server_error", status: 503 });
+  });
+
+  it("does not fault a send without an API key: 401 missing_api_key, journaled without a fault", async () => {
+    const mock = theMock();
+
+    const answer = await request(mock.app).post("/send").send(aSendRequest());
+    await expectContract(answer);
+
+    expectError(answer, { status: 401, code: "missing_api_key" });
+    expect(await lastJournalEntry(mock)).toMatchObject({ status: 401, fault: null });
+  });
+
+  it("does not fault a send the contract refuses: a bad `to` is the real invalid_recipient", async () => {
+    const mock = theMock();
+
+    const answer = await send(mock, { with: { to: "not-an-address" } });
+
+    const message = expectError(answer, { status: 422, code: "invalid_recipient" });
+    expect(message).not.toContain(INJECTED);
+    expect(await lastJournalEntry(mock)).toMatchObject({ status: 422, error_code: "invalid_recipient", fault: null });
+  });
+
+  it("does not fault a send with the wrong Content-Type", async () => {
+    const mock = theMock();
+
+    const answer = await request(mock.app).post("/send").set(bearer()).set("Content-Type", "text/plain").send(JSON.stringify(aSendRequest()));
+    await expectContract(answer);
+
+    expectError(answer, { status: 415, code: "unsupported_media_type" });
+    expect(await lastJournalEntry(mock)).toMatchObject({ fault: null });
+  });
+
+  it("does not fault a send the rate limiter refuses", async () => {
+    const mock = theMock();
+    const patch = await request(mock.app)
+      .patch("/_mock/config")
+      .send({ rate_limit: { requests: 1, per_seconds: 60 } });
+    await expectContract(patch, { contract: "admin", method: "patch", path: "/_mock/config" });
+    expect(patch.status).toBe(200);
+
+    expect((await send(mock)).status).toBe(503);
+    const limited = await send(mock);
+
+    expect(errorMessageOf(limited)).not.toContain(INJECTED);
+    expectError(limited, { status: 429, code: "rate_limited" });
+    expect(await lastJournalEntry(mock)).toMatchObject({ status: 429, fault: null });
+  });
+
+  it("does not take a magic recipient from a send without an API key", async () => {
+    const mock = theMock();
+
+    const answer = await request(mock.app)
+      .post("/send")
+      .send(aSendRequest({ to: magicRecipient({ fault: "rate_limit" }) }));
+    await expectContract(answer);
+
+    expectError(answer, { status: 401, code: "missing_api_key" });
+  });
+
+  it("faults before the template lookup: the rule's error wins over an unknown template_id", async () => {
+    const mock = theMock();
+
+    const answer = await send(mock, { with: { template_id: "no-such-template" } });
+
+    expectError(answer, { status: 503, code: "server_error" });
+  });
+});
+
+describe("status_codes and injected server errors", () => {
+  it("moves the status of a server_error fault that names none, and leaves a named one alone", async () => {
+    const mock = await aMockForThisTest({ statusCodes: { server_error: 503 } });
+    const unnamed = await send(mock, { headers: { "X-Sendmock-Fault": "server_error" } });
+    expectError(unnamed, { status: 503, code: "server_error" });
+    const named = await send(mock, { headers: { "X-Sendmock-Fault": "server_error", "X-Sendmock-Fault-Status": "504" } });
+    expectError(named, { status: 504, code: "server_error" });
+  });
+});
