@@ -6,6 +6,7 @@ import { ApiError, type ErrorCode } from "./errors.js";
 import { createAdminRoutes, type AdminRoutesDeps } from "./http/admin-routes.js";
 import { writeError } from "./http/error-shapes.js";
 import { toApiError } from "./http/validation-errors.js";
+import { createInboxPage } from "./http/inbox-page.js";
 import { createSendRoutes, type SendRoutesDeps } from "./http/send-routes.js";
 import type { SettingsStore } from "./domain/settings.js";
 
@@ -24,6 +25,7 @@ export function createApp(deps: AppDeps): express.Express {
   if (deps.corsOrigins.length > 0) app.use(cors({ origin: deps.corsOrigins }));
 
   app.use(createSendRoutes(deps.send));
+  app.use(createInboxPage());
   app.use(createAdminRoutes(deps.admin));
 
   app.use((req: Request, _res: Response, next: NextFunction) => {

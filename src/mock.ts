@@ -56,10 +56,16 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
   const limiter = createMemoryRateLimiter();
   const keys = createKeyCheck(config.apiKeys);
   const shutdown = new AbortController();
+  const resetListeners = new Set<() => void>();
 
   const reset = async (): Promise<void> => {
     await Promise.all([outbox.clear(), journal.clear(), faults.reset(), limiter.reset()]);
     settings.reset();
+    for (const listener of resetListeners) listener();
+  };
+  const onReset = (listener: () => void): (() => void) => {
+    resetListeners.add(listener);
+    return () => resetListeners.delete(listener);
   };
 
   const app = createApp({
@@ -91,6 +97,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       reset,
       listeningPort,
       shutdown: shutdown.signal,
+      onReset,
     },
     corsOrigins: config.corsOrigins,
     settings,

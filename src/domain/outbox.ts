@@ -43,6 +43,8 @@ export interface Outbox {
   stats(): Promise<OutboxStats>;
   /** Calls `listener` for every message captured from now on; returns the unsubscribe. */
   onCapture(listener: (message: CapturedMessage) => void): () => void;
+  /** Calls `listener` after every `clear`; returns the unsubscribe. */
+  onClear(listener: () => void): () => void;
 }
 
 export class WaitTimeoutError extends Error {
@@ -76,6 +78,7 @@ export function createMemoryOutbox(options: { capacity: number }): Outbox {
   // Insertion order is capture order, so the first key is always the oldest.
   const messages = new Map<string, CapturedMessage>();
   const listeners = new Set<(message: CapturedMessage) => void>();
+  const clearListeners = new Set<() => void>();
   let newest: CapturedMessage | undefined;
   let dropped = 0;
 
@@ -123,6 +126,7 @@ export function createMemoryOutbox(options: { capacity: number }): Outbox {
       messages.clear();
       newest = undefined;
       dropped = 0;
+      for (const listener of clearListeners) listener();
       return Promise.resolve();
     },
 
@@ -163,6 +167,11 @@ export function createMemoryOutbox(options: { capacity: number }): Outbox {
     onCapture(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+
+    onClear(listener) {
+      clearListeners.add(listener);
+      return () => clearListeners.delete(listener);
     },
   };
 }

@@ -8,11 +8,13 @@ import { validFaultRule, type FaultPlan } from "../domain/faults.js";
 import type { Journal } from "../domain/journal.js";
 import { WaitTimeoutError, type MessageFilter, type Outbox } from "../domain/outbox.js";
 import type { SettingsStore } from "../domain/settings.js";
+import { renderTemplate } from "../domain/render.js";
 import type { TemplateCatalog } from "../domain/templates.js";
 import { ApiError } from "../errors.js";
 import type { ConfigPatch } from "../wire.js";
 import { requireAdminToken } from "./auth.js";
 import { writeError } from "./error-shapes.js";
+import { streamEvents } from "./events.js";
 import { contractValidator } from "./contract-validator.js";
 import { toApiError } from "./validation-errors.js";
 import { configView, rateLimitOptions, templateDetail, templateSummary } from "./views.js";
@@ -30,12 +32,13 @@ export interface AdminRoutesDeps {
   faults: FaultPlan;
   reset: () => Promise<void>;
   listeningPort: () => number;
-  /** Aborted when the server closes, so long waits end with it. */
+  /** Aborted when the server closes, so long waits and event streams end with it. */
   shutdown: AbortSignal;
+  onReset: (listener: () => void) => () => void;
 }
 
-/** The rendered HTML may come from anywhere: it may show inline styles and images, nothing more. */
-const PREVIEW_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data: https: http:; sandbox";
+/** The rendered HTML may come from anywhere: inline styles and inline images, no script, no network. */
+const PREVIEW_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
 
 function queryString(req: Request, name: string): string | undefined {
   const value = req.query[name];
@@ -145,12 +148,27 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
     res.json({ folder: catalog.folder, templates: catalog.list().map(templateSummary) });
   });
 
-  router.get("/_mock/templates/:id", (req, res) => {
+  const findTemplate = (req: Request) => {
     const id = routeParam(req, "id");
     const entry = catalog.list().find((candidate) => candidate.id === id);
     if (!entry) throw new ApiError("not_found", `No template ${JSON.stringify(id)} in ${catalog.folder}`);
-    res.json(templateDetail(entry));
+    return entry;
+  };
+
+  router.get("/_mock/templates/:id", (req, res) => {
+    res.json(templateDetail(findTemplate(req)));
   });
+
+  router.get("/_mock/templates/:id/preview", (req, res) => {
+    const entry = findTemplate(req);
+    const { template } = entry;
+    if (!template) throw new ApiError("not_found", `Template ${entry.id} failed to load: ${entry.error ?? ""}`);
+    if (!template.sampleData) throw new ApiError("not_found", `Template ${entry.id} has no sample_data to preview with`);
+    const rendered = renderTemplate(template, template.sampleData);
+    res.json({ subject: rendered.subject, html: rendered.html ?? null, text: rendered.text ?? null });
+  });
+
+  router.get("/_mock/events", streamEvents({ outbox, journal, onReset: deps.onReset, shutdown: deps.shutdown }));
 
   const currentConfig = async () =>
     configView({
