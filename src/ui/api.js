@@ -1,0 +1,121 @@
+// The inspection API (openapi/admin.yaml), the only thing this page talks to.
+//
+// Every call carries the admin token when there is one; a 401 asks the user for the token
+// (token.js) and retries with it.
+
+import { currentToken, tokenAfterRejection } from "./token.js";
+
+// The page is served at /_mock/, so the API is next to it. Resolving against the page (not
+// the origin root) keeps it working behind a proxy that adds a path prefix.
+const API_ROOT = new URL("./", document.baseURI);
+
+/** Where `POST /send` is, for the curl example of the empty inbox. */
+export const SEND_URL = new URL("../send", API_ROOT).href;
+
+/** The most rows a list asks for. */
+export const LIST_LIMIT = 200;
+
+/** A call that failed: `status` is 0 when the mock could not be reached. */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+  }
+}
+
+function urlFor(path, query = {}) {
+  const url = new URL(path, API_ROOT);
+  for (const [name, value] of Object.entries(query)) {
+    // An empty query parameter is a 400 for the API: leave unset filters out altogether.
+    if (value === undefined || value === null || value === "") continue;
+    url.searchParams.set(name, String(value));
+  }
+  return url;
+}
+
+/** The API's error envelope `{success: false, error: {code, message}}`, or what we can tell. */
+async function errorFrom(response) {
+  const fallbackCode = response.headers.get("X-Sendmock-Error-Code") ?? "http_error";
+  const fallbackMessage = `${response.status} ${response.statusText || "error"}`.trim();
+  try {
+    const body = await response.json();
+    const { code, message } = body?.error ?? {};
+    return new ApiError(
+      response.status,
+      typeof code === "string" ? code : fallbackCode,
+      typeof message === "string" && message !== "" ? message : fallbackMessage,
+    );
+  } catch {
+    return new ApiError(response.status, fallbackCode, fallbackMessage);
+  }
+}
+
+/**
+ * Sends one call and answers the Response when it succeeded (2xx). Throws an ApiError for an
+ * error answer, for a network failure (status 0), and for a 401 the user gave no token for.
+ */
+async function send(method, path, { query, body, accept = "application/json", signal } = {}) {
+  const url = urlFor(path, query);
+  for (;;) {
+    const token = currentToken();
+    const headers = { Accept: accept };
+    if (token !== null) headers.Authorization = `Bearer ${token}`;
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+
+    let response;
+    try {
+      response = await fetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+        cache: "no-store",
+        credentials: "same-origin",
+      });
+    } catch (error) {
+      if (error?.name === "AbortError") throw error;
+      throw new ApiError(0, "network_error", "Cannot reach the mock. Is it still running?");
+    }
+
+    if (response.ok) return response;
+    const error = await errorFrom(response);
+    if (response.status !== 401) throw error;
+    const nextToken = await tokenAfterRejection(token, error.message);
+    if (nextToken === null) throw error;
+  }
+}
+
+async function json(method, path, options) {
+  const response = await send(method, path, options);
+  return response.json();
+}
+
+const pathOf = (...segments) => segments.map(encodeURIComponent).join("/");
+
+// One function per call of openapi/admin.yaml that the page uses.
+
+/** `filters`: {to, recipient, template_id, subject}; empty ones are left out. */
+export const listMessages = (filters = {}) => json("GET", "messages", { query: { ...filters, limit: LIST_LIMIT } });
+export const getMessage = (id) => json("GET", pathOf("messages", id));
+export const getMessageHtml = async (id) => (await send("GET", pathOf("messages", id, "html"), { accept: "text/html" })).text();
+export const clearMessages = () => send("DELETE", "messages");
+
+export const listRequests = () => json("GET", "requests", { query: { limit: LIST_LIMIT } });
+
+export const listTemplates = () => json("GET", "templates");
+export const previewTemplate = (id) => json("GET", pathOf("templates", id, "preview"));
+
+export const getConfig = () => json("GET", "config");
+export const setResponseShape = (shape) => json("PATCH", "config", { body: { response_shape: shape } });
+
+export const listFaults = () => json("GET", "faults");
+export const addFault = (rule) => json("POST", "faults", { body: rule });
+export const removeFault = (id) => send("DELETE", pathOf("faults", id));
+export const clearFaults = () => send("DELETE", "faults");
+
+export const resetMock = () => send("POST", "reset");
+
+/** Opens the event stream; the caller reads `response.body` and aborts with `signal`. */
+export const openEventStream = (signal) => send("GET", "events", { accept: "text/event-stream", signal });

@@ -1,0 +1,137 @@
+// The inbox page's entry point: builds the views, follows the address, keeps the event
+// stream open and routes its events to the views. Each view lives in views/.
+
+import { resetMock } from "./api.js";
+import { byId } from "./dom.js";
+import { startLiveUpdates } from "./live.js";
+import { errorText, notify } from "./notice.js";
+import { navigate, onRouteChange } from "./router.js";
+import { setUpTabs, showTab } from "./tabs.js";
+import { onTokenChange, setUpTokenForm } from "./token.js";
+import { createFaultsView } from "./views/faults.js";
+import { createMessagesView } from "./views/messages.js";
+import { createRequestsView } from "./views/requests.js";
+import { createTemplatesView } from "./views/templates.js";
+
+const VIEW_TITLES = { messages: "Messages", requests: "Requests", faults: "Faults", templates: "Templates" };
+const LIVE_STATUS_TEXT = {
+  connecting: "connecting…",
+  live: "live",
+  reconnecting: "reconnecting…",
+  locked: "needs the admin token",
+};
+
+setUpTokenForm();
+
+const messagesView = createMessagesView({
+  openMessage: (id) => navigate("messages", id),
+  closeMessage: () => navigate("messages"),
+});
+const requestsView = createRequestsView();
+const faultsView = createFaultsView();
+const templatesView = createTemplatesView({
+  openTemplate: (id) => navigate("templates", id),
+  closeTemplate: () => navigate("templates"),
+  onTemplatesLoaded: (templates) => messagesView.setTemplates(templates),
+  showMessagesOf: (id) => {
+    messagesView.filterByTemplate(id);
+    navigate("messages");
+  },
+});
+
+// ---- views and the address ------------------------------------------------------------------
+
+let currentView = null;
+// A tab brings back what was open in its view (the message, the template).
+const openItems = { messages: null, templates: null };
+
+setUpTabs({ onSelect: (view) => navigate(view, openItems[view] ?? null) });
+
+onRouteChange(({ view, itemId }) => {
+  const entering = view !== currentView;
+  currentView = view;
+  showTab(view);
+  document.title = `${VIEW_TITLES[view]} · sendmock`;
+  if (view === "messages") {
+    openItems.messages = itemId;
+    void messagesView.select(itemId);
+  } else if (view === "templates") {
+    openItems.templates = itemId;
+    if (entering) void templatesView.reload();
+    void templatesView.select(itemId);
+  } else if (view === "faults" && entering) {
+    void faultsView.reload();
+  }
+});
+
+// ---- loading and reloading --------------------------------------------------------------------
+
+function reloadEverything() {
+  void messagesView.reload();
+  void requestsView.reload();
+  void templatesView.reload();
+  void faultsView.reload();
+}
+
+/** After POST /_mock/reset: outbox, journal, faults and run-time settings are all back. */
+function afterFullReset() {
+  void messagesView.outboxEmptied();
+  void requestsView.reload();
+  void faultsView.reload();
+}
+
+reloadEverything();
+// A new token may open what a 401 kept shut.
+onTokenChange(() => {
+  reloadEverything();
+  void messagesView.recheckSelection();
+});
+
+// ---- live updates -----------------------------------------------------------------------------
+
+const liveStatus = byId("live-status");
+startLiveUpdates({
+  onStatus(state) {
+    liveStatus.textContent = LIVE_STATUS_TEXT[state] ?? state;
+    liveStatus.dataset.state = state;
+  },
+  onConnected() {
+    // Events sent while the stream was down are lost: catch up from the lists.
+    void messagesView.reload();
+    void requestsView.reload();
+  },
+  onEvent(type, payload) {
+    switch (type) {
+      case "message":
+        messagesView.messageCaptured(payload);
+        break;
+      case "request":
+        requestsView.requestRecorded(payload);
+        faultsView.requestRecorded(payload, { visible: currentView === "faults" });
+        break;
+      case "reset":
+        if (payload?.scope === "all") afterFullReset();
+        else void messagesView.outboxEmptied();
+        break;
+      default:
+        // An event this page does not know yet (a newer server): nothing to do.
+        break;
+    }
+  },
+});
+
+// ---- the header's reset button ------------------------------------------------------------------
+
+byId("reset-mock").addEventListener("click", async () => {
+  const question =
+    "Reset the mock to its start-up state? This empties the outbox and the request journal, " +
+    "removes the fault rules added since the start and restores the start-up settings.";
+  if (!confirm(question)) return;
+  try {
+    await resetMock();
+    notify("The mock is back to its start-up state.");
+    afterFullReset();
+  } catch (error) {
+    notify(`Cannot reset the mock: ${errorText(error)}`, "error");
+  }
+});

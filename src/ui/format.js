@@ -1,0 +1,85 @@
+// Turns wire values into short, readable text (times, statuses, data values).
+
+import { h } from "./dom.js";
+
+const timeOfDay = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+const dayAndTime = new Intl.DateTimeFormat(undefined, {
+  month: "short",
+  day: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+});
+const dayOnly = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
+const fullDateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
+// The journal is read to debug timing (latency faults, retries), so it keeps milliseconds.
+const preciseTime = new Intl.DateTimeFormat(undefined, {
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  fractionalSecondDigits: 3,
+});
+
+function parse(iso) {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+function isToday(date) {
+  return date.toDateString() === new Date().toDateString();
+}
+
+/** A `<time>` element: short local text, the exact ISO value in `datetime` and the tooltip. */
+function timeElement(iso, text) {
+  return h("time", { datetime: iso, title: iso }, text);
+}
+
+/** For lists: the time of day when it is today, else the day and the time. */
+export function shortTime(iso) {
+  const date = parse(iso);
+  if (!date) return h("span", {}, String(iso));
+  return timeElement(iso, isToday(date) ? timeOfDay.format(date) : dayAndTime.format(date));
+}
+
+/** For a detail view: the full local date and time. */
+export function longTime(iso) {
+  const date = parse(iso);
+  if (!date) return h("span", {}, String(iso));
+  return timeElement(iso, fullDateTime.format(date));
+}
+
+/** For the journal: the time of day with milliseconds (and the day when it is not today). */
+export function preciseTimeOf(iso) {
+  const date = parse(iso);
+  if (!date) return h("span", {}, String(iso));
+  const clock = preciseTime.format(date);
+  return timeElement(iso, isToday(date) ? clock : `${dayOnly.format(date)}, ${clock}`);
+}
+
+/** The CSS class for an HTTP status: 2xx, 3xx, 4xx, 5xx, or 0 when no answer was sent. */
+export function statusClass(status) {
+  if (status === 0) return "status-none";
+  const family = Math.floor(status / 100);
+  return family >= 2 && family <= 5 ? `status-${family}xx` : "status-other";
+}
+
+/** A template data value as the template renders it: arrays joined with ", ". */
+export function dataValueText(value) {
+  return Array.isArray(value) ? value.join(", ") : String(value);
+}
+
+/** A list of addresses, or an em dash when there is none. */
+export function addressList(addresses) {
+  return addresses.length > 0 ? addresses.join(", ") : "—";
+}
+
+/** Milliseconds, rounded for reading ("1.3 ms", "2,004 ms"). */
+export function durationText(ms) {
+  const rounded = ms < 10 ? Math.round(ms * 10) / 10 : Math.round(ms);
+  return `${rounded.toLocaleString()} ms`;
+}
+
+/** "12 of 340". */
+export function countText(shown, total) {
+  return `${shown.toLocaleString()} of ${total.toLocaleString()}`;
+}

@@ -1,0 +1,256 @@
+// The Faults view: the fault rules in force (remove one, remove all), the form that adds
+// one, and the run-time settings (the response-shape switch).
+
+import { addFault, clearFaults, getConfig, listFaults, removeFault, setResponseShape } from "../api.js";
+import { byId, h, replaceContent, syncList } from "../dom.js";
+import { errorText, notify } from "../notice.js";
+
+/** The fields that only some kinds take: a parameter that does not apply is refused by the API. */
+const KIND_SPECIFIC_FIELDS = {
+  "fault-status": ["server_error"],
+  "fault-delay-ms": ["latency", "timeout"],
+  "fault-retry-after-s": ["rate_limit"],
+};
+const DEFAULT_DELAY_MS = { latency: "1000", timeout: "30000" };
+const RELOAD_PAUSE_MS = 250;
+
+export function createFaultsView() {
+  const table = byId("fault-list");
+  const rowsBody = byId("fault-rows");
+  const emptyState = byId("fault-empty");
+  const listError = byId("fault-error-list");
+  const removeAllButton = byId("fault-remove-all");
+  const form = byId("fault-form");
+  const formError = byId("fault-form-error");
+  const kindField = byId("fault-kind");
+  const shapeRadios = { a: byId("shape-a"), b: byId("shape-b") };
+  const settingsSummary = byId("settings-summary");
+
+  let loadSequence = 0;
+  let reloadTimer;
+
+  // ---- the rules -------------------------------------------------------------------------
+
+  async function reloadRules() {
+    const sequence = ++loadSequence;
+    try {
+      const { faults } = await listFaults();
+      if (sequence !== loadSequence) return;
+      listError.textContent = "";
+      // A rule's `times` counts down: redraw a row when anything in it changed.
+      syncList(rowsBody, faults, { key: (rule) => rule.id, version: JSON.stringify, render: (rule) => ruleRow(rule, removeRule) });
+      table.hidden = faults.length === 0;
+      emptyState.hidden = faults.length > 0;
+      removeAllButton.disabled = faults.length === 0;
+    } catch (error) {
+      if (sequence === loadSequence) listError.textContent = `Cannot load the fault rules: ${errorText(error)}`;
+    }
+  }
+
+  async function removeRule(rule) {
+    try {
+      await removeFault(rule.id);
+      notify(`Removed the ${rule.fault} rule.`);
+    } catch (error) {
+      // 404: it ran out of `times` meanwhile; the reload shows the truth either way.
+      if (error?.status !== 404) notify(`Cannot remove the rule: ${errorText(error)}`, "error");
+    }
+    await reloadRules();
+    // The removed row took the focus with it: keep the keyboard user in the list.
+    if (!table.contains(document.activeElement)) {
+      (rowsBody.querySelector("button") ?? byId("fault-kind")).focus();
+    }
+  }
+
+  removeAllButton.addEventListener("click", async () => {
+    try {
+      await clearFaults();
+      notify("Removed every fault rule.");
+    } catch (error) {
+      notify(`Cannot remove the rules: ${errorText(error)}`, "error");
+    }
+    await reloadRules();
+  });
+
+  // ---- the form --------------------------------------------------------------------------
+
+  function showFieldsForKind() {
+    const kind = kindField.value;
+    for (const [id, kinds] of Object.entries(KIND_SPECIFIC_FIELDS)) {
+      const control = byId(id);
+      const applies = kinds.includes(kind);
+      // Disabled as well as hidden, so a value typed for another kind is never sent.
+      control.disabled = !applies;
+      control.closest(".form-field").hidden = !applies;
+    }
+    byId("fault-delay-ms").placeholder = `default ${DEFAULT_DELAY_MS[kind] ?? "1000"}`;
+  }
+  kindField.addEventListener("change", showFieldsForKind);
+  showFieldsForKind();
+
+  /** The rule to post, with only the filled fields; throws an Error naming a bad field. */
+  function ruleFromForm() {
+    const rule = { fault: kindField.value };
+    const match = {};
+    for (const [id, key] of [
+      ["fault-match-to", "to"],
+      ["fault-match-template-id", "template_id"],
+      ["fault-match-api-key", "api_key"],
+    ]) {
+      const value = byId(id).value.trim();
+      if (value !== "") match[key] = value;
+    }
+    if (Object.keys(match).length > 0) rule.match = match;
+
+    for (const [id, key, label] of [
+      ["fault-times", "times", "Times"],
+      ["fault-probability", "probability", "Probability"],
+      ["fault-status", "status", "Status"],
+      ["fault-delay-ms", "delay_ms", "Delay"],
+      ["fault-retry-after-s", "retry_after_s", "Retry-After"],
+    ]) {
+      const control = byId(id);
+      if (control.disabled) continue;
+      // A number field reads "" for text it cannot parse: say so rather than drop it.
+      if (control.validity?.badInput) throw new Error(`${label} must be a number.`);
+      if (control.value.trim() !== "") rule[key] = Number(control.value);
+    }
+    return rule;
+  }
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    formError.textContent = "";
+    let rule;
+    try {
+      rule = ruleFromForm();
+    } catch (error) {
+      formError.textContent = error.message;
+      return;
+    }
+    const submit = byId("fault-submit");
+    submit.disabled = true;
+    try {
+      const added = await addFault(rule);
+      notify(`Added a ${added.fault} rule.`);
+      // Start the next rule from the same kind, with the other fields cleared.
+      const kind = kindField.value;
+      form.reset();
+      kindField.value = kind;
+      showFieldsForKind();
+      await reloadRules();
+    } catch (error) {
+      // The API's own message names the field at fault (400 invalid_request).
+      formError.textContent = errorText(error);
+    } finally {
+      submit.disabled = false;
+    }
+  });
+
+  // ---- settings ----------------------------------------------------------------------------
+
+  function showConfig(config) {
+    shapeRadios.a.checked = config.response_shape === "a";
+    shapeRadios.b.checked = config.response_shape === "b";
+    replaceContent(settingsSummary, settingsRows(config));
+  }
+
+  async function reloadConfig() {
+    try {
+      showConfig(await getConfig());
+    } catch (error) {
+      replaceContent(settingsSummary, h("p", { class: "error-text" }, `Cannot load the settings: ${errorText(error)}`));
+    }
+  }
+
+  for (const [shape, radio] of Object.entries(shapeRadios)) {
+    radio.addEventListener("change", async () => {
+      if (!radio.checked) return;
+      try {
+        showConfig(await setResponseShape(shape));
+        notify(`POST /send now answers in shape ${shape}.`);
+      } catch (error) {
+        notify(`Cannot change the response shape: ${errorText(error)}`, "error");
+        await reloadConfig();
+      }
+    });
+  }
+
+  return {
+    /** Called when the view is shown, after a reset and when the token changes. */
+    async reload() {
+      await Promise.all([reloadRules(), reloadConfig()]);
+    },
+    /** A `request` event: a rule may have counted down or run out. */
+    requestRecorded(entry, { visible }) {
+      if (entry.fault === null || !visible) return;
+      clearTimeout(reloadTimer);
+      reloadTimer = setTimeout(() => void reloadRules(), RELOAD_PAUSE_MS);
+    },
+  };
+}
+
+function ruleRow(rule, onRemove) {
+  return h(
+    "tr",
+    { class: "fault-row", "data-testid": "fault-row", "data-id": rule.id },
+    h("td", {}, h("span", { class: "badge badge-fault" }, rule.fault)),
+    h("td", {}, matchText(rule)),
+    h("td", { class: "numeric" }, rule.times === null ? h("span", { title: "until removed" }, "∞") : String(rule.times)),
+    h("td", { class: "numeric" }, `${Math.round(rule.probability * 1000) / 10}%`),
+    h("td", {}, parametersText(rule)),
+    h("td", {}, rule.source),
+    h(
+      "td",
+      {},
+      h(
+        "button",
+        {
+          type: "button",
+          class: "button-small",
+          "data-testid": "fault-remove",
+          "aria-label": `Remove the ${rule.fault} rule ${rule.id}`,
+          onclick: () => onRemove(rule),
+        },
+        "Remove",
+      ),
+    ),
+  );
+}
+
+function matchText(rule) {
+  const parts = [];
+  if (rule.match.to !== null) parts.push(h("span", { class: "block" }, "to ", h("code", {}, rule.match.to)));
+  if (rule.match.template_id !== null) parts.push(h("span", { class: "block" }, "template ", h("code", {}, rule.match.template_id)));
+  if (rule.api_key_hint !== null) parts.push(h("span", { class: "block" }, "API key …", h("code", {}, rule.api_key_hint)));
+  return parts.length > 0 ? parts : h("span", { class: "muted" }, "any send");
+}
+
+function parametersText(rule) {
+  const parts = [];
+  if (rule.status !== null) parts.push(`status ${rule.status}`);
+  if (rule.delay_ms !== null) parts.push(`delay ${rule.delay_ms.toLocaleString()} ms`);
+  if (rule.retry_after_s !== null) parts.push(`Retry-After ${rule.retry_after_s} s`);
+  return parts.length > 0 ? parts.join(", ") : "—";
+}
+
+function settingsRows(config) {
+  const rateLimit = config.rate_limit
+    ? `${config.rate_limit.requests} per ${config.rate_limit.per_seconds} s, burst ${config.rate_limit.burst ?? config.rate_limit.requests}`
+    : "none";
+  const rows = [
+    ["Strict data", config.strict_data ? "on" : "off"],
+    ["Rate limit", rateLimit],
+    ["Outbox", `${config.captured_messages.toLocaleString()} of ${config.capacity.toLocaleString()} kept, ${config.dropped_messages.toLocaleString()} dropped`],
+    ["API keys", config.api_keys === null ? "any non-empty key" : config.api_keys.map((hint) => `…${hint}`).join(", ")],
+    ["Fault header", config.allow_fault_header ? "honoured" : "ignored"],
+    ["Magic recipients", config.allow_magic_recipients ? "honoured" : "ignored"],
+    ["Seed", config.seed === null ? "random" : String(config.seed)],
+    ["Admin token", config.admin_token_set ? "required" : "not set"],
+  ];
+  return h(
+    "dl",
+    { class: "fields" },
+    rows.map(([name, value]) => h("div", { class: "field" }, h("dt", {}, name), h("dd", {}, value))),
+  );
+}

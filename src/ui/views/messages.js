@@ -1,0 +1,332 @@
+// The Messages view: the filter form, the list of captured messages (newest first, live)
+// and the detail of the selected one.
+
+import { clearMessages, getMessage, LIST_LIMIT, listMessages, SEND_URL } from "../api.js";
+import { byId, h, keyedNode, replaceContent, syncList } from "../dom.js";
+import { countText, shortTime } from "../format.js";
+import { errorText, notify } from "../notice.js";
+import { messageDetail, messageUnavailable, noMessageSelected } from "./message-detail.js";
+
+const TYPING_PAUSE_MS = 300;
+
+/**
+ * `openMessage(id)` / `closeMessage()` change the address (the router then calls select()),
+ * so opening a message is one path whether it comes from a row, a link or the back button.
+ */
+export function createMessagesView({ openMessage, closeMessage }) {
+  const form = byId("message-filters");
+  const fields = {
+    to: byId("filter-to"),
+    recipient: byId("filter-recipient"),
+    template_id: byId("filter-template"),
+    subject: byId("filter-subject"),
+  };
+  const list = byId("message-list");
+  const count = byId("message-count");
+  const emptyState = byId("message-empty");
+  const listError = byId("message-error");
+  const detailPane = byId("message-pane");
+
+  const state = {
+    filters: {},
+    messages: [],
+    total: 0,
+    selectedId: null,
+    // Answers can come back out of order: only the newest load or detail request counts.
+    loadSequence: 0,
+    detailSequence: 0,
+    // Messages that arrive while a load is in flight are applied after it, without duplicates.
+    loading: false,
+    arrivedWhileLoading: [],
+    firstSelection: true,
+  };
+
+  // ---- filters -------------------------------------------------------------------------
+
+  function readFilters() {
+    return {
+      to: fields.to.value.trim(),
+      recipient: fields.recipient.value.trim(),
+      template_id: fields.template_id.value,
+      subject: fields.subject.value,
+    };
+  }
+
+  function hasFilters(filters) {
+    return Object.values(filters).some((value) => value !== "");
+  }
+
+  /** The same test the API applies (see matchesFilter in src/domain/outbox.ts). */
+  function matchesFilters(message, filters) {
+    const lower = (text) => text.toLowerCase();
+    if (filters.to && lower(message.to) !== lower(filters.to)) return false;
+    if (filters.recipient) {
+      const wanted = lower(filters.recipient);
+      if (![message.to, ...message.cc, ...message.bcc].some((address) => lower(address) === wanted)) return false;
+    }
+    if (filters.template_id && message.template_id !== filters.template_id) return false;
+    if (filters.subject && !lower(message.subject).includes(lower(filters.subject))) return false;
+    return true;
+  }
+
+  let typingTimer;
+  const applyFilters = () => {
+    clearTimeout(typingTimer);
+    void reload();
+  };
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    applyFilters();
+  });
+  form.addEventListener("input", (event) => {
+    if (event.target === fields.template_id) return; // handled by "change", at once
+    clearTimeout(typingTimer);
+    typingTimer = setTimeout(applyFilters, TYPING_PAUSE_MS);
+  });
+  fields.template_id.addEventListener("change", applyFilters);
+  byId("clear-filters").addEventListener("click", () => {
+    form.reset();
+    applyFilters();
+  });
+
+  // ---- the list ------------------------------------------------------------------------
+
+  async function reload() {
+    const sequence = ++state.loadSequence;
+    const filters = readFilters();
+    state.loading = true;
+    try {
+      const answer = await listMessages(filters);
+      if (sequence !== state.loadSequence) return;
+      state.filters = filters;
+      state.messages = answer.messages;
+      state.total = answer.total;
+      listError.textContent = "";
+      renderList();
+      const arrived = state.arrivedWhileLoading;
+      state.arrivedWhileLoading = [];
+      // In arrival order: each one goes on top, so the newest ends first.
+      for (const message of arrived) addMessage(message);
+    } catch (error) {
+      if (sequence !== state.loadSequence) return;
+      listError.textContent = `Cannot load the messages: ${errorText(error)}`;
+    } finally {
+      if (sequence === state.loadSequence) state.loading = false;
+    }
+  }
+
+  function renderList() {
+    syncList(list, state.messages, { key: (message) => message.id, render: messageRow });
+    markSelectedRow();
+    renderCountAndEmptyState();
+  }
+
+  function renderCountAndEmptyState() {
+    count.textContent = `Showing ${countText(state.messages.length, state.total)}`;
+    const isEmpty = state.messages.length === 0;
+    list.hidden = isEmpty;
+    emptyState.hidden = !isEmpty;
+    if (isEmpty) replaceContent(emptyState, hasFilters(state.filters) ? noMatch() : noMessagesYet());
+  }
+
+  function messageRow(message) {
+    return h(
+      "li",
+      {},
+      h(
+        "button",
+        {
+          type: "button",
+          class: "message-row",
+          "data-testid": "message-row",
+          "data-id": message.id,
+          "aria-current": message.id === state.selectedId ? "true" : false,
+          onclick: () => openMessage(message.id),
+        },
+        h("span", { class: "row-to" }, message.to),
+        h("span", { class: "row-time" }, shortTime(message.created_at)),
+        h("span", { class: "row-subject" }, message.subject),
+        h(
+          "span",
+          { class: "row-meta" },
+          h("code", { class: "row-template" }, message.template_id),
+          h("span", { class: "badge badge-queued" }, message.status),
+        ),
+      ),
+    );
+  }
+
+  /** A message captured now: shown at the top when it matches the filters in force. */
+  function addMessage(message) {
+    if (!matchesFilters(message, state.filters)) return;
+    if (state.messages.some((known) => known.id === message.id)) return;
+    state.messages.unshift(message);
+    state.total += 1;
+    const row = keyedNode(messageRow(message), message.id);
+    row.classList.add("is-new");
+    list.prepend(row);
+    // Keep the page as light as the first load: at most LIST_LIMIT rows.
+    while (state.messages.length > LIST_LIMIT) {
+      state.messages.pop();
+      list.lastElementChild?.remove();
+    }
+    renderCountAndEmptyState();
+  }
+
+  function rows() {
+    return [...list.querySelectorAll(".message-row")];
+  }
+
+  function rowFor(id) {
+    return rows().find((row) => row.dataset.id === id) ?? null;
+  }
+
+  // Arrow keys move between rows; Enter and Space open one (they are buttons).
+  list.addEventListener("keydown", (event) => {
+    const all = rows();
+    const index = all.indexOf(document.activeElement);
+    if (index === -1) return;
+    const target = { ArrowDown: all[index + 1], ArrowUp: all[index - 1], Home: all[0], End: all.at(-1) }[event.key];
+    if (!target) return;
+    event.preventDefault();
+    target.focus();
+  });
+
+  byId("clear-messages").addEventListener("click", async () => {
+    if (!confirm("Delete every captured message? The request journal is kept.")) return;
+    try {
+      await clearMessages();
+      notify("Outbox cleared.");
+      await reload();
+    } catch (error) {
+      notify(`Cannot clear the messages: ${errorText(error)}`, "error");
+    }
+  });
+
+  // ---- the detail ------------------------------------------------------------------------
+
+  function markSelectedRow() {
+    for (const row of rows()) {
+      if (row.dataset.id === state.selectedId) row.setAttribute("aria-current", "true");
+      else row.removeAttribute("aria-current");
+    }
+  }
+
+  function showDetail(message, { focus }) {
+    replaceContent(detailPane, messageDetail(message, { onClose: closeMessage }));
+    if (focus) byId("message-detail-title").focus();
+  }
+
+  /** Shows the message `id` (null: none), from the list when it is there, else from the API. */
+  async function select(id, { refresh = false } = {}) {
+    const previous = state.selectedId;
+    const isNewSelection = id !== previous;
+    // Opening a message (not reloading the page on one) takes the focus to it, which also
+    // scrolls it into view when the layout is one column.
+    const focus = isNewSelection && !state.firstSelection;
+    state.firstSelection = false;
+    state.selectedId = id;
+    markSelectedRow();
+    const sequence = ++state.detailSequence;
+
+    if (id === null) {
+      replaceContent(detailPane, noMessageSelected());
+      // Give the focus back to the row the detail was opened from.
+      if (previous !== null && (detailPane.contains(document.activeElement) || document.activeElement === document.body)) {
+        rowFor(previous)?.focus();
+      }
+      return;
+    }
+    if (!isNewSelection && !refresh) return;
+
+    const listed = refresh ? undefined : state.messages.find((message) => message.id === id);
+    if (listed) {
+      showDetail(listed, { focus });
+      return;
+    }
+    if (isNewSelection) replaceContent(detailPane, h("p", { class: "pane-placeholder" }, "Loading…"));
+    try {
+      const message = await getMessage(id);
+      if (sequence === state.detailSequence) showDetail(message, { focus });
+    } catch (error) {
+      if (sequence !== state.detailSequence) return;
+      replaceContent(detailPane, messageUnavailable(id, error));
+    }
+  }
+
+  /** Fetches the open message again: it may be gone, or a call for it may have failed. */
+  async function recheckSelection() {
+    if (state.selectedId !== null) await select(state.selectedId, { refresh: true });
+  }
+
+  // Escape closes the open message, unless it is meant for a form field (a search box clears).
+  byId("panel-messages").addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || state.selectedId === null) return;
+    if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;
+    event.preventDefault();
+    closeMessage();
+  });
+
+  // ---- what app.js calls ------------------------------------------------------------------
+
+  return {
+    reload,
+    select,
+
+    /** A `message` event of the stream. */
+    messageCaptured(message) {
+      if (state.loading) state.arrivedWhileLoading.push(message);
+      else addMessage(message);
+    },
+
+    /** A `reset` event (either scope empties the outbox): reload, and recheck the open message. */
+    async outboxEmptied() {
+      await reload();
+      await recheckSelection();
+    },
+
+    recheckSelection,
+
+    /** Shows only the messages of template `id` (from the Templates view). */
+    filterByTemplate(id) {
+      form.reset();
+      if (![...fields.template_id.options].some((option) => option.value === id)) {
+        fields.template_id.append(h("option", { value: id }, id));
+      }
+      fields.template_id.value = id;
+      applyFilters();
+    },
+
+    /** Fills the template filter from GET /_mock/templates, keeping the current choice. */
+    setTemplates(templates) {
+      const picker = fields.template_id;
+      const current = picker.value;
+      const ids = templates.map((template) => template.id);
+      if (current !== "" && !ids.includes(current)) ids.push(current);
+      replaceContent(
+        picker,
+        h("option", { value: "" }, "Any template"),
+        ids.map((id) => h("option", { value: id }, id)),
+      );
+      picker.value = current;
+    },
+  };
+}
+
+function noMessagesYet() {
+  const curl = [
+    `curl -s -X POST ${SEND_URL} \\`,
+    `  -H 'Authorization: Bearer test-key-1234' -H 'Content-Type: application/json' \\`,
+    `  -d '{"to": "ada@example.com", "template_id": "welcome",`,
+    `       "data": {"name": "Ada", "company": "Acme", "login_url": "https://app.example.com/login"}}'`,
+  ].join("\n");
+  return [
+    h("p", { class: "empty-title" }, "No messages yet — send one with curl:"),
+    h("pre", { class: "code-block", "data-testid": "curl-example" }, curl),
+    h("p", {}, "It shows up here as soon as the mock captures it."),
+  ];
+}
+
+function noMatch() {
+  return h("p", { class: "empty-title" }, "No message matches these filters.");
+}

@@ -1,0 +1,130 @@
+// The Requests view: the journal of every call to POST /send (newest first, live), with
+// its status, error, contract violations, injected fault and the message it captured.
+
+import { LIST_LIMIT, listRequests } from "../api.js";
+import { byId, h, keyedNode, syncList } from "../dom.js";
+import { countText, durationText, preciseTimeOf, statusClass } from "../format.js";
+import { errorText } from "../notice.js";
+import { hrefFor } from "../router.js";
+
+export function createRequestsView() {
+  const table = byId("request-list");
+  const rowsBody = byId("request-rows");
+  const count = byId("request-count");
+  const emptyState = byId("request-empty");
+  const listError = byId("request-error");
+
+  const state = { entries: [], total: 0, loadSequence: 0, loading: false, arrivedWhileLoading: [] };
+
+  async function reload() {
+    const sequence = ++state.loadSequence;
+    state.loading = true;
+    try {
+      const answer = await listRequests();
+      if (sequence !== state.loadSequence) return;
+      state.entries = answer.requests;
+      state.total = answer.total;
+      listError.textContent = "";
+      syncList(rowsBody, state.entries, { key: (entry) => entry.id, render: requestRow });
+      renderCountAndEmptyState();
+      const arrived = state.arrivedWhileLoading;
+      state.arrivedWhileLoading = [];
+      for (const entry of arrived) addEntry(entry);
+    } catch (error) {
+      if (sequence !== state.loadSequence) return;
+      listError.textContent = `Cannot load the journal: ${errorText(error)}`;
+    } finally {
+      if (sequence === state.loadSequence) state.loading = false;
+    }
+  }
+
+  function renderCountAndEmptyState() {
+    count.textContent = `Showing ${countText(state.entries.length, state.total)}`;
+    const isEmpty = state.entries.length === 0;
+    table.hidden = isEmpty;
+    emptyState.hidden = !isEmpty;
+  }
+
+  function addEntry(entry) {
+    if (state.entries.some((known) => known.id === entry.id)) return;
+    state.entries.unshift(entry);
+    state.total += 1;
+    const row = keyedNode(requestRow(entry), entry.id);
+    row.classList.add("is-new");
+    rowsBody.prepend(row);
+    while (state.entries.length > LIST_LIMIT) {
+      state.entries.pop();
+      rowsBody.lastElementChild?.remove();
+    }
+    renderCountAndEmptyState();
+  }
+
+  return {
+    reload,
+    /** A `request` event of the stream. */
+    requestRecorded(entry) {
+      if (state.loading) state.arrivedWhileLoading.push(entry);
+      else addEntry(entry);
+    },
+  };
+}
+
+const orDash = (value) => (value === null || value === "" ? "—" : value);
+
+function requestRow(entry) {
+  const classes = ["request-row", statusClass(entry.status)];
+  if (entry.fault !== null) classes.push("is-fault");
+  return h(
+    "tr",
+    { class: classes.join(" "), "data-testid": "request-row", "data-id": entry.id },
+    h("td", { class: "cell-time" }, preciseTimeOf(entry.at)),
+    h(
+      "td",
+      { class: "cell-request" },
+      h("code", {}, `${entry.method} ${entry.path}`),
+      entry.api_key_hint === null ? null : h("span", { class: "muted block" }, `key …${entry.api_key_hint}`),
+    ),
+    h("td", { class: "cell-status" }, statusBadge(entry.status)),
+    h("td", { class: "cell-error" }, errorDetails(entry)),
+    h("td", { class: "cell-to" }, orDash(entry.to)),
+    h("td", { class: "cell-template" }, entry.template_id === null ? "—" : h("code", {}, entry.template_id)),
+    h("td", { class: "cell-duration" }, durationText(entry.duration_ms)),
+    h("td", { class: "cell-message" }, messageLink(entry.message_id)),
+  );
+}
+
+function statusBadge(status) {
+  const text = status === 0 ? "no answer" : String(status);
+  const title = status === 0 ? "The connection was closed without an answer" : null;
+  return h("span", { class: `badge status-badge ${statusClass(status)}`, "data-testid": "request-status", title }, text);
+}
+
+function errorDetails(entry) {
+  const parts = [];
+  if (entry.fault !== null) {
+    parts.push(h("span", { class: "badge badge-fault", "data-testid": "request-fault" }, `fault: ${entry.fault}`));
+  }
+  if (entry.error_code !== null) parts.push(h("code", { class: "error-code" }, entry.error_code));
+  if (entry.error_message !== null) parts.push(h("p", { class: "error-message" }, entry.error_message));
+  if (entry.violations.length > 0) {
+    parts.push(
+      h(
+        "ul",
+        { class: "violations", "aria-label": "Contract violations" },
+        entry.violations.map((violation) =>
+          h("li", {}, h("code", { class: "pointer" }, violation.path || "/"), " ", violation.message),
+        ),
+      ),
+    );
+  }
+  return parts.length > 0 ? parts : "—";
+}
+
+function messageLink(messageId) {
+  if (messageId === null) return "—";
+  return h(
+    "a",
+    { href: hrefFor("messages", messageId), class: "message-link", "data-testid": "request-message-link", title: "Open the message" },
+    messageId,
+  );
+}

@@ -1,0 +1,22 @@
+// Finds and launches Debian's Chromium for the browser tests; outside CI a missing one skips them.
+
+import { existsSync } from "node:fs";
+import { chromium, type Browser } from "playwright-core";
+
+const CHROMIUM = process.env.SENDMOCK_CHROMIUM ?? "/usr/bin/chromium";
+
+/** Why the browser tests cannot run here, or undefined when they can. In CI they must run. */
+export function chromiumMissing(): string | undefined {
+  if (existsSync(CHROMIUM)) return undefined;
+  const reason = `browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set SENDMOCK_CHROMIUM)`;
+  if (process.env.CI === "true") throw new Error(`${reason}; CI must run them`);
+  console.warn(reason);
+  return reason;
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+}

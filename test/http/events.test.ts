@@ -1,0 +1,190 @@
+// GET /_mock/events and the inbox page's headers, over a real socket as a browser would use them.
+
+import express from "express";
+import request from "supertest";
+import { afterEach, describe, expect, it } from "vitest";
+import { createMemoryJournal } from "../../src/domain/journal.js";
+import { createMemoryOutbox } from "../../src/domain/outbox.js";
+import { streamEvents } from "../../src/http/events.js";
+import { startSendMock, type RunningSendMock } from "../../src/index.js";
+import { aSendRequest, bearer, expectContract } from "../helpers.js";
+
+interface ServerSentEvent {
+  event: string;
+  data: string;
+}
+
+/** Reads a server-sent-events stream until `count` events have come (comments count as `comment`). */
+async function readEvents(url: string, count: number, options: { headers?: Record<string, string>; onOpen?: () => Promise<void> } = {}) {
+  const controller = new AbortController();
+  const answer = await fetch(url, { headers: options.headers, signal: controller.signal });
+  const reader = answer.body?.pipeThrough(new TextDecoderStream()).getReader();
+  if (!reader) throw new Error("no body");
+  const events: ServerSentEvent[] = [];
+  let buffer = "";
+  const opened = options.onOpen?.();
+  while (events.length < count) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      for (const line of block.split("\n")) {
+        if (line.startsWith(":")) events.push({ event: "comment", data: line.slice(1).trim() });
+      }
+      const event = /^event: (.*)$/m.exec(block)?.[1];
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (event !== undefined && data !== undefined) events.push({ event, data });
+    }
+  }
+  await opened;
+  controller.abort();
+  return { answer, events };
+}
+
+let mock: RunningSendMock | undefined;
+
+afterEach(async () => {
+  await mock?.close();
+  mock = undefined;
+});
+
+async function send(url: string, body: object): Promise<void> {
+  await fetch(`${url}/send`, { method: "POST", headers: { "Content-Type": "application/json", ...bearer() }, body: JSON.stringify(body) });
+}
+
+describe("GET /_mock/events", () => {
+  it("streams the captured message and its journal entry as they happen, then the resets", async () => {
+    mock = await startSendMock({ port: 0, watchTemplates: false });
+    const { url } = mock;
+    const running = mock;
+    let stored: unknown;
+    const { answer, events } = await readEvents(`${url}/_mock/events`, 6, {
+      onOpen: async () => {
+        await send(url, aSendRequest());
+        stored = (await request(url).get("/_mock/messages/latest")).body;
+        await fetch(`${url}/_mock/messages`, { method: "DELETE" });
+        await fetch(`${url}/_mock/reset`, { method: "POST" });
+      },
+    });
+    expect(answer.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    const named = events.filter((event) => event.event !== "comment");
+    expect(named.map((event) => event.event)).toEqual(["message", "request", "reset", "reset", "reset"]);
+
+    const message = JSON.parse(named[0]?.data ?? "{}") as { id: string };
+    expect(message).toEqual(stored);
+    expect(JSON.parse(named[1]?.data ?? "{}")).toMatchObject({ status: 200, message_id: message.id });
+    expect(named.slice(2).map((event) => JSON.parse(event.data) as unknown)).toEqual([{ scope: "messages" }, { scope: "messages" }, { scope: "all" }]);
+    expect((await running.journal.list()).total).toBe(0);
+  });
+
+  it("streams rejected requests too, with their violations", async () => {
+    mock = await startSendMock({ port: 0, watchTemplates: false });
+    const { url } = mock;
+    const { events } = await readEvents(`${url}/_mock/events`, 2, { onOpen: () => send(url, aSendRequest({ to: "not-an-address" })) });
+    const entry = JSON.parse(events.find((event) => event.event === "request")?.data ?? "{}") as Record<string, unknown>;
+    expect(entry).toMatchObject({ status: 422, error_code: "invalid_recipient", violations: [{ path: "/to", message: "to is not a valid email address" }] });
+  });
+
+  it("needs the admin token when one is set", async () => {
+    mock = await startSendMock({ port: 0, watchTemplates: false, adminToken: "admin-token-1" });
+    const refused = await fetch(`${mock.url}/_mock/events`);
+    expect(refused.status).toBe(401);
+    const { answer } = await readEvents(`${mock.url}/_mock/events`, 1, { headers: { Authorization: "Bearer admin-token-1" } });
+    expect(answer.status).toBe(200);
+  });
+
+  it("ends open streams when the mock closes", async () => {
+    mock = await startSendMock({ port: 0, watchTemplates: false });
+    const answer = await fetch(`${mock.url}/_mock/events`);
+    const closing = mock.close();
+    mock = undefined;
+    await closing;
+    await expect(answer.text()).resolves.toContain(": connected");
+  });
+});
+
+describe("the event stream on its own", () => {
+  it("sends heartbeat comments and lets go of its subscriptions when the client leaves", async () => {
+    const outbox = createMemoryOutbox({ capacity: 10 });
+    const journal = createMemoryJournal({ capacity: 10 });
+    let subscribed = 0;
+    const counted = (unsubscribe: () => void) => {
+      subscribed += 1;
+      return () => {
+        subscribed -= 1;
+        unsubscribe();
+      };
+    };
+    const app = express().get(
+      "/events",
+      streamEvents({
+        outbox: { ...outbox, onCapture: (listener) => counted(outbox.onCapture(listener)), onClear: (listener) => counted(outbox.onClear(listener)) },
+        journal: { ...journal, onRecord: (listener) => counted(journal.onRecord(listener)) },
+        onReset: () => counted(() => undefined),
+        shutdown: new AbortController().signal,
+        heartbeatMs: 20,
+      }),
+    );
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const { events } = await readEvents(`http://127.0.0.1:${port}/events`, 3);
+      expect(events.map((event) => event.data)).toEqual(["connected", "heartbeat", "heartbeat"]);
+      await expect.poll(() => subscribed).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe("the inbox page", () => {
+  it("is served at /_mock/ with a strict Content-Security-Policy, and / and /_mock lead there", async () => {
+    mock = await startSendMock({ port: 0, watchTemplates: false, adminToken: "admin-token-1" });
+    const page = await request(mock.url).get("/_mock/");
+    expect(page.status).toBe(200);
+    expect(page.headers["content-type"]).toMatch(/^text\/html/);
+    expect(page.headers["content-security-policy"]).toContain("script-src 'self'");
+    expect(page.headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+    expect(page.headers["x-content-type-options"]).toBe("nosniff");
+    expect(page.headers["referrer-policy"]).toBe("no-referrer");
+    expect(page.text).toContain("./ui/app.js");
+    await expectContract(page, { contract: "admin", method: "get", path: "/_mock/" });
+
+    const script = await request(mock.url).get("/_mock/ui/app.js");
+    expect(script.status).toBe(200);
+    expect(script.headers["content-type"]).toMatch(/javascript/);
+
+    expect((await request(mock.url).get("/")).headers.location).toBe("/_mock/");
+    expect((await request(mock.url).get("/_mock")).headers.location).toBe("/_mock/");
+  });
+
+  it("answers a missing page file with 404 not_found", async () => {
+    mock = await startSendMock({ port: 0, watchTemplates: false });
+    const missing = await request(mock.url).get("/_mock/ui/no-such-file.js");
+    expect(missing.status).toBe(404);
+    expect(missing.headers["x-sendmock-error-code"]).toBe("not_found");
+  });
+});
+
+describe("GET /_mock/templates/{id}/preview", () => {
+  it("renders a template with its sample_data", async () => {
+    mock = await startSendMock({ port: 0, watchTemplates: false });
+    const preview = await request(mock.url).get("/_mock/templates/order-receipt/preview");
+    await expectContract(preview, { contract: "admin", method: "get", path: "/_mock/templates/{id}/preview" });
+    expect(preview.status).toBe(200);
+    const rendered = preview.body as { subject: string; text: string };
+    expect(rendered.subject).toContain("100482");
+    expect(rendered.text).toContain("2 x Espresso beans (1 kg), 1 x Milk frother");
+  });
+
+  it("answers 404 for a template that does not exist", async () => {
+    mock = await startSendMock({ port: 0, watchTemplates: false });
+    const preview = await request(mock.url).get("/_mock/templates/nope/preview");
+    await expectContract(preview, { contract: "admin", method: "get", path: "/_mock/templates/{id}/preview" });
+    expect(preview.status).toBe(404);
+  });
+});
