@@ -100,7 +100,7 @@ export async function expectContract(
   const schema = media?.schema;
   if (schema) {
     const validate = compiled(schema);
-    const body = contentType.endsWith("json") ? answer.body : answer.text;
+    const body = contentType.endsWith("json") ? answer.body : (answer.text ?? answer.body);
     const valid = validate(body);
     expect(valid, `body matches the contract: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body)}`).toBe(true);
   }
