@@ -153,7 +153,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
     await page.getByTestId("tab-messages").click();
     await page.screenshot({ path: `${SCREENSHOTS}/inbox-xss.png` });
 
-    const ran = await page.evaluate(() => (window as unknown as { __xss?: number }).__xss);
+    const ran = await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss);
     expect(ran).toBeUndefined();
     expect(dialogs).toEqual([]);
     expect(await page.getByTestId("message-preview").getAttribute("sandbox")).toBe("");
