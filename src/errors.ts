@@ -17,6 +17,8 @@ export const DEFAULT_ERROR_STATUS = {
   server_error: 500,
   not_found: 404,
   method_not_allowed: 405,
+  /** The proxy's upstream answered outside the contract, and `--strict` refuses to pass it on. */
+  contract_violation: 502,
 } as const;
 
 export type ErrorCode = keyof typeof DEFAULT_ERROR_STATUS;
