@@ -1,87 +1,15 @@
 #!/usr/bin/env node
-// argv -> config -> server: `sendmock serve`, printing the URL it serves on. Nothing imports it.
+// argv -> the subcommand that handles it. Nothing imports this file.
 
-import { Command, InvalidArgumentError, Option } from "commander";
-import { ConfigError, type SendMockOptions } from "./config.js";
-import { ContractError } from "./contract.js";
-import { TemplateFolderError } from "./domain/templates.js";
-import { startSendMock } from "./mock.js";
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError("must be a whole number from 0 to 65535");
-  return port;
-}
-
-function fail(message: string): never {
-  process.stderr.write(`sendmock: ${message}\n`);
-  process.exit(1);
-}
-
-function describeStartError(error: unknown): string {
-  if (error instanceof ConfigError || error instanceof ContractError || error instanceof TemplateFolderError) return error.message;
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === "EADDRINUSE") return `cannot listen: the address is already in use (${(error as Error).message})`;
-  if (code === "EACCES" || code === "EADDRNOTAVAIL") return `cannot listen: ${(error as Error).message}`;
-  return `cannot start: ${error instanceof Error ? error.message : String(error)}`;
-}
-
-interface ServeFlags {
-  port?: number;
-  host?: string;
-  templates?: string;
-  config?: string;
-  shape?: "a" | "b";
-}
-
-async function serve(flags: ServeFlags): Promise<void> {
-  const options: SendMockOptions = {
-    port: flags.port,
-    host: flags.host,
-    templates: flags.templates,
-    config: flags.config,
-    responseShape: flags.shape,
-    log: (line) => process.stderr.write(`${line}\n`),
-  };
-  const mock = await startSendMock(options, "command line").catch((error: unknown) => fail(describeStartError(error)));
-  // Ready for a signal before anyone can read the URL and send one.
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    process.stderr.write(`sendmock: ${signal} received, finishing in-flight requests\n`);
-    mock.close().then(
-      () => process.exit(0),
-      (error: unknown) => fail(`error while stopping: ${String(error)}`),
-    );
-  };
-  process.once("SIGINT", () => stop("SIGINT"));
-  process.once("SIGTERM", () => stop("SIGTERM"));
-
-  const templates = mock.templates.list();
-  const broken = templates.filter((entry) => entry.error !== undefined).length;
-  process.stdout.write(
-    `sendmock listening on ${mock.url}\n` +
-      `  send:      POST ${mock.url}/send\n` +
-      `  inspect:   ${mock.url}/_mock/messages\n` +
-      `  templates: ${templates.length - broken} loaded${broken > 0 ? `, ${broken} broken` : ""} from ${mock.config.templates}\n`,
-  );
-}
+import { Command } from "commander";
+import { registerServe } from "./commands/serve.js";
 
 const program = new Command()
   .name("sendmock")
   .description("Local mock and contract-test server for a transactional-email send API")
-  .showHelpAfterError("(sendmock serve --help lists the flags)")
+  .showHelpAfterError("(sendmock <command> --help lists the flags)")
   .configureOutput({ outputError: (text, write) => write(text) });
 
-program
-  .command("serve")
-  .description("serve the mock send API, the inspection API and the inbox")
-  .option("--port <port>", "port to listen on (0 picks a free one; default 4010)", parsePort)
-  .option("--host <host>", "address to bind (default 127.0.0.1)")
-  .option("--templates <dir>", "folder of templates (default: the shipped fixtures/templates)")
-  .option("--config <file>", "JSON or YAML config file; flags win over it")
-  .addOption(new Option("--shape <shape>", "response shape of the send API").choices(["a", "b"]))
-  .action(serve);
+registerServe(program);
 
 await program.parseAsync(process.argv);
