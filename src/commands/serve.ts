@@ -12,9 +12,9 @@ export function parsePort(value: string): number {
   return port;
 }
 
-export function fail(message: string): never {
+export function fail(message: string, exitCode = 1): never {
   process.stderr.write(`sendmock: ${message}\n`);
-  process.exit(1);
+  process.exit(exitCode);
 }
 
 export function describeStartError(error: unknown): string {
@@ -23,6 +23,22 @@ export function describeStartError(error: unknown): string {
   if (code === "EADDRINUSE") return `cannot listen: the address is already in use (${(error as Error).message})`;
   if (code === "EACCES" || code === "EADDRNOTAVAIL") return `cannot listen: ${(error as Error).message}`;
   return `cannot start: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** SIGINT/SIGTERM: stop accepting, finish in-flight requests, exit 0. */
+export function closeOnSignals(server: { close(): Promise<void> }): void {
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`sendmock: ${signal} received, finishing in-flight requests\n`);
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => fail(`error while stopping: ${String(error)}`),
+    );
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
 }
 
 interface ServeFlags {
@@ -44,18 +60,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   };
   const mock = await startSendMock(options, "command line").catch((error: unknown) => fail(describeStartError(error)));
   // Ready for a signal before anyone can read the URL and send one.
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    process.stderr.write(`sendmock: ${signal} received, finishing in-flight requests\n`);
-    mock.close().then(
-      () => process.exit(0),
-      (error: unknown) => fail(`error while stopping: ${String(error)}`),
-    );
-  };
-  process.once("SIGINT", () => stop("SIGINT"));
-  process.once("SIGTERM", () => stop("SIGTERM"));
+  closeOnSignals(mock);
 
   const templates = mock.templates.list();
   const broken = templates.filter((entry) => entry.error !== undefined).length;

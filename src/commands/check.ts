@@ -1,0 +1,103 @@
+// `sendmock check <base_url>`: runs the contract battery against any implementation of the send
+// API, prints a line per case, a table and the totals; exit 0 all passed, 1 a failure, 2 usage.
+
+import { writeFile } from "node:fs/promises";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { apiKeyHint } from "../domain/api-keys.js";
+import { finalReport, junitXml, progressLine } from "../check/report.js";
+import { runCheck, UnreachableError, type ShapeOption } from "../check/run-check.js";
+import { fail } from "./serve.js";
+
+const USAGE = 2;
+const DEFAULT_API_KEY = "sendmock-check-key";
+
+interface CheckFlags {
+  apiKey?: string;
+  template: string;
+  data?: Record<string, unknown>;
+  allowSend?: boolean;
+  recipient?: string;
+  junit?: string;
+  shape: ShapeOption;
+  timeout: number;
+}
+
+function parseData(value: string): Record<string, unknown> {
+  let data: unknown;
+  try {
+    data = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError("must be a JSON object");
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) throw new InvalidArgumentError("must be a JSON object");
+  return data as Record<string, unknown>;
+}
+
+function parseTimeout(value: string): number {
+  const ms = Number(value);
+  if (!/^\d+$/.test(value) || ms < 1) throw new InvalidArgumentError("must be a whole number of milliseconds, at least 1");
+  return ms;
+}
+
+function parseBaseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return fail(`not a URL: ${JSON.stringify(value)} (expected something like http://127.0.0.1:4010)`, USAGE);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") fail(`not an http(s) URL: ${value}`, USAGE);
+  if (url.search !== "" || url.hash !== "") fail(`the base URL takes no query or fragment: ${value}`, USAGE);
+  return url.href.replace(/\/+$/, "");
+}
+
+async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> {
+  const baseUrl = parseBaseUrl(baseUrlArgument);
+  if (flags.allowSend === true && (flags.recipient === undefined || flags.recipient === "")) {
+    fail("--allow-send needs --recipient ADDR: the one case that delivers mail sends only there", USAGE);
+  }
+  if (flags.recipient !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(flags.recipient)) fail(`--recipient is not an email address: ${flags.recipient}`, USAGE);
+  const fromEnv = process.env.SENDMOCK_API_KEY;
+  const apiKey = flags.apiKey ?? (fromEnv !== undefined && fromEnv !== "" ? fromEnv : DEFAULT_API_KEY);
+
+  // Written with the first result, so that a target that cannot be reached leaves only the one stderr line.
+  let header = `sendmock check ${baseUrl}/send (API key …${apiKeyHint(apiKey)}, shape ${flags.shape}${flags.allowSend === true ? `, sending to ${flags.recipient ?? ""}` : ""})\n\n`;
+  const results = await runCheck({
+    baseUrl,
+    apiKey,
+    templateId: flags.template,
+    data: flags.data,
+    allowSend: flags.allowSend,
+    recipient: flags.recipient,
+    shape: flags.shape,
+    timeoutMs: flags.timeout,
+    onResult: (result) => {
+      process.stdout.write(header + progressLine(result));
+      header = "";
+    },
+  }).catch((error: unknown) => fail(error instanceof UnreachableError ? error.message : `check failed: ${error instanceof Error ? error.message : String(error)}`, USAGE));
+
+  process.stdout.write(finalReport(results));
+  if (flags.junit !== undefined) {
+    await writeFile(flags.junit, junitXml(results, baseUrl)).catch((error: unknown) => fail(`cannot write --junit ${flags.junit ?? ""}: ${(error as Error).message}`, USAGE));
+  }
+  process.exitCode = results.some((result) => result.outcome === "failed") ? 1 : 0;
+}
+
+export function registerCheck(program: Command): void {
+  program
+    .command("check")
+    .description("run the contract battery against any implementation of the send API and validate every answer against openapi/send.yaml")
+    .argument("<base_url>", "base URL of the implementation (POST <base_url>/send is checked)")
+    .option("--api-key <key>", `API key sent as Bearer (default: $SENDMOCK_API_KEY, else "${DEFAULT_API_KEY}", which any default sendmock accepts)`)
+    .option("--template <id>", "an existing template for the cases", "welcome")
+    .option("--data <json>", "placeholder values for --template (default: its sample_data on a sendmock, else {})", parseData)
+    .option("--allow-send", "also run the case that delivers a real email (only to --recipient)")
+    .option("--recipient <addr>", "the only address a real email may go to (required with --allow-send)")
+    .option("--junit <file>", "write the results as JUnit XML")
+    .addOption(new Option("--shape <shape>", "response shape required of every answer").choices(["a", "b", "any"]).default("any"))
+    .option("--timeout <ms>", "per-request timeout in milliseconds", parseTimeout, 10_000)
+    // Usage errors (a bad flag value, a missing argument) exit 2, like the checks above.
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : USAGE))
+    .action(check);
+}
