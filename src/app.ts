@@ -7,12 +7,15 @@ import { createAdminRoutes, type AdminRoutesDeps } from "./http/admin-routes.js"
 import { writeError } from "./http/error-shapes.js";
 import { toApiError } from "./http/validation-errors.js";
 import { createInboxPage } from "./http/inbox-page.js";
+import { createProxyRoutes, type ProxyRoutesDeps } from "./http/proxy-routes.js";
 import { createSendRoutes, type SendRoutesDeps } from "./http/send-routes.js";
 import type { SettingsStore } from "./domain/settings.js";
 
 export interface AppDeps {
   send: SendRoutesDeps;
   admin: AdminRoutesDeps;
+  /** Proxy mode: POST /send is relayed to the real service instead of the local pipeline. */
+  proxy: ProxyRoutesDeps | null;
   corsOrigins: string[];
   settings: SettingsStore;
   statusCodes: Partial<Record<ErrorCode, number>>;
@@ -24,7 +27,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set("query parser", "simple");
   if (deps.corsOrigins.length > 0) app.use(cors({ origin: deps.corsOrigins }));
 
-  app.use(createSendRoutes(deps.send));
+  app.use(deps.proxy ? createProxyRoutes(deps.proxy) : createSendRoutes(deps.send));
   app.use(createInboxPage());
   app.use(createAdminRoutes(deps.admin));
 

@@ -3,6 +3,8 @@
 
 import { Command } from "commander";
 import { registerServe } from "./commands/serve.js";
+import { registerCheck } from "./commands/check.js";
+import { registerProxy } from "./commands/proxy.js";
 
 const program = new Command()
   .name("sendmock")
@@ -11,5 +13,7 @@ const program = new Command()
   .configureOutput({ outputError: (text, write) => write(text) });
 
 registerServe(program);
+registerCheck(program);
+registerProxy(program);
 
 await program.parseAsync(process.argv);

@@ -47,6 +47,17 @@ export interface SendMockOptions {
   log?: (line: string) => void;
   /** Watch the templates folder and apply edits without a restart (default true). */
   watchTemplates?: boolean;
+  /** Proxy mode: POST /send goes to the real service at `target`, checked against the contract. */
+  proxy?: ProxyOptions;
+}
+
+export interface ProxyOptions {
+  /** The real service's base URL (http or https); requests go to `{target}/send`. */
+  target: string;
+  /** Answer 502 contract_violation instead of passing on an answer that breaks the contract. */
+  strict?: boolean;
+  /** How long to wait for the service's answer (default 30000). */
+  timeoutMs?: number;
 }
 
 export interface ResolvedConfig {
@@ -69,6 +80,7 @@ export interface ResolvedConfig {
   corsOrigins: string[];
   log: (line: string) => void;
   watchTemplates: boolean;
+  proxy: Required<ProxyOptions> | null;
 }
 
 /** A setting that cannot be used; the message is one line naming where it came from. */
@@ -200,7 +212,7 @@ export function isLoopbackHost(host: string): boolean {
  * (options win), and checks the result once.
  */
 export function resolveConfig(options: SendMockOptions, optionsSource = "options"): ResolvedConfig {
-  const { config: configFile, log, watchTemplates, ...settingOptions } = options;
+  const { config: configFile, log, watchTemplates, proxy, ...settingOptions } = options;
   const fromFile = configFile === undefined ? {} : readConfigFile(path.resolve(configFile));
   const defined = Object.fromEntries(Object.entries(settingOptions as Record<string, unknown>).filter(([, value]) => value !== undefined));
   const fromOptions = renameKeys(defined, camelToSnake) as FileSettings;
@@ -245,5 +257,17 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
     corsOrigins: merged.corsOrigins ?? [],
     log: log ?? (() => undefined),
     watchTemplates: watchTemplates ?? true,
+    proxy: proxy === undefined ? null : resolveProxy(proxy, optionsSource),
   };
+}
+
+function resolveProxy(proxy: ProxyOptions, optionsSource: string): Required<ProxyOptions> {
+  if (!isHttpUrl(proxy.target)) throw new ConfigError(`${optionsSource}: the proxy target must be an http or https URL, got ${JSON.stringify(proxy.target)}`);
+  const timeoutMs = proxy.timeoutMs ?? 30_000;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ConfigError(`${optionsSource}: the proxy timeout must be a whole number of milliseconds >= 1`);
+  return { target: proxy.target.replace(/\/+$/, ""), strict: proxy.strict ?? false, timeoutMs };
+}
+
+export function isHttpUrl(value: string): boolean {
+  return URL.canParse(value) && ["http:", "https:"].includes(new URL(value).protocol);
 }

@@ -9,3 +9,5 @@ export type { FaultControl } from "./domain/faults.js";
 export type { Journal } from "./domain/journal.js";
 export type { TemplateCatalog } from "./domain/templates.js";
 export type * from "./wire.js";
+export type { paths as SendApiPaths, components as SendApiComponents } from "./generated/send-api.js";
+export { runCheck, type CheckResult } from "./check/run-check.js";

@@ -4,6 +4,7 @@ import type express from "express";
 import { createApp } from "./app.js";
 import { resolveConfig, type ResolvedConfig, type SendMockOptions } from "./config.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract.js";
+import { createContractChecker } from "./contract-check.js";
 import { createKeyCheck } from "./domain/api-keys.js";
 import { createFaultControl, createMemoryFaultPlan, type FaultControl } from "./domain/faults.js";
 import { createMemoryJournal, type Journal } from "./domain/journal.js";
@@ -98,6 +99,17 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       listeningPort,
       shutdown: shutdown.signal,
       onReset,
+    },
+    proxy: config.proxy && {
+      ...config.proxy,
+      checker: await createContractChecker(sendContract),
+      journal,
+      outbox,
+      catalog: templates,
+      settings,
+      bodyLimitBytes: config.bodyLimitBytes,
+      statusCodes: config.statusCodes,
+      log: config.log,
     },
     corsOrigins: config.corsOrigins,
     settings,

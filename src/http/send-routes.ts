@@ -1,6 +1,5 @@
 // POST /send, the emulated API: every step of the pipeline, validated from openapi/send.yaml.
 
-import { randomUUID } from "node:crypto";
 import contentType from "content-type";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { OpenAPIV3_1 } from "openapi-types";
@@ -12,11 +11,11 @@ import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, type ErrorCode } from "../errors.js";
 import type { SendRequest } from "../wire.js";
 import { requireApiKey } from "./auth.js";
-import { successBody, writeError } from "./error-shapes.js";
+import { successBody } from "./error-shapes.js";
 import { injectFaults, limitRate, type FaultStepDeps } from "./fault-steps.js";
 import { sendRecordOf } from "./request-record.js";
+import { headerSafe, journalRecorder, rejectOtherMethods, sendErrorHandler } from "./send-recording.js";
 import { contractValidator } from "./contract-validator.js";
-import { toApiError } from "./validation-errors.js";
 
 export interface SendRoutesDeps extends FaultStepDeps {
   contract: OpenAPIV3_1.Document;
@@ -31,41 +30,6 @@ export interface SendRoutesDeps extends FaultStepDeps {
 }
 
 export const WARNING_HEADER = "X-Sendmock-Warning";
-
-/** Header values must be printable ASCII; anything else from the request is escaped. */
-function headerSafe(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
-function journalRecorder(journal: Journal) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const record = sendRecordOf(res);
-    res.once("close", () => {
-      const body = req.body as Partial<Record<string, unknown>> | undefined;
-      const field = (name: string): string | null => {
-        const value = body?.[name];
-        return typeof value === "string" ? value : null;
-      };
-      void journal.record({
-        id: `req_${randomUUID()}`,
-        at: new Date().toISOString(),
-        method: req.method,
-        path: req.path,
-        status: res.headersSent ? res.statusCode : 0,
-        error_code: (record.errorCode ?? null) as ErrorCode | null,
-        error_message: record.errorMessage ?? null,
-        violations: [...record.violations],
-        fault: record.fault ?? null,
-        message_id: record.messageId ?? null,
-        duration_ms: Math.round((performance.now() - record.startedAt) * 1000) / 1000,
-        api_key_hint: record.apiKey === undefined ? null : apiKeyHint(record.apiKey),
-        to: field("to"),
-        template_id: field("template_id"),
-      });
-    });
-    next();
-  };
-}
 
 function requireJsonContentType(req: Request, _res: Response, next: NextFunction): void {
   const header = req.get("content-type");
@@ -103,7 +67,7 @@ function requireJsonObject(req: Request, _res: Response, next: NextFunction): vo
 }
 
 export function createSendRoutes(deps: SendRoutesDeps): express.Router {
-  const { settings, sendService, log } = deps;
+  const { settings, sendService } = deps;
   const router = express.Router();
   const validator = contractValidator(deps.contract);
 
@@ -131,24 +95,8 @@ export function createSendRoutes(deps: SendRoutesDeps): express.Router {
     },
   );
 
-  router.all("/send", journalRecorder(deps.journal), (req: Request, res: Response, next: NextFunction) => {
-    res.set("Allow", "POST");
-    next(new ApiError("method_not_allowed", `Method ${req.method} is not allowed on /send; use POST`));
-  });
-
-  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) {
-      next(error);
-      return;
-    }
-    const apiError = toApiError(error, req.body);
-    if (apiError.code === "server_error") log(`sendmock: ${req.method} ${req.path}: ${apiError.message}`);
-    const record = sendRecordOf(res);
-    record.errorCode = apiError.code;
-    record.errorMessage = apiError.message;
-    record.violations = apiError.violations;
-    writeError(res, apiError, { shape: settings.current().responseShape, statusCodes: deps.statusCodes });
-  });
+  router.all("/send", ...rejectOtherMethods(deps.journal));
+  router.use(sendErrorHandler(deps));
 
   return router;
 }

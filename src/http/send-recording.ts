@@ -1,0 +1,81 @@
+// What POST /send does the same in mock and proxy mode: journal every request, write its errors, refuse other methods.
+
+import { randomUUID } from "node:crypto";
+import express, { type NextFunction, type Request, type Response } from "express";
+import { apiKeyHint } from "../domain/api-keys.js";
+import type { Journal } from "../domain/journal.js";
+import type { SettingsStore } from "../domain/settings.js";
+import { ApiError, type ErrorCode } from "../errors.js";
+import { writeError } from "./error-shapes.js";
+import { sendRecordOf } from "./request-record.js";
+import { toApiError } from "./validation-errors.js";
+
+/** Header values must be printable ASCII; anything else from the request is escaped. */
+export function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** Records the request in the journal once its answer is sent (or the connection closes). */
+export function journalRecorder(journal: Journal) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const record = sendRecordOf(res);
+    res.once("close", () => {
+      const body = req.body as Partial<Record<string, unknown>> | undefined;
+      const field = (name: string): string | null => {
+        const value = body?.[name];
+        return typeof value === "string" ? value : null;
+      };
+      void journal.record({
+        id: `req_${randomUUID()}`,
+        at: new Date().toISOString(),
+        method: req.method,
+        path: req.path,
+        status: res.headersSent ? res.statusCode : 0,
+        error_code: (record.errorCode ?? null) as ErrorCode | null,
+        error_message: record.errorMessage ?? null,
+        violations: [...record.violations],
+        fault: record.fault ?? null,
+        message_id: record.messageId ?? null,
+        duration_ms: Math.round((performance.now() - record.startedAt) * 1000) / 1000,
+        api_key_hint: record.apiKey === undefined ? null : apiKeyHint(record.apiKey),
+        to: field("to"),
+        template_id: field("template_id"),
+      });
+    });
+    next();
+  };
+}
+
+/** Any method but POST on /send: 405 with `Allow: POST`, journaled. */
+export function rejectOtherMethods(journal: Journal): express.RequestHandler[] {
+  return [
+    journalRecorder(journal),
+    (req: Request, res: Response, next: NextFunction) => {
+      res.set("Allow", "POST");
+      next(new ApiError("method_not_allowed", `Method ${req.method} is not allowed on /send; use POST`));
+    },
+  ];
+}
+
+export interface SendErrorDeps {
+  settings: SettingsStore;
+  statusCodes: Partial<Record<ErrorCode, number>>;
+  log: (line: string) => void;
+}
+
+/** Notes the error on the request's record for the journal, then answers it in the configured shape. */
+export function sendErrorHandler(deps: SendErrorDeps) {
+  return (error: unknown, req: Request, res: Response, next: NextFunction): void => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const apiError = toApiError(error, req.body);
+    if (apiError.code === "server_error") deps.log(`sendmock: ${req.method} ${req.path}: ${apiError.message}`);
+    const record = sendRecordOf(res);
+    record.errorCode = apiError.code;
+    record.errorMessage = apiError.message;
+    record.violations = apiError.violations;
+    writeError(res, apiError, { shape: deps.settings.current().responseShape, statusCodes: deps.statusCodes });
+  };
+}
