@@ -5,7 +5,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "dist-check/", "node_modules/", "test-results/"] },
+  { ignores: ["dist/", "dist-check/", "node_modules/", "test-results/", "src/generated/"] },
   eslint.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
