@@ -32,10 +32,22 @@ export interface components {
     schemas: {
         /**
          * Format: email
+         * @description An email address, checked in full (a domain with a dot, such as `a@b.example`, not `a@b`).
          * @example ada@example.com
          */
         EmailAddress: string;
-        /** @description The payload of a send. */
+        /**
+         * @description The payload of a send.
+         * @example {
+         *       "to": "ada@example.com",
+         *       "template_id": "welcome",
+         *       "data": {
+         *         "name": "Ada",
+         *         "company": "Analytical Engines Ltd",
+         *         "login_url": "https://app.example.com/login"
+         *       }
+         *     }
+         */
         SendRequest: {
             /** @description Recipient email address. */
             to: components["schemas"]["EmailAddress"];
@@ -67,8 +79,23 @@ export interface components {
         TemplateData: {
             [key: string]: string | string[];
         };
+        /**
+         * @description The answer to an accepted send, in shape a or shape b.
+         * @example {
+         *       "success": true,
+         *       "message_id": "msg_0f8fad5b-d9cb-469f-a165-70867728950e",
+         *       "status": "queued"
+         *     }
+         */
         SendSuccess: components["schemas"]["SendSuccessA"] | components["schemas"]["SendSuccessB"];
-        /** @description Success, shape a. */
+        /**
+         * @description Success, shape a.
+         * @example {
+         *       "success": true,
+         *       "message_id": "msg_0f8fad5b-d9cb-469f-a165-70867728950e",
+         *       "status": "queued"
+         *     }
+         */
         SendSuccessA: {
             /** @constant */
             success: true;
@@ -80,7 +107,14 @@ export interface components {
              */
             status: "queued";
         };
-        /** @description Success, shape b. */
+        /**
+         * @description Success, shape b.
+         * @example {
+         *       "status": "success",
+         *       "message": "Email queued for delivery to ada@example.com",
+         *       "email_id": "msg_0f8fad5b-d9cb-469f-a165-70867728950e"
+         *     }
+         */
         SendSuccessB: {
             /** @constant */
             status: "success";
@@ -89,8 +123,27 @@ export interface components {
             /** @description Identifier for tracking the email in the logs. */
             email_id: string;
         };
+        /**
+         * @description An error, in shape a or shape b.
+         * @example {
+         *       "success": false,
+         *       "error": {
+         *         "code": "invalid_template_id",
+         *         "message": "Invalid template ID: no template named \"wellcome\""
+         *       }
+         *     }
+         */
         ErrorResponse: components["schemas"]["ErrorResponseA"] | components["schemas"]["ErrorResponseB"];
-        /** @description Error, shape a. */
+        /**
+         * @description Error, shape a.
+         * @example {
+         *       "success": false,
+         *       "error": {
+         *         "code": "invalid_recipient",
+         *         "message": "Invalid recipient email address in to (\"ada@\")"
+         *       }
+         *     }
+         */
         ErrorResponseA: {
             /** @constant */
             success: false;
@@ -99,7 +152,13 @@ export interface components {
                 message: string;
             };
         };
-        /** @description Error, shape b. */
+        /**
+         * @description Error, shape b.
+         * @example {
+         *       "status": "error",
+         *       "message": "Invalid recipient email address in to (\"ada@\")"
+         *     }
+         */
         ErrorResponseB: {
             /** @constant */
             status: "error";
@@ -107,6 +166,7 @@ export interface components {
         };
         /**
          * @description Machine-readable error code.
+         * @example invalid_recipient
          * @enum {string}
          */
         ErrorCode: "missing_api_key" | "invalid_api_key" | "unsupported_media_type" | "invalid_json" | "payload_too_large" | "missing_required_field" | "invalid_request" | "invalid_recipient" | "invalid_template_id" | "missing_template_data" | "unknown_template_data" | "rate_limited" | "server_error" | "not_found" | "method_not_allowed" | "contract_violation";
