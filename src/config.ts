@@ -3,11 +3,12 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+import type { ErrorObject } from "ajv";
 import bytes from "bytes";
 import YAML from "yaml";
 import { ERROR_CODES, type ErrorCode } from "./errors.js";
 import { checkFaultRule, FAULT_RULE_SCHEMA } from "./domain/faults.js";
+import { schemaCheck } from "./schema-check.js";
 import type { FaultRuleInput, ResponseShape } from "./wire.js";
 
 export const DEFAULT_PORT = 4010;
@@ -127,8 +128,7 @@ const configSchema = {
   },
 } as const;
 
-const ajv = new Ajv2020({ allErrors: false, strict: true });
-const checkSettings = ajv.compile(configSchema);
+const checkSettings = schemaCheck(configSchema);
 
 /** Settings as written in a config file (snake_case keys). */
 type FileSettings = Record<string, unknown>;
@@ -149,9 +149,8 @@ function describeError(error: ErrorObject): string {
 }
 
 function check(settings: FileSettings, source: string): void {
-  if (checkSettings(settings)) return;
-  const first = checkSettings.errors?.[0];
-  throw new ConfigError(`${source}: ${first ? describeError(first) : "invalid settings"}`);
+  const error = checkSettings(settings);
+  if (error) throw new ConfigError(`${source}: ${describeError(error)}`);
 }
 
 function camelToSnake(key: string): string {

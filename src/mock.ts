@@ -4,7 +4,6 @@ import type express from "express";
 import { createApp } from "./app.js";
 import { resolveConfig, type ResolvedConfig, type SendMockOptions } from "./config.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract.js";
-import { createContractChecker } from "./contract-check.js";
 import { createKeyCheck } from "./domain/api-keys.js";
 import { createFaultControl, createMemoryFaultPlan, type FaultControl } from "./domain/faults.js";
 import { createMemoryJournal, type Journal } from "./domain/journal.js";
@@ -102,7 +101,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     },
     proxy: config.proxy && {
       ...config.proxy,
-      checker: await createContractChecker(sendContract),
+      // Loaded only in proxy mode: a plain mock has no use for it.
+      checker: await (await import("./contract-check.js")).createContractChecker(sendContract),
       journal,
       outbox,
       catalog: templates,

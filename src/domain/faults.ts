@@ -1,11 +1,11 @@
 // Fault rules: adding, matching (globs, key digest), times and seeded probability, in order.
 
 import { createHash, randomUUID } from "node:crypto";
-import { Ajv2020 } from "ajv/dist/2020.js";
 import picomatch from "picomatch";
 import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 import { ApiError } from "../errors.js";
+import { schemaCheck } from "../schema-check.js";
 import { FAULT_KINDS, type FaultKind, type FaultRule, type FaultRuleInput } from "../wire.js";
 import { apiKeyHint } from "./api-keys.js";
 
@@ -75,7 +75,7 @@ export const FAULT_RULE_SCHEMA = {
   },
 } as const;
 
-const checkRuleShape = new Ajv2020({ strict: true }).compile(FAULT_RULE_SCHEMA);
+const checkRuleShape = schemaCheck(FAULT_RULE_SCHEMA);
 
 /** The parameters each kind takes; any other is a mistake worth reporting. */
 const PARAMETERS_OF: Record<FaultKind, readonly ("status" | "retry_after_s" | "delay_ms")[]> = {
@@ -109,10 +109,10 @@ export function checkFaultRule(input: FaultRuleInput): string | undefined {
 
 /** Checks a rule from a caller that no contract validated; throws an `invalid_request` ApiError. */
 export function validFaultRule(input: unknown): FaultRuleInput {
-  if (!checkRuleShape(input)) {
-    const [first] = checkRuleShape.errors ?? [];
-    const where = first?.instancePath.slice(1).replaceAll("/", ".") || "the rule";
-    throw new ApiError("invalid_request", `Invalid fault rule: ${where} ${first?.message ?? "is invalid"}`);
+  const error = checkRuleShape(input);
+  if (error) {
+    const where = error.instancePath.slice(1).replaceAll("/", ".") || "the rule";
+    throw new ApiError("invalid_request", `Invalid fault rule: ${where} ${error.message ?? "is invalid"}`);
   }
   const rule = input as FaultRuleInput;
   const problem = checkFaultRule(rule);
