@@ -33,4 +33,10 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: globals.browser, sourceType: "module" },
   },
+  // The bench is plain Node ES modules run against dist/, with no build step of its own.
+  {
+    files: ["test/bench/**/*.mjs"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: globals.node, sourceType: "module" },
+  },
 );

@@ -1,0 +1,162 @@
+// Child servers of the bench: each started fresh with `node`, tracked, and always killed.
+
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const START_TIMEOUT_MS = 20_000;
+const STOP_TIMEOUT_MS = 3_000;
+const URL_LINE = /listening on (http:\/\/\S+)/;
+
+/**
+ * @typedef {object} Server
+ * @property {string} name
+ * @property {string} url the base URL it printed
+ * @property {number} pid
+ * @property {import("node:child_process").ChildProcess} child
+ * @property {() => string} stderrTail the last few KB it wrote to stderr
+ * @property {() => boolean} exited
+ */
+
+/** @type {Set<import("node:child_process").ChildProcess>} */
+const live = new Set();
+
+/** Kills every child still running (SIGKILL): for exit paths, where nothing can be awaited. */
+export function killAll() {
+  for (const child of live) {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  live.clear();
+}
+
+/**
+ * Spawns `node ...args` from the project root, without waiting for anything.
+ * @param {string} name
+ * @param {string[]} args
+ */
+export function spawnNode(name, args) {
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  live.add(child);
+  let stderr = "";
+  let stdout = "";
+  let exited = false;
+  child.stderr.setEncoding("utf8").on("data", (/** @type {string} */ chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  child.stdout.setEncoding("utf8").on("data", (/** @type {string} */ chunk) => {
+    stdout = (stdout + chunk).slice(-4000);
+  });
+  child.once("exit", () => {
+    exited = true;
+    live.delete(child);
+  });
+  return {
+    name,
+    child,
+    stdout: () => stdout,
+    stderrTail: () => stderr.trim(),
+    exited: () => exited,
+  };
+}
+
+/**
+ * Starts a server in a fresh child process and waits for the URL it prints.
+ * @param {string} name
+ * @param {string[]} args arguments to `node`
+ * @returns {Promise<Server>}
+ */
+export async function startServer(name, args) {
+  const proc = spawnNode(name, args);
+  const { child } = proc;
+  const url = await new Promise((resolve, reject) => {
+    const fail = (/** @type {string} */ why) => {
+      cleanup();
+      child.kill("SIGKILL");
+      const tail = proc.stderrTail() || proc.stdout().trim();
+      reject(new Error(`${name} failed to start: ${why}${tail ? `\n--- its output ---\n${tail}` : ""}\n(command: node ${args.join(" ")})`));
+    };
+    const timer = setTimeout(() => fail(`no "listening on" line within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+    const onData = () => {
+      const match = URL_LINE.exec(proc.stdout());
+      if (match?.[1]) {
+        cleanup();
+        resolve(match[1].replace(/\/+$/, ""));
+      }
+    };
+    const onExit = (/** @type {number | null} */ code, /** @type {string | null} */ signal) => fail(`exited with ${signal ?? `code ${String(code)}`}`);
+    const onError = (/** @type {Error} */ error) => fail(error.message);
+    function cleanup() {
+      clearTimeout(timer);
+      child.stdout?.off("data", onData);
+      child.off("exit", onExit);
+      child.off("error", onError);
+    }
+    child.stdout?.on("data", onData);
+    child.once("exit", onExit);
+    child.once("error", onError);
+  });
+  return { name, url: String(url), pid: /** @type {number} */ (child.pid), child, stderrTail: proc.stderrTail, exited: proc.exited };
+}
+
+/**
+ * Stops a child: SIGTERM, then SIGKILL if it has not exited in time.
+ * @param {{ child: import("node:child_process").ChildProcess }} server
+ */
+export async function stopServer({ child }) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** A port free right now on 127.0.0.1 (for the startup measurement, which polls from spawn time). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = /** @type {import("node:net").AddressInfo} */ (probe.address());
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * One GET without keep-alive; resolves with the status, or 0 when the connection fails.
+ * @param {number} port
+ * @param {string} path
+ * @returns {Promise<number>}
+ */
+export function probe(port, path) {
+  return new Promise((resolve) => {
+    const req = http.get({ host: "127.0.0.1", port, path, agent: false, timeout: 1000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.once("timeout", () => req.destroy());
+    req.once("error", () => resolve(0));
+  });
+}
+
+/**
+ * Resident memory of a process, in bytes (VmRSS of /proc/<pid>/status), and its peak (VmHWM).
+ * @param {number} pid
+ */
+export function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (/** @type {string} */ key) => {
+    const match = new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status);
+    if (!match?.[1]) throw new Error(`no ${key} in /proc/${pid}/status`);
+    return Number(match[1]) * 1024;
+  };
+  return { rss: kb("VmRSS"), peak: kb("VmHWM") };
+}

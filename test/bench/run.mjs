@@ -1,0 +1,458 @@
+// `npm run bench`: throughput of sendmock against two baselines, its startup time and its
+// memory, each server started fresh in its own child process. Prints a table and a TARGETS
+// block, and writes the same to test-results/bench.json. Knobs: BENCH_DURATION (seconds per
+// run, default 10), BENCH_RUNS (runs per scenario, default 3), BENCH_WARMUP (seconds of
+// discarded load before each run, default 1), BENCH_STRICT=1 (exit 2 when a target is missed).
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import autocannon from "autocannon";
+import { freePort, killAll, memoryOf, probe, ROOT, spawnNode, startServer, stopServer } from "./lib/servers.mjs";
+
+const DURATION = positiveNumber("BENCH_DURATION", 10);
+const RUNS = Math.round(positiveNumber("BENCH_RUNS", 3));
+const WARMUP = nonNegativeNumber("BENCH_WARMUP", 1);
+const STRICT = process.env.BENCH_STRICT === "1";
+const CONNECTIONS = 50;
+const SETTLE_MS = 1000;
+const STARTUP_SAMPLES = 5;
+const LIST_FILL = 10_000;
+const MEMORY_SMALL = 10_000;
+const MEMORY_LARGE = 100_000;
+const MB = 1024 * 1024;
+
+const CLI = path.join(ROOT, "dist/cli.js");
+const API_KEY = "bench-key-0001";
+const VALID_BODY = JSON.stringify({
+  to: "ada@example.com",
+  template_id: "welcome",
+  data: { name: "Ada", company: "Analytical Engines", login_url: "https://app.example.com/login" },
+});
+const INVALID_BODY = JSON.stringify({ ...JSON.parse(VALID_BODY), to: "not-an-address" });
+const SEND_HEADERS = { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" };
+
+/** @param {string} name @param {number} fallback */
+function positiveNumber(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a number > 0, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+/** @param {string} name @param {number} fallback */
+function nonNegativeNumber(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number >= 0, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+/** @param {string} line */
+function log(line) {
+  process.stderr.write(`bench: ${line}\n`);
+}
+
+/** @param {number[]} values */
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? /** @type {number} */ (sorted[middle]) : (/** @type {number} */ (sorted[middle - 1]) + /** @type {number} */ (sorted[middle])) / 2;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Servers
+
+let tempDir = "";
+
+/** @param {number} capacity a config file with that capacity, in the bench's temp folder */
+function configWithCapacity(capacity) {
+  const file = path.join(tempDir, `capacity-${capacity}.yaml`);
+  writeFileSync(file, `capacity: ${capacity}\n`);
+  return file;
+}
+
+/** @param {string[]} extra */
+const sendmock = (extra = []) => startServer("sendmock", [CLI, "serve", "--port", "0", ...extra]);
+const baselineValidator = () => startServer("baseline-validator", [path.join(ROOT, "test/bench/baseline-validator.mjs"), "0"]);
+const baselineHttp = () => startServer("baseline-http", [path.join(ROOT, "test/bench/baseline-http.mjs"), "0"]);
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+/**
+ * @typedef {object} Load
+ * @property {string} method
+ * @property {string} path
+ * @property {Record<string, string>} [headers]
+ * @property {string} [body]
+ * @property {number} expectStatus the status every answer should have
+ */
+
+/**
+ * @typedef {object} Outcome
+ * @property {number} rps mean of autocannon's per-second samples
+ * @property {number} p50 ms
+ * @property {number} p99 ms
+ * @property {number} requests answers received
+ * @property {number} non2xx
+ * @property {number} expected answers with the expected status
+ * @property {number} unexpected answers with any other status
+ * @property {number} errors connection errors and timeouts
+ * @property {number} timeouts
+ * @property {Record<string, number>} statuses
+ */
+
+/**
+ * Runs autocannon against `url` and counts answers by the status they should have.
+ * @param {string} url
+ * @param {Load} load
+ * @param {{ duration?: number, amount?: number }} length
+ * @returns {Promise<Outcome>}
+ */
+async function fire(url, load, length) {
+  const result = await autocannon({
+    url: url + load.path,
+    method: /** @type {any} */ (load.method),
+    headers: load.headers,
+    body: load.body,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    ...(length.amount === undefined ? { duration: length.duration } : { amount: length.amount }),
+  });
+  /** @type {Record<string, number>} */
+  const statuses = {};
+  for (const [code, { count }] of Object.entries(result.statusCodeStats)) statuses[code] = count;
+  const requests = Object.values(statuses).reduce((sum, count) => sum + count, 0);
+  const expected = statuses[String(load.expectStatus)] ?? 0;
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests,
+    non2xx: result.non2xx,
+    expected,
+    unexpected: requests - expected,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statuses,
+  };
+}
+
+/**
+ * Captures `count` messages through POST /send as fast as 50 connections go, and checks they are all there.
+ * @param {string} url
+ * @param {number} count
+ */
+async function fill(url, count) {
+  const started = performance.now();
+  const outcome = await fire(url, { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 }, { amount: count });
+  if (outcome.expected !== count || outcome.errors > 0) {
+    throw new Error(`filling ${url} with ${count} messages: ${outcome.expected} answered 200, ${outcome.unexpected} other statuses ${JSON.stringify(outcome.statuses)}, ${outcome.errors} errors`);
+  }
+  return { seconds: (performance.now() - started) / 1000, outcome };
+}
+
+/** @param {string} url @returns {Promise<{ messages: unknown[], total: number }>} */
+async function listMessages(url, query) {
+  const response = await fetch(`${url}/_mock/messages?${query}`);
+  if (response.status !== 200) throw new Error(`GET /_mock/messages?${query}: status ${response.status}`);
+  return /** @type {any} */ (await response.json());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+/**
+ * @typedef {object} Scenario
+ * @property {string} id
+ * @property {string} label
+ * @property {() => Promise<import("./lib/servers.mjs").Server>} start
+ * @property {(url: string) => Promise<void>} [prepare]
+ * @property {Load} load
+ */
+
+/** @type {Scenario[]} */
+const SCENARIOS = [
+  {
+    id: "send_valid",
+    label: "sendmock POST /send (valid)",
+    start: () => sendmock(),
+    load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 },
+  },
+  {
+    id: "send_invalid_recipient",
+    label: "sendmock POST /send (invalid recipient, 422)",
+    start: () => sendmock(),
+    load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: INVALID_BODY, expectStatus: 422 },
+  },
+  {
+    id: "list_10k",
+    label: "sendmock GET /_mock/messages (10k captured, limit 50)",
+    start: () => sendmock(["--config", configWithCapacity(2 * LIST_FILL)]),
+    prepare: async (url) => {
+      await fill(url, LIST_FILL);
+      const { total } = await listMessages(url, "limit=1");
+      if (total !== LIST_FILL) throw new Error(`expected ${LIST_FILL} captured messages before the list run, found ${total}`);
+    },
+    load: { method: "GET", path: "/_mock/messages?to=ada@example.com&limit=50", expectStatus: 200 },
+  },
+  {
+    id: "baseline_validator",
+    label: "baseline A: express + openapi-validator",
+    start: baselineValidator,
+    load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 },
+  },
+  {
+    id: "baseline_http",
+    label: "baseline B: bare node:http",
+    start: baselineHttp,
+    load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 },
+  },
+];
+
+/** @param {Scenario} scenario @param {number} run */
+async function measure(scenario, run) {
+  const server = await scenario.start();
+  try {
+    if (scenario.prepare) await scenario.prepare(server.url);
+    if (WARMUP > 0) await fire(server.url, scenario.load, { duration: WARMUP });
+    const outcome = await fire(server.url, scenario.load, { duration: DURATION });
+    if (server.exited()) {
+      throw new Error(`${scenario.id} run ${run}: ${server.name} (pid ${server.pid}) exited during the run (${JSON.stringify(outcome.statuses)}, ${outcome.errors} errors)${server.stderrTail() ? `:\n${server.stderrTail()}` : ""}`);
+    }
+    log(`${scenario.id} run ${run}/${RUNS}: ${outcome.rps.toFixed(0)} req/s, p50 ${outcome.p50} ms, p99 ${outcome.p99} ms, statuses ${JSON.stringify(outcome.statuses)}, errors ${outcome.errors}`);
+    return outcome;
+  } finally {
+    await stopServer(server);
+  }
+}
+
+/** Spawn to the first 200 on GET /_mock/health, polled every 5 ms on a port chosen beforehand. */
+async function startupOnce() {
+  const port = /** @type {number} */ (await freePort());
+  const started = performance.now();
+  const proc = spawnNode("sendmock", [CLI, "serve", "--port", String(port)]);
+  try {
+    for (;;) {
+      if (proc.exited()) throw new Error(`sendmock failed to start for the startup measurement:\n${proc.stderrTail()}`);
+      if ((await probe(port, "/_mock/health")) === 200) return performance.now() - started;
+      if (performance.now() - started > 20_000) throw new Error("sendmock did not answer GET /_mock/health within 20 s");
+      await sleep(5);
+    }
+  } finally {
+    await stopServer(proc);
+  }
+}
+
+async function measureStartup() {
+  /** @type {number[]} */
+  const samples = [];
+  for (let i = 0; i < STARTUP_SAMPLES; i += 1) {
+    samples.push(await startupOnce());
+    await sleep(300);
+  }
+  return { samplesMs: samples.map((ms) => Math.round(ms)), medianMs: Math.round(median(samples)) };
+}
+
+/** Bytes of JSON per captured message, from the newest 10,000 (or fewer). */
+async function jsonPerMessage(url) {
+  const { messages } = await listMessages(url, "limit=10000");
+  const size = messages.reduce((sum, message) => sum + JSON.stringify(message).length, 0);
+  return { perMessage: size / messages.length, sampled: messages.length };
+}
+
+async function measureMemory() {
+  const server = await sendmock(["--config", configWithCapacity(MEMORY_LARGE)]);
+  try {
+    /** @param {number} count */
+    const point = async (count) => {
+      await sleep(SETTLE_MS);
+      const memory = memoryOf(server.pid);
+      const { total } = await listMessages(server.url, "limit=1");
+      if (total !== count) throw new Error(`expected ${count} captured messages, found ${total}`);
+      const json = await jsonPerMessage(server.url);
+      const jsonBytes = Math.round(json.perMessage * count);
+      const targetBytes = 3 * jsonBytes + 100 * MB;
+      return { messages: count, rssBytes: memory.rss, peakRssBytes: memory.peak, jsonBytes, jsonBytesPerMessage: Math.round(json.perMessage), targetBytes };
+    };
+    const small = await fill(server.url, MEMORY_SMALL);
+    log(`memory: ${MEMORY_SMALL} sends in ${small.seconds.toFixed(1)} s`);
+    const at10k = await point(MEMORY_SMALL);
+    const large = await fill(server.url, MEMORY_LARGE - MEMORY_SMALL);
+    log(`memory: ${MEMORY_LARGE - MEMORY_SMALL} more sends in ${large.seconds.toFixed(1)} s`);
+    const at100k = await point(MEMORY_LARGE);
+    return { at10k, at100k };
+  } finally {
+    await stopServer(server);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+/** @param {number} bytes */
+const mb = (bytes) => `${(bytes / MB).toFixed(1)} MB`;
+/** @param {number} value */
+const int = (value) => Math.round(value).toLocaleString("en-US");
+
+/**
+ * @param {string[][]} rows
+ */
+function table(rows) {
+  const widths = /** @type {string[]} */ (rows[0]).map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length)));
+  const line = (/** @type {string[]} */ row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(" | ");
+  return [line(/** @type {string[]} */ (rows[0])), widths.map((width) => "-".repeat(width)).join("-|-"), ...rows.slice(1).map(line)].join("\n");
+}
+
+/**
+ * @param {Scenario} scenario
+ * @param {Outcome[]} runs
+ */
+function summarize(scenario, runs) {
+  const sum = (/** @type {(o: Outcome) => number} */ pick) => runs.reduce((total, outcome) => total + pick(outcome), 0);
+  const expectedNon2xx = scenario.load.expectStatus >= 300 ? sum((o) => o.expected) : 0;
+  return {
+    id: scenario.id,
+    label: scenario.label,
+    request: `${scenario.load.method} ${scenario.load.path}`,
+    expectStatus: scenario.load.expectStatus,
+    rps: median(runs.map((o) => o.rps)),
+    p50Ms: median(runs.map((o) => o.p50)),
+    p99Ms: median(runs.map((o) => o.p99)),
+    requests: sum((o) => o.requests),
+    non2xx: sum((o) => o.non2xx),
+    expectedNon2xx,
+    unexpectedStatuses: sum((o) => o.unexpected),
+    errors: sum((o) => o.errors),
+    timeouts: sum((o) => o.timeouts),
+    runs,
+  };
+}
+
+async function main() {
+  tempDir = mkdtempSync(path.join(os.tmpdir(), "sendmock-bench-"));
+  const began = performance.now();
+  log(`${RUNS} run(s) x ${SCENARIOS.length} scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`);
+
+  /** @type {Map<string, Outcome[]>} */
+  const outcomes = new Map(SCENARIOS.map((scenario) => [scenario.id, []]));
+  // Round-robin over the scenarios, so a slow drift of the machine hits every scenario alike.
+  for (let run = 1; run <= RUNS; run += 1) {
+    for (const scenario of SCENARIOS) {
+      outcomes.get(scenario.id)?.push(await measure(scenario, run));
+      await sleep(SETTLE_MS);
+    }
+  }
+  log("startup");
+  const startup = await measureStartup();
+  await sleep(SETTLE_MS);
+  log("memory");
+  const memory = await measureMemory();
+
+  const scenarios = SCENARIOS.map((scenario) => summarize(scenario, outcomes.get(scenario.id) ?? []));
+  const byId = Object.fromEntries(scenarios.map((s) => [s.id, s]));
+  const baselineA = byId.baseline_validator?.rps ?? NaN;
+  const baselineB = byId.baseline_http?.rps ?? NaN;
+  const ratio = (/** @type {number} */ rps, /** @type {number} */ base) => `${(rps / base).toFixed(2)}x`;
+
+  const rows = [["scenario", `req/s (median of ${RUNS})`, "p50 ms", "p99 ms", "errors", "vs validator baseline", "vs node:http"]];
+  for (const s of scenarios) {
+    const errors = s.errors + s.unexpectedStatuses;
+    const detail = s.expectedNon2xx > 0 ? ` (${int(s.expectedNon2xx)} expected ${s.expectStatus})` : s.non2xx > 0 ? ` (${int(s.non2xx)} non-2xx)` : "";
+    rows.push([s.label, int(s.rps), s.p50Ms.toFixed(1), s.p99Ms.toFixed(1), `${int(errors)}${detail}`, ratio(s.rps, baselineA), ratio(s.rps, baselineB)]);
+  }
+
+  const send = byId.send_valid;
+  const invalid = byId.send_invalid_recipient;
+  const list = byId.list_10k;
+  const requestErrors = scenarios.reduce((sum, s) => sum + s.errors + s.unexpectedStatuses, 0);
+  const m100 = memory.at100k;
+  const targets = [
+    {
+      name: "valid send >= 0.9 x validator baseline",
+      pass: (send?.rps ?? 0) >= 0.9 * baselineA,
+      detail: `${int(send?.rps ?? 0)} req/s vs ${int(0.9 * baselineA)} (0.9 x ${int(baselineA)}): ${ratio(send?.rps ?? 0, baselineA)}`,
+    },
+    {
+      name: "error path >= 0.9 x validator baseline",
+      pass: (invalid?.rps ?? 0) >= 0.9 * baselineA,
+      detail: `${int(invalid?.rps ?? 0)} req/s vs ${int(0.9 * baselineA)} (0.9 x ${int(baselineA)}): ${ratio(invalid?.rps ?? 0, baselineA)}`,
+    },
+    {
+      name: "inspection list (10k) >= 2000 req/s",
+      pass: (list?.rps ?? 0) >= 2000,
+      detail: `${int(list?.rps ?? 0)} req/s vs 2,000`,
+    },
+    { name: "startup <= 400 ms", pass: startup.medianMs <= 400, detail: `median ${startup.medianMs} ms of ${startup.samplesMs.join(", ")}` },
+    {
+      name: "memory <= 3 x JSON + 100 MB at 100k",
+      pass: m100.rssBytes <= m100.targetBytes,
+      detail: `RSS ${mb(m100.rssBytes)} vs ${mb(m100.targetBytes)} (3 x ${mb(m100.jsonBytes)} + 100 MB)`,
+    },
+    {
+      name: "no request errors",
+      pass: requestErrors === 0,
+      detail: `${int(requestErrors)} (connection errors/timeouts ${int(scenarios.reduce((sum, s) => sum + s.errors, 0))}, unexpected statuses ${int(scenarios.reduce((sum, s) => sum + s.unexpectedStatuses, 0))})`,
+    },
+  ];
+
+  const out = [
+    "",
+    `sendmock bench: ${RUNS} run(s) per scenario, ${DURATION} s each (+${WARMUP} s warm-up), ${CONNECTIONS} connections, pipelining 1; node ${process.version}, ${os.cpus().length} cores`,
+    `POST /send body: ${Buffer.byteLength(VALID_BODY)} bytes (invalid: to "not-an-address")`,
+    "",
+    table(rows),
+    "",
+    `startup (spawn -> first 200 on GET /_mock/health, median of ${STARTUP_SAMPLES}): ${startup.medianMs} ms  [${startup.samplesMs.join(", ")}]`,
+    ...[memory.at10k, memory.at100k].map(
+      (point) =>
+        `memory at ${int(point.messages)} messages: RSS ${mb(point.rssBytes)} (peak ${mb(point.peakRssBytes)}), JSON ${mb(point.jsonBytes)} (${int(point.jsonBytesPerMessage)} B/message), target 3 x JSON + 100 MB = ${mb(point.targetBytes)}`,
+    ),
+    "(MB = 2^20 bytes)",
+    "",
+    "TARGETS",
+    ...targets.map((target) => `  ${target.pass ? "PASS" : "MISS"}  ${target.name.padEnd(42)} ${target.detail}`),
+    "",
+    `total ${((performance.now() - began) / 1000).toFixed(0)} s`,
+  ];
+  process.stdout.write(`${out.join("\n")}\n`);
+
+  const report = {
+    generatedAt: new Date().toISOString(),
+    node: process.version,
+    cpus: os.cpus().length,
+    settings: { durationS: DURATION, runs: RUNS, warmupS: WARMUP, connections: CONNECTIONS, pipelining: 1, bodyBytes: Buffer.byteLength(VALID_BODY) },
+    scenarios: scenarios.map((s) => ({ ...s, vsValidatorBaseline: s.rps / baselineA, vsNodeHttp: s.rps / baselineB })),
+    startup,
+    memory,
+    targets,
+    totalSeconds: Math.round((performance.now() - began) / 1000),
+  };
+  mkdirSync(path.join(ROOT, "test-results"), { recursive: true });
+  writeFileSync(path.join(ROOT, "test-results/bench.json"), `${JSON.stringify(report, null, 2)}\n`);
+  log("wrote test-results/bench.json");
+  if (STRICT && targets.some((target) => !target.pass)) process.exitCode = 2;
+}
+
+process.on("exit", killAll);
+for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the servers`);
+    killAll();
+    process.exit(130);
+  });
+}
+
+try {
+  await main();
+} catch (error) {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+} finally {
+  killAll();
+  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+}
