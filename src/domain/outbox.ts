@@ -53,19 +53,39 @@ export class WaitTimeoutError extends Error {
 
 export const DEFAULT_WAIT_MS = 5000;
 
+/** What a filter compares, computed once when a message is captured rather than on every list. */
+interface Entry {
+  message: CapturedMessage;
+  to: string;
+  recipients: string[];
+  subject: string;
+  createdAtMs: number;
+}
+
+function entryOf(message: CapturedMessage): Entry {
+  const to = message.to.toLowerCase();
+  return {
+    message,
+    to,
+    recipients: [to, ...message.cc.map((address) => address.toLowerCase()), ...message.bcc.map((address) => address.toLowerCase())],
+    subject: message.subject.toLowerCase(),
+    createdAtMs: Date.parse(message.created_at),
+  };
+}
+
 /** Compiles a filter once into a predicate. */
-export function matchesFilter(filter: MessageFilter): (message: CapturedMessage) => boolean {
+function matchesFilter(filter: MessageFilter): (entry: Entry) => boolean {
   const to = filter.to?.toLowerCase();
   const recipient = filter.recipient?.toLowerCase();
   const subject = filter.subject?.toLowerCase();
   const since = filter.since === undefined ? undefined : new Date(filter.since).getTime();
   const { templateId } = filter;
-  return (message) =>
-    (to === undefined || message.to.toLowerCase() === to) &&
-    (recipient === undefined || [message.to, ...message.cc, ...message.bcc].some((address) => address.toLowerCase() === recipient)) &&
-    (templateId === undefined || message.template_id === templateId) &&
-    (subject === undefined || message.subject.toLowerCase().includes(subject)) &&
-    (since === undefined || Date.parse(message.created_at) >= since);
+  return (entry) =>
+    (to === undefined || entry.to === to) &&
+    (recipient === undefined || entry.recipients.includes(recipient)) &&
+    (templateId === undefined || entry.message.template_id === templateId) &&
+    (subject === undefined || entry.subject.includes(subject)) &&
+    (since === undefined || entry.createdAtMs >= since);
 }
 
 function describeFilter(filter: MessageFilter): string {
@@ -75,30 +95,36 @@ function describeFilter(filter: MessageFilter): string {
 
 export function createMemoryOutbox(options: { capacity: number }): Outbox {
   const { capacity } = options;
-  // Insertion order is capture order, so the first key is always the oldest.
-  const messages = new Map<string, CapturedMessage>();
+  // Capture order, oldest first; dropped entries are cut off in batches so adding stays O(1).
+  let entries: Entry[] = [];
+  let oldest = 0;
+  const byId = new Map<string, Entry>();
   const listeners = new Set<(message: CapturedMessage) => void>();
   const clearListeners = new Set<() => void>();
-  let newest: CapturedMessage | undefined;
   let dropped = 0;
 
-  function newestFirst(): CapturedMessage[] {
-    return [...messages.values()].reverse();
+  function* newestFirst(): Generator<Entry> {
+    for (let index = entries.length - 1; index >= oldest; index -= 1) yield entries[index] as Entry;
   }
 
-  function findNewest(predicate: (message: CapturedMessage) => boolean): CapturedMessage | undefined {
-    return newestFirst().find(predicate);
+  function findNewest(predicate: (entry: Entry) => boolean): CapturedMessage | undefined {
+    for (const entry of newestFirst()) if (predicate(entry)) return entry.message;
+    return undefined;
   }
 
   return {
     add(message) {
-      messages.set(message.id, message);
-      newest = message;
-      while (messages.size > capacity) {
-        const oldest = messages.keys().next();
-        if (oldest.done === true) break;
-        messages.delete(oldest.value);
+      const entry = entryOf(message);
+      entries.push(entry);
+      byId.set(message.id, entry);
+      if (entries.length - oldest > capacity) {
+        byId.delete((entries[oldest] as Entry).message.id);
+        oldest += 1;
         dropped += 1;
+        if (oldest > capacity) {
+          entries = entries.slice(oldest);
+          oldest = 0;
+        }
       }
       for (const listener of listeners) listener(message);
       return Promise.resolve();
@@ -109,22 +135,23 @@ export function createMemoryOutbox(options: { capacity: number }): Outbox {
       const limit = filter.limit ?? Number.POSITIVE_INFINITY;
       const page: CapturedMessage[] = [];
       let total = 0;
-      for (const message of newestFirst()) {
-        if (!predicate(message)) continue;
+      for (const entry of newestFirst()) {
+        if (!predicate(entry)) continue;
         total += 1;
-        if (page.length < limit) page.push(message);
+        if (page.length < limit) page.push(entry.message);
       }
       return Promise.resolve({ messages: page, total });
     },
 
     get(id) {
-      if (id === "latest") return Promise.resolve(newest && messages.has(newest.id) ? newest : undefined);
-      return Promise.resolve(messages.get(id));
+      if (id === "latest") return Promise.resolve(entries.length > oldest ? (entries.at(-1) as Entry).message : undefined);
+      return Promise.resolve(byId.get(id)?.message);
     },
 
     clear() {
-      messages.clear();
-      newest = undefined;
+      entries = [];
+      oldest = 0;
+      byId.clear();
       dropped = 0;
       for (const listener of clearListeners) listener();
       return Promise.resolve();
@@ -142,7 +169,7 @@ export function createMemoryOutbox(options: { capacity: number }): Outbox {
           waitOptions.signal?.removeEventListener("abort", onAbort);
         };
         const onMessage = (message: CapturedMessage): void => {
-          if (!predicate(message)) return;
+          if (!predicate(entryOf(message))) return;
           stop();
           resolve(message);
         };
@@ -152,7 +179,7 @@ export function createMemoryOutbox(options: { capacity: number }): Outbox {
         };
         const timer = setTimeout(() => {
           stop();
-          reject(new WaitTimeoutError(`no ${describeFilter(filter)} was captured within ${timeoutMs} ms (${messages.size} captured)`));
+          reject(new WaitTimeoutError(`no ${describeFilter(filter)} was captured within ${timeoutMs} ms (${entries.length - oldest} captured)`));
         }, timeoutMs);
         listeners.add(onMessage);
         if (waitOptions.signal?.aborted === true) onAbort();
@@ -161,7 +188,7 @@ export function createMemoryOutbox(options: { capacity: number }): Outbox {
     },
 
     stats() {
-      return Promise.resolve({ count: messages.size, capacity, dropped });
+      return Promise.resolve({ count: entries.length - oldest, capacity, dropped });
     },
 
     onCapture(listener) {
