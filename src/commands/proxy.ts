@@ -3,33 +3,20 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { isHttpUrl, type SendMockOptions } from "../config.js";
 import { startSendMock } from "../mock.js";
-import { closeOnSignals, describeStartError, fail, parsePort } from "./serve.js";
+import { closeOnSignals, describeStartError, fail, optionsFromFlags, parsePort, type ServeFlags } from "./serve.js";
 
 function parseTarget(value: string): string {
   if (!isHttpUrl(value)) throw new InvalidArgumentError("must be an http or https URL, such as https://api.example.com/v1");
   return value;
 }
 
-interface ProxyFlags {
+interface ProxyFlags extends ServeFlags {
   target: string;
   strict?: boolean;
-  port?: number;
-  host?: string;
-  templates?: string;
-  config?: string;
-  shape?: "a" | "b";
 }
 
 async function proxy(flags: ProxyFlags): Promise<void> {
-  const options: SendMockOptions = {
-    port: flags.port,
-    host: flags.host,
-    templates: flags.templates,
-    config: flags.config,
-    responseShape: flags.shape,
-    log: (line) => process.stderr.write(`${line}\n`),
-    proxy: { target: flags.target, strict: flags.strict ?? false },
-  };
+  const options: SendMockOptions = { ...optionsFromFlags(flags), proxy: { target: flags.target, strict: flags.strict ?? false } };
   const mock = await startSendMock(options, "command line").catch((error: unknown) => fail(describeStartError(error)));
   closeOnSignals(mock);
   process.stdout.write(

@@ -41,7 +41,7 @@ export function closeOnSignals(server: { close(): Promise<void> }): void {
   process.once("SIGTERM", () => stop("SIGTERM"));
 }
 
-interface ServeFlags {
+export interface ServeFlags {
   port?: number;
   host?: string;
   templates?: string;
@@ -49,8 +49,9 @@ interface ServeFlags {
   shape?: "a" | "b";
 }
 
-async function serve(flags: ServeFlags): Promise<void> {
-  const options: SendMockOptions = {
+/** The flags `serve` and `proxy` share, as the options of a mock that logs to stderr. */
+export function optionsFromFlags(flags: ServeFlags): SendMockOptions {
+  return {
     port: flags.port,
     host: flags.host,
     templates: flags.templates,
@@ -58,6 +59,10 @@ async function serve(flags: ServeFlags): Promise<void> {
     responseShape: flags.shape,
     log: (line) => process.stderr.write(`${line}\n`),
   };
+}
+
+async function serve(flags: ServeFlags): Promise<void> {
+  const options = optionsFromFlags(flags);
   const mock = await startSendMock(options, "command line").catch((error: unknown) => fail(describeStartError(error)));
   // Ready for a signal before anyone can read the URL and send one.
   closeOnSignals(mock);
