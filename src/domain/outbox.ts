@@ -16,6 +16,12 @@ export interface MessageFilter {
   limit?: number;
 }
 
+/** A page of messages, each as the JSON text it is stored as. */
+export interface SerializedMessageList {
+  messages: string[];
+  total: number;
+}
+
 export interface WaitOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -35,6 +41,8 @@ export interface OutboxStats {
 export interface Outbox {
   add(message: CapturedMessage): Promise<void>;
   list(filter?: MessageFilter): Promise<MessageList>;
+  /** `list` without parsing: an answer can write the stored text as it is. */
+  listSerialized(filter?: MessageFilter): Promise<SerializedMessageList>;
   /** One message by id; `latest` is the newest. */
   get(id: string): Promise<CapturedMessage | undefined>;
   clear(): Promise<void>;
@@ -54,39 +62,112 @@ export class WaitTimeoutError extends Error {
 export const DEFAULT_WAIT_MS = 5000;
 
 /** What a filter compares, computed once when a message is captured rather than on every list. */
-interface Entry {
-  message: CapturedMessage;
+interface MatchKeys {
   to: string;
   recipients: string[];
+  templateId: string;
   subject: string;
   createdAtMs: number;
 }
 
-function entryOf(message: CapturedMessage): Entry {
+/**
+ * A captured message is kept as its JSON text: one flat string weighs a fraction of the
+ * object graph, a list answer writes it without serializing again, and every reader gets
+ * its own copy, so no caller can change what was captured.
+ */
+interface Entry extends MatchKeys {
+  id: string;
+  json: string;
+}
+
+function matchKeysOf(message: CapturedMessage): MatchKeys {
   const to = message.to.toLowerCase();
   return {
-    message,
     to,
     recipients: [to, ...message.cc.map((address) => address.toLowerCase()), ...message.bcc.map((address) => address.toLowerCase())],
+    templateId: message.template_id,
     subject: message.subject.toLowerCase(),
     createdAtMs: Date.parse(message.created_at),
   };
 }
 
-/** Compiles a filter once into a predicate. */
-function matchesFilter(filter: MessageFilter): (entry: Entry) => boolean {
-  const to = filter.to?.toLowerCase();
+function entryOf(message: CapturedMessage): Entry {
+  return { ...matchKeysOf(message), id: message.id, json: JSON.stringify(message) };
+}
+
+function messageOf(entry: Entry): CapturedMessage {
+  return JSON.parse(entry.json) as CapturedMessage;
+}
+
+/**
+ * Compiles what a filter asks beyond `to` into one predicate, or undefined when it asks
+ * nothing more: `to` is answered by the per-recipient index, so such a list needs no scan.
+ */
+function predicateBeyondTo(filter: MessageFilter): ((keys: MatchKeys) => boolean) | undefined {
   const recipient = filter.recipient?.toLowerCase();
   const subject = filter.subject?.toLowerCase();
   const since = filter.since === undefined ? undefined : new Date(filter.since).getTime();
   const { templateId } = filter;
-  return (entry) =>
-    (to === undefined || entry.to === to) &&
-    (recipient === undefined || entry.recipients.includes(recipient)) &&
-    (templateId === undefined || entry.message.template_id === templateId) &&
-    (subject === undefined || entry.subject.includes(subject)) &&
-    (since === undefined || entry.createdAtMs >= since);
+  if (recipient === undefined && subject === undefined && since === undefined && templateId === undefined) return undefined;
+  return (keys) =>
+    (recipient === undefined || keys.recipients.includes(recipient)) &&
+    (templateId === undefined || keys.templateId === templateId) &&
+    (subject === undefined || keys.subject.includes(subject)) &&
+    (since === undefined || keys.createdAtMs >= since);
 }
+
+function matchesFilter(filter: MessageFilter): (keys: MatchKeys) => boolean {
+  const to = filter.to?.toLowerCase();
+  const rest = predicateBeyondTo(filter);
+  return (keys) => (to === undefined || keys.to === to) && (rest === undefined || rest(keys));
+}
+
+/**
+ * Entries in capture order. The oldest leave one at a time and the array is cut once half of
+ * it is spent, so that both adding and dropping stay O(1) amortized.
+ */
+class CaptureQueue {
+  private entries: (Entry | undefined)[] = [];
+  private oldest = 0;
+
+  get size(): number {
+    return this.entries.length - this.oldest;
+  }
+
+  push(entry: Entry): void {
+    this.entries.push(entry);
+  }
+
+  dropOldest(): Entry | undefined {
+    const entry = this.entries[this.oldest];
+    if (entry === undefined) return undefined;
+    // Cleared at once so that a dropped message is garbage before the next cut.
+    this.entries[this.oldest] = undefined;
+    this.oldest += 1;
+    if (this.oldest * 2 >= this.entries.length) {
+      this.entries = this.entries.slice(this.oldest);
+      this.oldest = 0;
+    }
+    return entry;
+  }
+
+  latest(): Entry | undefined {
+    return this.size > 0 ? this.entries.at(-1) : undefined;
+  }
+
+  *newestFirst(): Generator<Entry> {
+    for (let index = this.entries.length - 1; index >= this.oldest; index -= 1) yield this.entries[index] as Entry;
+  }
+
+  /** The newest `count` entries, newest first. */
+  newest(count: number): Entry[] {
+    const page: Entry[] = [];
+    for (let index = this.entries.length - 1; index >= this.oldest && page.length < count; index -= 1) page.push(this.entries[index] as Entry);
+    return page;
+  }
+}
+
+const EMPTY_QUEUE = new CaptureQueue();
 
 function describeFilter(filter: MessageFilter): string {
   const parts = Object.entries(filter).filter(([key, value]) => key !== "limit" && value !== undefined);
@@ -95,62 +176,79 @@ function describeFilter(filter: MessageFilter): string {
 
 export function createMemoryOutbox(options: { capacity: number }): Outbox {
   const { capacity } = options;
-  // Capture order, oldest first; dropped entries are cut off in batches so adding stays O(1).
-  let entries: Entry[] = [];
-  let oldest = 0;
+  let captured = new CaptureQueue();
+  // Tests and the inbox mostly ask for one recipient's messages: answering those from a
+  // queue per lowercased `to` keeps a list from touching every captured message.
+  const byTo = new Map<string, CaptureQueue>();
   const byId = new Map<string, Entry>();
   const listeners = new Set<(message: CapturedMessage) => void>();
   const clearListeners = new Set<() => void>();
   let dropped = 0;
 
-  function* newestFirst(): Generator<Entry> {
-    for (let index = entries.length - 1; index >= oldest; index -= 1) yield entries[index] as Entry;
+  function findNewest(predicate: (keys: MatchKeys) => boolean): CapturedMessage | undefined {
+    for (const entry of captured.newestFirst()) if (predicate(entry)) return messageOf(entry);
+    return undefined;
   }
 
-  function findNewest(predicate: (entry: Entry) => boolean): CapturedMessage | undefined {
-    for (const entry of newestFirst()) if (predicate(entry)) return entry.message;
-    return undefined;
+  function select(filter: MessageFilter): { page: Entry[]; total: number } {
+    const candidates = filter.to === undefined ? captured : (byTo.get(filter.to.toLowerCase()) ?? EMPTY_QUEUE);
+    const limit = filter.limit ?? Number.POSITIVE_INFINITY;
+    const predicate = predicateBeyondTo(filter);
+    if (predicate === undefined) return { page: candidates.newest(limit), total: candidates.size };
+    const page: Entry[] = [];
+    let total = 0;
+    for (const entry of candidates.newestFirst()) {
+      if (!predicate(entry)) continue;
+      total += 1;
+      if (page.length < limit) page.push(entry);
+    }
+    return { page, total };
+  }
+
+  function dropOldest(): void {
+    const gone = captured.dropOldest();
+    if (gone === undefined) return;
+    byId.delete(gone.id);
+    const sameTo = byTo.get(gone.to);
+    sameTo?.dropOldest();
+    if (sameTo?.size === 0) byTo.delete(gone.to);
+    dropped += 1;
   }
 
   return {
     add(message) {
       const entry = entryOf(message);
-      entries.push(entry);
-      byId.set(message.id, entry);
-      if (entries.length - oldest > capacity) {
-        byId.delete((entries[oldest] as Entry).message.id);
-        oldest += 1;
-        dropped += 1;
-        if (oldest > capacity) {
-          entries = entries.slice(oldest);
-          oldest = 0;
-        }
+      captured.push(entry);
+      let sameTo = byTo.get(entry.to);
+      if (sameTo === undefined) {
+        sameTo = new CaptureQueue();
+        byTo.set(entry.to, sameTo);
       }
+      sameTo.push(entry);
+      byId.set(entry.id, entry);
+      if (captured.size > capacity) dropOldest();
       for (const listener of listeners) listener(message);
       return Promise.resolve();
     },
 
     list(filter = {}) {
-      const predicate = matchesFilter(filter);
-      const limit = filter.limit ?? Number.POSITIVE_INFINITY;
-      const page: CapturedMessage[] = [];
-      let total = 0;
-      for (const entry of newestFirst()) {
-        if (!predicate(entry)) continue;
-        total += 1;
-        if (page.length < limit) page.push(entry.message);
-      }
-      return Promise.resolve({ messages: page, total });
+      const { page, total } = select(filter);
+      return Promise.resolve({ messages: page.map(messageOf), total });
+    },
+
+    listSerialized(filter = {}) {
+      const { page, total } = select(filter);
+      return Promise.resolve({ messages: page.map((entry) => entry.json), total });
     },
 
     get(id) {
-      if (id === "latest") return Promise.resolve(entries.length > oldest ? (entries.at(-1) as Entry).message : undefined);
-      return Promise.resolve(byId.get(id)?.message);
+      const entry = id === "latest" ? captured.latest() : byId.get(id);
+      return Promise.resolve(entry === undefined ? undefined : messageOf(entry));
     },
 
     clear() {
-      entries = [];
-      oldest = 0;
+      captured = new CaptureQueue();
+      byTo.clear();
       byId.clear();
       dropped = 0;
       for (const listener of clearListeners) listener();
@@ -169,7 +267,7 @@ export function createMemoryOutbox(options: { capacity: number }): Outbox {
           waitOptions.signal?.removeEventListener("abort", onAbort);
         };
         const onMessage = (message: CapturedMessage): void => {
-          if (!predicate(entryOf(message))) return;
+          if (!predicate(matchKeysOf(message))) return;
           stop();
           resolve(message);
         };
@@ -179,7 +277,7 @@ export function createMemoryOutbox(options: { capacity: number }): Outbox {
         };
         const timer = setTimeout(() => {
           stop();
-          reject(new WaitTimeoutError(`no ${describeFilter(filter)} was captured within ${timeoutMs} ms (${entries.length - oldest} captured)`));
+          reject(new WaitTimeoutError(`no ${describeFilter(filter)} was captured within ${timeoutMs} ms (${captured.size} captured)`));
         }, timeoutMs);
         listeners.add(onMessage);
         if (waitOptions.signal?.aborted === true) onAbort();
@@ -188,7 +286,7 @@ export function createMemoryOutbox(options: { capacity: number }): Outbox {
     },
 
     stats() {
-      return Promise.resolve({ count: entries.length - oldest, capacity, dropped });
+      return Promise.resolve({ count: captured.size, capacity, dropped });
     },
 
     onCapture(listener) {

@@ -1,5 +1,6 @@
 // The in-memory outbox: capture, filters, the capacity bound and waiting for a message.
 
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createMemoryOutbox, WaitTimeoutError, type Outbox } from "../../src/domain/outbox.js";
 import type { CapturedMessage } from "../../src/wire.js";
@@ -151,6 +152,29 @@ describe("getting one message", () => {
   });
 });
 
+describe("what a reader gets", () => {
+  it("gives each reader its own copy: changing one changes nothing captured", async () => {
+    const outbox = await anOutbox([aMessage({ subject: "Original" })]);
+
+    const read = await outbox.get("latest");
+    if (!read) throw new Error("nothing captured");
+    read.subject = "Changed";
+    read.cc.push("mallory@example.com");
+
+    expect(await outbox.get("latest")).toMatchObject({ subject: "Original", cc: [] });
+  });
+
+  it("lists the same page as JSON text, for answers that write it as stored", async () => {
+    const outbox = await anOutbox([aMessage({ to: "grace@example.com" }), aMessage(), aMessage({ subject: "Ünïcode \"quoted\" </script>" })]);
+    const filter = { to: "ada@example.com", limit: 5 };
+
+    const serialized = await outbox.listSerialized(filter);
+
+    expect({ messages: serialized.messages.map((json) => JSON.parse(json) as unknown), total: serialized.total }).toEqual(await outbox.list(filter));
+    expect(serialized.total).toBe(2);
+  });
+});
+
 describe("capacity", () => {
   it("drops the oldest message past capacity and counts the drops", async () => {
     const [first, second, third, fourth] = [aMessage(), aMessage(), aMessage(), aMessage()];
@@ -170,6 +194,38 @@ describe("capacity", () => {
   it("counts nothing as dropped while under capacity", async () => {
     const outbox = await anOutbox([aMessage(), aMessage()], 2);
     expect(await outbox.stats()).toEqual({ count: 2, capacity: 2, dropped: 0 });
+  });
+});
+
+describe("lists agree with a plain filter over the kept messages", () => {
+  const ADDRESSES = ["ada@example.com", "ADA@example.com", "grace@example.com", "linus@example.com"];
+  const anAddress = fc.constantFrom(...ADDRESSES);
+  const aCapture = fc.record({ to: anAddress, cc: fc.array(anAddress, { maxLength: 2 }), subject: fc.constantFrom("Welcome", "Your receipt", "Reset") });
+  const aFilter = fc.record(
+    { to: anAddress, recipient: anAddress, subject: fc.constantFrom("welcome", "RE", "zzz"), limit: fc.integer({ min: 1, max: 5 }) },
+    { requiredKeys: [] },
+  );
+
+  it("for any captures past capacity and any filter: same messages, same order, same total", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(aCapture, { maxLength: 40 }), fc.integer({ min: 1, max: 12 }), fc.array(aFilter, { minLength: 1, maxLength: 5 }), async (captures, capacity, filters) => {
+        const messages = captures.map((capture) => aMessage(capture));
+        const outbox = await anOutbox(messages, capacity);
+        const kept = messages.slice(-capacity).reverse();
+        for (const filter of filters) {
+          const lower = (value: string | undefined): string | undefined => value?.toLowerCase();
+          const matching = kept.filter(
+            (message) =>
+              (filter.to === undefined || message.to.toLowerCase() === lower(filter.to)) &&
+              (filter.recipient === undefined || [message.to, ...message.cc].some((address) => address.toLowerCase() === lower(filter.recipient))) &&
+              (filter.subject === undefined || message.subject.toLowerCase().includes(filter.subject.toLowerCase())),
+          );
+          const list = await outbox.list(filter);
+          expect(idsOf(list)).toEqual(idsOf({ messages: matching.slice(0, filter.limit ?? matching.length) }));
+          expect(list.total).toBe(matching.length);
+        }
+      }),
+    );
   });
 });
 
