@@ -2,18 +2,11 @@
 // for `sendmock check` (another implementation's answers) and `sendmock proxy` (the real service's).
 
 import SwaggerParser from "@apidevtools/swagger-parser";
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { Contract } from "./contract.js";
-
-/** One way an exchange breaks the contract; `path` is a JSON pointer into the body, or `/status`, `/headers/<name>`. */
-export interface ContractViolation {
-  path: string;
-  message: string;
-  expected: string;
-  actual: string;
-}
+import { show, violationOf, type ContractViolation } from "./schema-violations.js";
 
 export interface ExchangeAnswer {
   status: number;
@@ -28,43 +21,6 @@ export interface ContractChecker {
 }
 
 type Schema = OpenAPIV3_1.SchemaObject;
-
-function show(value: unknown): string {
-  if (value === undefined) return "absent";
-  const json = JSON.stringify(value);
-  return json.length > 60 ? `${json.slice(0, 57)}...` : json;
-}
-
-function valueAt(root: unknown, pointer: string): unknown {
-  return pointer
-    .split("/")
-    .slice(1)
-    .reduce<unknown>((value, key) => (value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key.replaceAll("~1", "/").replaceAll("~0", "~")] : undefined), root);
-}
-
-function violationOf(error: ErrorObject, root: unknown): ContractViolation {
-  const params = error.params as Record<string, unknown>;
-  const actualValue = valueAt(root, error.instancePath);
-  switch (error.keyword) {
-    case "required": {
-      const missing = String(params.missingProperty);
-      return { path: `${error.instancePath}/${missing}`, message: `${missing} is required`, expected: `a ${missing}`, actual: "absent" };
-    }
-    case "additionalProperties": {
-      const extra = String(params.additionalProperty);
-      const path = `${error.instancePath}/${extra}`;
-      return { path, message: `${extra} is not in the contract`, expected: "no such property", actual: show(valueAt(root, path)) };
-    }
-    case "const":
-      return { path: error.instancePath, message: error.message ?? "wrong value", expected: show(params.allowedValue), actual: show(actualValue) };
-    case "enum":
-      return { path: error.instancePath, message: error.message ?? "wrong value", expected: `one of ${show(params.allowedValues)}`, actual: show(actualValue) };
-    case "type":
-      return { path: error.instancePath, message: error.message ?? "wrong type", expected: String(params.type), actual: show(actualValue) };
-    default:
-      return { path: error.instancePath, message: error.message ?? "invalid", expected: `${error.keyword} ${show(params)}`, actual: show(actualValue) };
-  }
-}
 
 /** Validates against `schema`; for a `oneOf` of shapes, reports the branch that came closest. */
 function checkValue(ajv: Ajv2020, cache: Map<object, ValidateFunction>, schema: Schema, value: unknown): ContractViolation[] {

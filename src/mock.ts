@@ -8,6 +8,7 @@ import { createKeyCheck } from "./domain/api-keys.js";
 import { createFaultControl, createMemoryFaultPlan, type FaultControl } from "./domain/faults.js";
 import { createMemoryJournal, type Journal } from "./domain/journal.js";
 import { createMemoryOutbox, type Outbox } from "./domain/outbox.js";
+import { withCapturedMessageCheck } from "./http/captured-message-contract.js";
 import { createSendService } from "./domain/send.js";
 import { createMemoryRateLimiter } from "./domain/rate-limiter.js";
 import { createSettingsStore, type SettingsStore } from "./domain/settings.js";
@@ -45,7 +46,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     loadContract(ADMIN_CONTRACT),
     loadTemplateCatalog(config.templates, { watch: config.watchTemplates, log: config.log }),
   ]);
-  const outbox = createMemoryOutbox({ capacity: config.capacity });
+  const outbox = withCapturedMessageCheck(createMemoryOutbox({ capacity: config.capacity }), adminContract.document);
   const journal = createMemoryJournal({ capacity: config.capacity });
   const settings = createSettingsStore({
     responseShape: config.responseShape,

@@ -1,7 +1,8 @@
 // Runs the battery of `sendmock check` against a base URL and judges every answer: the case's
 // own expectation, the requested shape, and openapi/send.yaml. Returns results; prints nothing.
 
-import { createContractChecker, type ContractViolation } from "../contract-check.js";
+import { createContractChecker } from "../contract-check.js";
+import type { ContractViolation } from "../schema-violations.js";
 import { loadContract, SEND_CONTRACT } from "../contract.js";
 import { CASES, type CheckCase, type CaseInputs } from "./cases.js";
 

@@ -104,16 +104,18 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
   router.get("/_mock/messages", async (req, res) => {
     const filter = messageFilter(req);
     const waitMs = queryNumber(req, "wait_ms") ?? 0;
-    let found = await outbox.list(filter);
+    let found = await outbox.listSerialized(filter);
     if (found.total === 0 && waitMs > 0) {
       try {
         await outbox.waitFor(filter, { timeoutMs: waitMs, signal: abortSignalFor(req, deps.shutdown) });
-        found = await outbox.list(filter);
+        found = await outbox.listSerialized(filter);
       } catch (error) {
         if (!(error instanceof WaitTimeoutError) && !req.destroyed && !deps.shutdown.aborted) throw error;
       }
     }
-    res.json(found);
+    // Written as stored: serializing and validating 50 full messages on every call was most of
+    // this route's cost. Each message was checked against admin.yaml when it was captured.
+    res.type("application/json").send(`{"messages":[${found.messages.join(",")}],"total":${String(found.total)}}`);
   });
 
   router.delete("/_mock/messages", async (_req, res) => {

@@ -1,0 +1,51 @@
+// The inspection API writes stored messages as they are, without express-openapi-validator
+// seeing them; each is checked against openapi/admin.yaml once, when it is captured, instead.
+
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import type { OpenAPIV3_1 } from "openapi-types";
+import type { Outbox } from "../domain/outbox.js";
+import { ApiError } from "../errors.js";
+import { violationOf } from "../schema-violations.js";
+import type { CapturedMessage } from "../wire.js";
+
+const SCHEMA_POINTER = "#/components/schemas/CapturedMessage";
+
+/** `outbox`, refusing any message that `GET /_mock/messages` could not answer with. */
+export function withCapturedMessageCheck(outbox: Outbox, adminContract: OpenAPIV3_1.Document): Outbox {
+  let validate: ValidateFunction | undefined;
+  // Compiled at the first capture: a mock that is started and never sent to pays nothing.
+  const validator = (): ValidateFunction => {
+    if (validate) return validate;
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+    addFormats.default(ajv, { mode: "full" });
+    ajv.addSchema(structuredClone(adminContract), "admin.yaml");
+    validate = ajv.getSchema(`admin.yaml${SCHEMA_POINTER}`);
+    if (!validate) throw new Error(`openapi/admin.yaml has no ${SCHEMA_POINTER}`);
+    return validate;
+  };
+
+  const check = (message: CapturedMessage): ApiError | undefined => {
+    const validate = validator();
+    const { id } = message;
+    if (validate(message)) return undefined;
+    const violations = (validate.errors ?? []).map((error) => violationOf(error, message));
+    const described = violations.map((violation) => `${violation.path || "/"} ${violation.message} (expected ${violation.expected}, actual ${violation.actual})`).join("; ");
+    return new ApiError("server_error", `sendmock built message ${id} outside openapi/admin.yaml ${SCHEMA_POINTER}: ${described}. It was not captured; please report this.`);
+  };
+
+  return {
+    add: (message) => {
+      const refusal = check(message);
+      return refusal ? Promise.reject(refusal) : outbox.add(message);
+    },
+    list: (filter) => outbox.list(filter),
+    listSerialized: (filter) => outbox.listSerialized(filter),
+    get: (id) => outbox.get(id),
+    clear: () => outbox.clear(),
+    waitFor: (filter, options) => outbox.waitFor(filter, options),
+    stats: () => outbox.stats(),
+    onCapture: (listener) => outbox.onCapture(listener),
+    onClear: (listener) => outbox.onClear(listener),
+  };
+}
