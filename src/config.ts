@@ -42,6 +42,14 @@ export interface SendMockOptions {
   allowMagicRecipients?: boolean;
   adminToken?: string | null;
   corsOrigins?: string[];
+  /** How long a client may take to send a request's headers (default 20000). */
+  headersTimeoutMs?: number;
+  /** How long a client may take to send a whole request, body included (default 120000). */
+  requestTimeoutMs?: number;
+  /** How long an idle keep-alive connection stays open (default 5000). */
+  keepAliveTimeoutMs?: number;
+  /** Largest request line plus headers, in bytes (default 16384); larger ones get 431. */
+  maxHeaderBytes?: number;
   /** A JSON or YAML config file; options given here win over it. */
   config?: string;
   /** Where log lines go; silent by default in the library. */
@@ -79,6 +87,10 @@ export interface ResolvedConfig {
   allowMagicRecipients: boolean;
   adminToken: string | null;
   corsOrigins: string[];
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxHeaderBytes: number;
   log: (line: string) => void;
   watchTemplates: boolean;
   proxy: Required<ProxyOptions> | null;
@@ -98,6 +110,20 @@ const rateLimitSchema = {
     per_seconds: { type: "number", exclusiveMinimum: 0 },
     burst: { type: "integer", minimum: 1 },
   },
+} as const;
+
+/**
+ * Timeouts of the HTTP server. Below 100 ms a healthy client on a busy machine misses them;
+ * above an hour a stuck client holds its socket for no use a mock has.
+ */
+const timeoutMsSchema = { type: "integer", minimum: 100, maximum: 3_600_000 } as const;
+
+const DEFAULT_LIMITS = {
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 120_000,
+  keepAliveTimeoutMs: 5_000,
+  // Node's own default (http.maxHeaderSize).
+  maxHeaderBytes: 16_384,
 } as const;
 
 /** The config file's keys (snake_case); flags and options are checked against it too. */
@@ -125,6 +151,12 @@ const configSchema = {
     allow_magic_recipients: { type: "boolean" },
     admin_token: { anyOf: [{ type: "null" }, { type: "string", minLength: 8 }] },
     cors_origins: { type: "array", items: { type: "string", minLength: 1 } },
+    headers_timeout_ms: timeoutMsSchema,
+    request_timeout_ms: timeoutMsSchema,
+    keep_alive_timeout_ms: timeoutMsSchema,
+    // A request line and an Authorization header need a few hundred bytes; 1 MiB of headers
+    // per connection is more memory than any client of a send API has a reason to use.
+    max_header_bytes: { type: "integer", minimum: 1024, maximum: 1_048_576 },
   },
 } as const;
 
@@ -230,11 +262,20 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
   if (bodyLimitBytes === null || bodyLimitBytes < 1) {
     throw new ConfigError(`${optionsSource}: body_limit must be a size such as "1mb" or "500kb"`);
   }
+  // Where a key's value came from, to name it in a message about a rule between keys.
+  const sourceOf = (key: string): string => (key in fromOptions ? optionsSource : `config file ${path.resolve(String(configFile))}`);
   const faults = (fromOptions.faults ?? fromFile.faults ?? []) as FaultRuleInput[];
   faults.forEach((rule, index) => {
     const problem = checkFaultRule(rule);
-    if (problem !== undefined) throw new ConfigError(`${fromOptions.faults ? optionsSource : `config file ${path.resolve(String(configFile))}`}: faults.${index}: ${problem}`);
+    if (problem !== undefined) throw new ConfigError(`${sourceOf("faults")}: faults.${index}: ${problem}`);
   });
+  const headersTimeoutMs = merged.headersTimeoutMs ?? DEFAULT_LIMITS.headersTimeoutMs;
+  const requestTimeoutMs = merged.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs;
+  // Node refuses it too: the headers are part of the request, so their deadline cannot be later.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    const source = sourceOf("headers_timeout_ms" in fromOptions ? "headers_timeout_ms" : "request_timeout_ms");
+    throw new ConfigError(`${source}: headers_timeout_ms (${headersTimeoutMs}) must not be above request_timeout_ms (${requestTimeoutMs})`);
+  }
   const rateLimit = merged.rateLimit ?? null;
   return {
     port: merged.port ?? DEFAULT_PORT,
@@ -254,6 +295,10 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
     allowMagicRecipients: merged.allowMagicRecipients ?? true,
     adminToken,
     corsOrigins: merged.corsOrigins ?? [],
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: merged.keepAliveTimeoutMs ?? DEFAULT_LIMITS.keepAliveTimeoutMs,
+    maxHeaderBytes: merged.maxHeaderBytes ?? DEFAULT_LIMITS.maxHeaderBytes,
     log: log ?? (() => undefined),
     watchTemplates: watchTemplates ?? true,
     proxy: proxy === undefined ? null : resolveProxy(proxy, optionsSource),

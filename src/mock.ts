@@ -9,6 +9,7 @@ import { createFaultControl, createMemoryFaultPlan, type FaultControl } from "./
 import { createMemoryJournal, type Journal } from "./domain/journal.js";
 import { createMemoryOutbox, type Outbox } from "./domain/outbox.js";
 import { withCapturedMessageCheck } from "./http/captured-message-contract.js";
+import { createClientErrorAnswer } from "./http/client-errors.js";
 import { createSendService } from "./domain/send.js";
 import { createMemoryRateLimiter } from "./domain/rate-limiter.js";
 import { createSettingsStore, type SettingsStore } from "./domain/settings.js";
@@ -160,7 +161,19 @@ export async function startSendMock(options: SendMockOptions = {}, optionsSource
   const mock = await buildSendMock(options, optionsSource, () => port);
   let server;
   try {
-    server = await listen(mock.app, { host: mock.config.host, port: mock.config.port });
+    const { config } = mock;
+    const limits = {
+      headersTimeoutMs: config.headersTimeoutMs,
+      requestTimeoutMs: config.requestTimeoutMs,
+      keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+      maxHeaderBytes: config.maxHeaderBytes,
+    };
+    server = await listen(mock.app, {
+      host: config.host,
+      port: config.port,
+      limits,
+      answerClientError: createClientErrorAnswer({ limits, currentShape: () => mock.settings.current().responseShape }),
+    });
   } catch (error) {
     await mock.close();
     throw error;

@@ -1,9 +1,10 @@
-// The http.Server lifecycle: listen (port 0 included), report the real address, close gracefully.
+// The http.Server lifecycle: listen (port 0 included), limits on slow or oversized clients,
+// report the real address, close gracefully.
 
 import { once } from "node:events";
-import http from "node:http";
+import http, { STATUS_CODES, type RequestListener, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { RequestListener } from "node:http";
+import type { Duplex } from "node:stream";
 
 export interface RunningServer {
   readonly url: string;
@@ -12,17 +13,69 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** What a connection may cost: slow clients must not hold sockets forever, nor large headers memory. */
+export interface ServerLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxHeaderBytes: number;
+}
+
+/** A request Node's HTTP parser refused before any handler saw it. */
+export interface ClientError {
+  kind: "headers_too_large" | "request_timeout" | "malformed_request";
+  /** The parser's own words, such as "Invalid method encountered". */
+  reason: string;
+}
+
+/** An answer written straight to a socket; the server adds Content-Length and Connection. */
+export interface RawAnswer {
+  status: number;
+  headers: Readonly<Record<string, string>>;
+  body: string;
+}
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  limits: ServerLimits;
+  /** The answer to a request the parser refused, in the same shape as the app's own errors. */
+  answerClientError: (error: ClientError) => RawAnswer;
+}
+
 export function formatUrl(host: string, port: number): string {
   return `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
 }
 
-export async function listen(handler: RequestListener, options: { host: string; port: number }): Promise<RunningServer> {
+/** Node checks the headers and request deadlines on this interval, 30 s by default: too coarse for a 1 s limit. */
+function deadlineCheckInterval(limits: ServerLimits): number {
+  return Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4));
+}
+
+function clientErrorOf(error: Error & { code?: string; reason?: string }): ClientError | undefined {
+  if (error.code === "HPE_HEADER_OVERFLOW") return { kind: "headers_too_large", reason: error.reason ?? error.message };
+  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") return { kind: "request_timeout", reason: error.message };
+  // Other HPE_ codes are requests that do not parse; anything else (ECONNRESET, EPIPE) is the
+  // connection failing, and there is nobody left to answer.
+  if (error.code?.startsWith("HPE_")) return { kind: "malformed_request", reason: error.reason ?? error.message };
+  return undefined;
+}
+
+function serialize(answer: RawAnswer): string {
+  const headers = { ...answer.headers, "Content-Length": String(Buffer.byteLength(answer.body)), Connection: "close" };
+  const head = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ""}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  return `${head.join("\r\n")}\r\n\r\n${answer.body}`;
+}
+
+export async function listen(handler: RequestListener, options: ListenOptions): Promise<RunningServer> {
+  const { limits } = options;
   const server = http.createServer(
     {
-      // Slow clients must not hold sockets forever.
-      headersTimeout: 20_000,
-      requestTimeout: 120_000,
-      keepAliveTimeout: 5_000,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      maxHeaderSize: limits.maxHeaderBytes,
+      connectionsCheckingInterval: deadlineCheckInterval(limits),
     },
     handler,
   );
@@ -35,6 +88,9 @@ export async function listen(handler: RequestListener, options: { host: string; 
   ]);
   const { port } = server.address() as AddressInfo;
 
+  // The response each connection is writing, so a client error never cuts into an answer that
+  // has begun: its client would read a broken one.
+  const responses = new WeakMap<Duplex, ServerResponse>();
   // Connections whose client gave up on a request are neither idle nor in flight, so once no
   // response is pending every connection left is closed.
   let inFlight = 0;
@@ -43,12 +99,26 @@ export async function listen(handler: RequestListener, options: { host: string; 
   const closeWhenDrained = (): void => {
     if (stopping && inFlight === 0) server.closeAllConnections();
   };
-  server.on("request", (_req, res) => {
+  server.on("request", (req, res) => {
     inFlight += 1;
+    responses.set(req.socket, res);
     res.once("close", () => {
       inFlight -= 1;
+      if (responses.get(req.socket) === res) responses.delete(req.socket);
       closeWhenDrained();
     });
+  });
+
+  // Without this listener Node answers these with a bare status line; with it, the client gets
+  // the same JSON error envelope as everywhere else. The listener must close the socket itself.
+  server.on("clientError", (error: Error, socket: Duplex) => {
+    const clientError = clientErrorOf(error);
+    const answerStarted = responses.get(socket)?.headersSent ?? false;
+    if (clientError === undefined || !socket.writable || answerStarted) {
+      socket.destroy();
+      return;
+    }
+    socket.end(serialize(options.answerClientError(clientError)), () => socket.destroy());
   });
 
   return {

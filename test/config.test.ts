@@ -42,6 +42,10 @@ describe("defaults", () => {
       allowMagicRecipients: true,
       adminToken: null,
       corsOrigins: [],
+      headersTimeoutMs: 20_000,
+      requestTimeoutMs: 120_000,
+      keepAliveTimeoutMs: 5_000,
+      maxHeaderBytes: 16_384,
     });
   });
 });
@@ -67,6 +71,10 @@ describe("config files", () => {
         "allow_magic_recipients: false",
         "admin_token: admin-token-1",
         "cors_origins: [http://localhost:3000]",
+        "headers_timeout_ms: 1000",
+        "request_timeout_ms: 2000",
+        "keep_alive_timeout_ms: 3000",
+        "max_header_bytes: 32768",
       ].join("\n"),
     );
     const config = resolveConfig({ config: file });
@@ -87,6 +95,10 @@ describe("config files", () => {
       allowMagicRecipients: false,
       adminToken: "admin-token-1",
       corsOrigins: ["http://localhost:3000"],
+      headersTimeoutMs: 1000,
+      requestTimeoutMs: 2000,
+      keepAliveTimeoutMs: 3000,
+      maxHeaderBytes: 32768,
     });
   });
 
@@ -118,6 +130,13 @@ describe("bad settings give one line naming the source and the problem", () => {
     ["a status code for an unknown error code", "status_codes: { teapot: 418 }", "teapot is not an error code"],
     ["a status outside 4xx/5xx", "status_codes: { invalid_recipient: 200 }", "status_codes.invalid_recipient must be >= 400"],
     ["a body limit that is not a size", "body_limit: lots", 'body_limit must be a size such as "1mb"'],
+    ["a headers timeout that is not a whole number", "headers_timeout_ms: 1.5", "headers_timeout_ms must be integer"],
+    ["a headers timeout of 0, which would turn it off", "headers_timeout_ms: 0", "headers_timeout_ms must be >= 100"],
+    ["a request timeout over an hour", "request_timeout_ms: 3600001", "request_timeout_ms must be <= 3600000"],
+    ["a keep-alive timeout given as text", "keep_alive_timeout_ms: 5s", "keep_alive_timeout_ms must be integer"],
+    ["a header limit too small for an Authorization header", "max_header_bytes: 512", "max_header_bytes must be >= 1024"],
+    ["a headers timeout above the request timeout", "headers_timeout_ms: 30000\nrequest_timeout_ms: 20000", "headers_timeout_ms (30000) must not be above request_timeout_ms (20000)"],
+    ["a headers timeout above the default request timeout", "headers_timeout_ms: 130000", "headers_timeout_ms (130000) must not be above request_timeout_ms (120000)"],
     ["a list instead of a mapping", "- port: 1", "must be a mapping of settings, not a list"],
     ["YAML that does not parse", "port: [1, 2", "config file"],
   ])("rejects %s", async (_case, yaml, expected) => {
@@ -140,6 +159,13 @@ describe("bad settings give one line naming the source and the problem", () => {
 
   it("names the options when a flag or option is bad", () => {
     expect(configErrorOf(() => resolveConfig({ capacity: 0 }, "command line"))).toBe("command line: capacity must be >= 1");
+  });
+
+  it("names the options when an option puts the request timeout below the file's headers timeout", async () => {
+    const file = await aConfigFile("sendmock.yaml", "headers_timeout_ms: 5000\n");
+    expect(configErrorOf(() => resolveConfig({ config: file, requestTimeoutMs: 1000 }))).toBe(
+      "options: headers_timeout_ms (5000) must not be above request_timeout_ms (1000)",
+    );
   });
 });
 

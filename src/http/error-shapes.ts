@@ -29,3 +29,18 @@ export function writeError(res: Response, error: ApiError, writing: ErrorWriting
   res.set(error.headers);
   res.json(errorBody(error, writing.shape));
 }
+
+/** An error answer as data, for a socket express never saw (a request Node's parser refused). */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export function errorAnswer(error: ApiError, writing: ErrorWriting): ErrorAnswer {
+  return {
+    status: error.statusWith(writing.statusCodes),
+    headers: { "Content-Type": "application/json; charset=utf-8", [ERROR_CODE_HEADER]: error.code, ...error.headers },
+    body: JSON.stringify(errorBody(error, writing.shape)),
+  };
+}

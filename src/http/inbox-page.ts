@@ -19,12 +19,9 @@ const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+/** X-Content-Type-Options and Referrer-Policy come with every answer, from app.ts. */
 function pageHeaders(_req: Request, res: Response, next: NextFunction): void {
-  res.set({
-    "Content-Security-Policy": PAGE_CSP,
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-  });
+  res.set("Content-Security-Policy", PAGE_CSP);
   next();
 }
 
