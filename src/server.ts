@@ -3,7 +3,7 @@
 
 import { once } from "node:events";
 import http, { STATUS_CODES, type RequestListener, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 
 export interface RunningServer {
@@ -42,6 +42,9 @@ export interface ListenOptions {
   /** The answer to a request the parser refused, in the same shape as the app's own errors. */
   answerClientError: (error: ClientError) => RawAnswer;
 }
+
+/** How long connections may still deliver a request after the last answer of a stopping server. */
+const CLOSE_GRACE_MS = 200;
 
 export function formatUrl(host: string, port: number): string {
   return `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
@@ -96,10 +99,18 @@ export async function listen(handler: RequestListener, options: ListenOptions): 
   let inFlight = 0;
   let stopping = false;
   let closing: Promise<void> | undefined;
+  // Once the last answer is out, connections get a moment to deliver a request that is already
+  // on its way before they are cut: cutting at once reset requests sent before the stop.
+  let graceTimer: NodeJS.Timeout | undefined;
   const closeWhenDrained = (): void => {
-    if (stopping && inFlight === 0) server.closeAllConnections();
+    if (!stopping || inFlight > 0) return;
+    clearTimeout(graceTimer);
+    graceTimer = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
   };
   server.on("request", (req, res) => {
+    clearTimeout(graceTimer);
+    // Answered, then closed: a client learns from the answer itself not to reuse the connection.
+    if (stopping) res.setHeader("Connection", "close");
     inFlight += 1;
     responses.set(req.socket, res);
     res.once("close", () => {
@@ -127,8 +138,16 @@ export async function listen(handler: RequestListener, options: ListenOptions): 
     close() {
       stopping = true;
       closing ??= new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeIdleConnections();
+        // net.Server's close only stops accepting; http.Server's would also drop idle keep-alive
+        // connections, among them those whose next request is already in the socket.
+        net.Server.prototype.close.call(server, (error?: Error) => {
+          clearTimeout(graceTimer);
+          // Now http.Server's close, which also stops its deadline timer: left running, it keeps
+          // the closed server, its app and its outbox in memory.
+          server.close();
+          if (error) reject(error);
+          else resolve();
+        });
         closeWhenDrained();
       });
       return closing;

@@ -100,7 +100,7 @@ export interface TemplateSummary {
   id: string;
   file: string;
   ok: boolean;
-  /** Why the file could not be loaded; null when it loaded. */
+  /** Why the file could not be loaded (`ok` false), or why the folder cannot be read now while the version loaded before is served (`ok` true); else null. */
   error: string | null;
   subject: string | null;
   description: string | null;

@@ -23,7 +23,11 @@ export interface Template {
   readonly placeholders: readonly string[];
 }
 
-/** One template file as the catalog sees it: loaded (`template`) or broken (`error`). */
+/**
+ * One template file as the catalog sees it: loaded (`template`) or broken (`error`). While the
+ * folder cannot be read, a template loaded before has both: it is still served, and `error`
+ * says why it may be out of date.
+ */
 export interface TemplateEntry {
   readonly id: string;
   readonly file: string;
@@ -107,7 +111,8 @@ class FolderTemplateCatalog implements TemplateCatalog {
   #rewatchTimer: NodeJS.Timeout | undefined;
   #reloading = false;
   #reloadRequested = false;
-  #folderUnavailable = false;
+  /** Why the folder cannot be read now; undefined while it can. */
+  #folderProblem: string | undefined;
   #closed = false;
 
   constructor(folder: string, entries: readonly TemplateEntry[], log: (line: string) => void) {
@@ -122,7 +127,12 @@ class FolderTemplateCatalog implements TemplateCatalog {
   }
 
   list(): TemplateEntry[] {
-    return [...this.#entries];
+    const folderProblem = this.#folderProblem;
+    if (folderProblem === undefined) {
+      return [...this.#entries];
+    }
+    // Whoever lists the templates (GET /_mock/templates) sees that the folder is gone, not only the log.
+    return this.#entries.map((entry) => ({ ...entry, error: entry.error ?? `${folderProblem}; serving the version loaded before` }));
   }
 
   onChange(listener: () => void): () => void {
@@ -220,8 +230,8 @@ class FolderTemplateCatalog implements TemplateCatalog {
     if (this.#closed) {
       return;
     }
-    if (this.#folderUnavailable) {
-      this.#folderUnavailable = false;
+    if (this.#folderProblem !== undefined) {
+      this.#folderProblem = undefined;
       this.#log(`templates folder ${this.folder} is available again`);
     }
     this.#logNewlyBroken(entries);
@@ -239,10 +249,11 @@ class FolderTemplateCatalog implements TemplateCatalog {
       return;
     }
     this.#stopWatcher();
-    if (!this.#folderUnavailable) {
-      this.#folderUnavailable = true;
-      const loaded = this.#templates.size;
-      this.#log(`${describeFolderProblem(this.folder, error)}; still serving the ${loaded} template(s) loaded before`);
+    const problem = describeFolderProblem(this.folder, error);
+    // Retries meet the same problem every REWATCH_INTERVAL_MS: log it once, and again only if it changes.
+    if (problem !== this.#folderProblem) {
+      this.#folderProblem = problem;
+      this.#log(`${problem}; still serving the ${this.#templates.size} template(s) loaded before`);
     }
     clearTimeout(this.#rewatchTimer);
     this.#rewatchTimer = setTimeout(() => {

@@ -1,8 +1,10 @@
-// `npm run bench`: throughput of sendmock against two baselines, its startup time and its
-// memory, each server started fresh in its own child process. Prints a table and a TARGETS
-// block, and writes the same to test-results/bench.json. Knobs: BENCH_DURATION (seconds per
-// run, default 10), BENCH_RUNS (runs per scenario, default 3), BENCH_WARMUP (seconds of
-// discarded load before each run, default 1), BENCH_STRICT=1 (exit 2 when a target is missed).
+// `npm run bench`: throughput of sendmock against two baselines, its startup time, its
+// memory and a soak (its heap under sustained load), each server started fresh in its own
+// child process. Prints a table and a TARGETS block, and writes the same to
+// test-results/bench.json. Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_RUNS
+// (runs per scenario, default 3), BENCH_WARMUP (seconds of discarded load before each run,
+// default 1), BENCH_SOAK_SECONDS (length of the soak, default 60, 0 skips it), BENCH_ONLY=soak
+// (the soak alone), BENCH_STRICT=1 (exit 2 when a target is missed).
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -15,6 +17,8 @@ const DURATION = positiveNumber("BENCH_DURATION", 10);
 const RUNS = Math.round(positiveNumber("BENCH_RUNS", 3));
 const WARMUP = nonNegativeNumber("BENCH_WARMUP", 1);
 const STRICT = process.env.BENCH_STRICT === "1";
+const SOAK_SECONDS = nonNegativeNumber("BENCH_SOAK_SECONDS", 60);
+const ONLY = onlySection("BENCH_ONLY", ["soak"]);
 const CONNECTIONS = 50;
 const SETTLE_MS = 1000;
 const STARTUP_SAMPLES = 5;
@@ -25,6 +29,15 @@ const MB = 1024 * 1024;
 // The knob the README gives for large capacities: V8 otherwise lets its heap grow to a few
 // times the live messages before collecting, and RSS follows the heap, not the messages.
 const HEAP_CAP_FLAG = "--max-old-space-size=512";
+// The soak fills the outbox (capacity 10,000) in its first seconds; the heap is judged after
+// this share of the run, when the outbox and the journal are full and every send drops one.
+const SOAK_WARMUP_SHARE = 1 / 3;
+const SOAK_CAPACITY = 10_000;
+// "Flat": after warm-up, the live heap's fitted growth over the rest of the run stays under
+// this share of its mean. With nothing leaking it still moves by about 2%: the journal trims
+// itself in batches of capacity/8 entries. 5% is clear of that, and at 2,000 sends/s over 40 s
+// (some 55 MB live) it still flags a leak of about 35 bytes per send.
+const SOAK_FLAT_GROWTH_SHARE = 0.05;
 
 const CLI = path.join(ROOT, "dist/cli.js");
 const API_KEY = "bench-key-0001";
@@ -52,6 +65,18 @@ function nonNegativeNumber(name, fallback) {
   const value = Number(raw);
   if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number >= 0, got ${JSON.stringify(raw)}`);
   return value;
+}
+
+/**
+ * @param {string} name
+ * @param {string[]} sections the sections that can run alone
+ * @returns {string | undefined} undefined: run everything
+ */
+function onlySection(name, sections) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return undefined;
+  if (!sections.includes(raw)) throw new Error(`${name} must be one of ${sections.join(", ")}, got ${JSON.stringify(raw)}`);
+  return raw;
 }
 
 /** @param {string} line */
@@ -82,6 +107,8 @@ function configWithCapacity(capacity) {
 const sendmock = (extra = [], nodeFlags = []) => startServer("sendmock", [...nodeFlags, CLI, "serve", "--port", "0", ...extra]);
 const baselineValidator = () => startServer("baseline-validator", [path.join(ROOT, "test/bench/baseline-validator.mjs"), "0"]);
 const baselineHttp = () => startServer("baseline-http", [path.join(ROOT, "test/bench/baseline-http.mjs"), "0"]);
+// --expose-gc: the soak server then reports the live heap, after a full collection, every 5 s.
+const soakServer = () => startServer("sendmock-soak", ["--expose-gc", path.join(ROOT, "test/bench/soak-server.mjs"), String(SOAK_CAPACITY)]);
 
 // ---------------------------------------------------------------------------------------------
 // Load
@@ -92,6 +119,7 @@ const baselineHttp = () => startServer("baseline-http", [path.join(ROOT, "test/b
  * @property {string} path
  * @property {Record<string, string>} [headers]
  * @property {string} [body]
+ * @property {(sequence: number) => string} [bodyOf] a new body for every request, instead of `body`
  * @property {number} expectStatus the status every answer should have
  */
 
@@ -117,11 +145,14 @@ const baselineHttp = () => startServer("baseline-http", [path.join(ROOT, "test/b
  * @returns {Promise<Outcome>}
  */
 async function fire(url, load, length) {
+  const { bodyOf } = load;
+  let sequence = 0;
   const result = await autocannon({
     url: url + load.path,
     method: /** @type {any} */ (load.method),
     headers: load.headers,
     body: load.body,
+    ...(bodyOf && { requests: [{ setupRequest: (/** @type {{ body?: string }} */ request) => ({ ...request, body: bodyOf((sequence += 1)) }) }] }),
     connections: CONNECTIONS,
     pipelining: 1,
     ...(length.amount === undefined ? { duration: length.duration } : { amount: length.amount }),
@@ -296,10 +327,130 @@ async function measureMemory(nodeFlags = []) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Soak
+
+/**
+ * @typedef {object} HeapSample
+ * @property {number} atS seconds since the soak's load began
+ * @property {number} heapUsed bytes
+ * @property {number} heapTotal bytes
+ * @property {number} rss bytes
+ * @property {number} [heapUsedAfterGc] bytes, right after a full collection (every 5th sample)
+ */
+
+const SOAK_REQUEST = JSON.parse(VALID_BODY);
+// A new recipient for every send, so that the outbox's per-recipient index is created and
+// dropped all the time too, not only the capture queue.
+const soakBody = (/** @type {number} */ sequence) => JSON.stringify({ ...SOAK_REQUEST, to: `soak-${sequence}@example.com` });
+
+/**
+ * Least-squares line through the points.
+ * @param {number[]} xs
+ * @param {number[]} ys
+ */
+function linearFit(xs, ys) {
+  const meanX = xs.reduce((sum, x) => sum + x, 0) / xs.length;
+  const meanY = ys.reduce((sum, y) => sum + y, 0) / ys.length;
+  let covariance = 0;
+  let variance = 0;
+  xs.forEach((x, i) => {
+    covariance += (x - meanX) * (/** @type {number} */ (ys[i]) - meanY);
+    variance += (x - meanX) ** 2;
+  });
+  return { slope: covariance / variance, meanY };
+}
+
+/** Full-speed valid sends to the soak server for SOAK_SECONDS, reading the heap it reports every second. */
+async function measureSoak() {
+  const server = await soakServer();
+  /** @type {HeapSample[]} */
+  const samples = [];
+  let loadStartedAt = performance.now();
+  let partialLine = "";
+  const onData = (/** @type {string} */ chunk) => {
+    const lines = (partialLine + chunk).split("\n");
+    partialLine = lines.pop() ?? "";
+    for (const line of lines) {
+      if (!line.startsWith("{")) continue;
+      const { heapUsed, heapTotal, rss, heapUsedAfterGc } = JSON.parse(line);
+      samples.push({ atS: (performance.now() - loadStartedAt) / 1000, heapUsed, heapTotal, rss, heapUsedAfterGc });
+    }
+  };
+  server.child.stdout?.on("data", onData);
+  try {
+    loadStartedAt = performance.now();
+    const outcome = await fire(server.url, { method: "POST", path: "/send", headers: SEND_HEADERS, bodyOf: soakBody, expectStatus: 200 }, { duration: SOAK_SECONDS });
+    if (server.exited()) throw new Error(`soak: ${server.name} exited during the run${server.stderrTail() ? `:\n${server.stderrTail()}` : ""}`);
+    log(`soak: ${outcome.requests} sends, ${outcome.rps.toFixed(0)} req/s, statuses ${JSON.stringify(outcome.statuses)}, errors ${outcome.errors}`);
+    return analyzeSoak(
+      samples.filter((sample) => sample.atS > 0 && sample.atS <= SOAK_SECONDS),
+      outcome,
+    );
+  } finally {
+    server.child.stdout?.off("data", onData);
+    await stopServer(server);
+  }
+}
+
+/**
+ * The heap curve (the samples taken with a full collection, every 5 s) and the slope of the live
+ * heap after warm-up. heapUsed alone is a sawtooth: garbage piles up between collections, by
+ * 100 MB and more at full speed, so a line through it says more about when V8 collected than
+ * about what the mock keeps. The heap right after a full collection is what a leak would grow.
+ * @param {HeapSample[]} samples
+ * @param {Outcome} outcome
+ */
+function analyzeSoak(samples, outcome) {
+  const warmupS = SOAK_SECONDS * SOAK_WARMUP_SHARE;
+  const collected = samples.filter((sample) => sample.heapUsedAfterGc !== undefined);
+  const steady = collected.filter((sample) => sample.atS >= warmupS);
+  if (steady.length < 2) throw new Error(`soak: ${steady.length} live-heap sample(s) after the ${warmupS.toFixed(0)} s warm-up, too few for a slope; raise BENCH_SOAK_SECONDS`);
+  const liveMb = steady.map((sample) => /** @type {number} */ (sample.heapUsedAfterGc) / MB);
+  const fit = linearFit(
+    steady.map((sample) => sample.atS / 60),
+    liveMb,
+  );
+  const growthBytes = fit.slope * ((SOAK_SECONDS - warmupS) / 60) * MB;
+  const rawSteady = samples.filter((sample) => sample.atS >= warmupS);
+  const rawFit = linearFit(
+    rawSteady.map((sample) => sample.atS / 60),
+    rawSteady.map((sample) => sample.heapUsed / MB),
+  );
+  return {
+    seconds: SOAK_SECONDS,
+    connections: CONNECTIONS,
+    capacity: SOAK_CAPACITY,
+    sends: outcome.requests,
+    rps: outcome.rps,
+    errors: outcome.errors + outcome.unexpected,
+    statuses: outcome.statuses,
+    curve: collected.map((sample) => ({
+      atS: Math.round(sample.atS),
+      heapUsedBytes: sample.heapUsed,
+      heapUsedAfterGcBytes: /** @type {number} */ (sample.heapUsedAfterGc),
+      rssBytes: sample.rss,
+    })),
+    warmupS,
+    fitSamples: steady.length,
+    slopeMbPerMin: fit.slope,
+    meanLiveHeapBytes: fit.meanY * MB,
+    minLiveHeapBytes: Math.min(...liveMb) * MB,
+    maxLiveHeapBytes: Math.max(...liveMb) * MB,
+    heapUsedSlopeMbPerMin: rawFit.slope,
+    growthBytes,
+    growthShareOfMean: growthBytes / (fit.meanY * MB),
+    flatBelowShareOfMean: SOAK_FLAT_GROWTH_SHARE,
+    verdict: growthBytes < SOAK_FLAT_GROWTH_SHARE * fit.meanY * MB ? "flat" : "growing",
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Report
 
 /** @param {number} bytes */
 const mb = (bytes) => `${(bytes / MB).toFixed(1)} MB`;
+/** @param {number} share */
+const percent = (share) => `${(share * 100).toFixed(1)}%`;
 /** @param {number} value */
 const int = (value) => Math.round(value).toLocaleString("en-US");
 
@@ -337,6 +488,64 @@ function summarize(scenario, runs) {
   };
 }
 
+/** @param {ReturnType<typeof analyzeSoak>} soak */
+function soakLines(soak) {
+  const rows = [["at s", "heapUsed MB", "after full GC MB", "rss MB"]];
+  for (const point of soak.curve) rows.push([String(point.atS), (point.heapUsedBytes / MB).toFixed(1), (point.heapUsedAfterGcBytes / MB).toFixed(1), (point.rssBytes / MB).toFixed(1)]);
+  const signed = (/** @type {number} */ value) => `${value >= 0 ? "+" : ""}${value.toFixed(2)} MB/min`;
+  return [
+    `soak: ${soak.seconds} s of valid POST /send (a new recipient each), ${soak.connections} connections, capacity ${int(soak.capacity)}: ${int(soak.sends)} sends, ${int(soak.rps)} req/s, ${int(soak.errors)} errors`,
+    table(rows),
+    `live heap (after full GC) from ${soak.warmupS.toFixed(0)} s on, ${soak.fitSamples} samples: slope ${signed(soak.slopeMbPerMin)} (least squares), mean ${mb(soak.meanLiveHeapBytes)}, range ${mb(soak.minLiveHeapBytes)} to ${mb(soak.maxLiveHeapBytes)}; heapUsed every second (sawtooth): ${signed(soak.heapUsedSlopeMbPerMin)}`,
+    `verdict: ${soak.verdict}: fitted growth ${percent(soak.growthShareOfMean)} of the mean live heap over the last ${Math.round(soak.seconds - soak.warmupS)} s (flat = under ${percent(soak.flatBelowShareOfMean)})`,
+  ];
+}
+
+/** @param {ReturnType<typeof analyzeSoak>} soak */
+function soakTargets(soak) {
+  return [
+    {
+      name: `soak live heap growth < ${percent(soak.flatBelowShareOfMean)}`,
+      pass: soak.verdict === "flat",
+      detail: `${percent(soak.growthShareOfMean)} (${soak.slopeMbPerMin.toFixed(2)} MB/min over the last ${Math.round(soak.seconds - soak.warmupS)} s, mean live heap ${mb(soak.meanLiveHeapBytes)})`,
+    },
+    { name: "no request errors in the soak", pass: soak.errors === 0, detail: `${int(soak.errors)} of ${int(soak.sends)}` },
+  ];
+}
+
+/**
+ * Prints the TARGETS block, writes test-results/bench.json, and sets the exit code for BENCH_STRICT.
+ * @param {string[]} out the lines above TARGETS
+ * @param {{ name: string, pass: boolean, detail: string }[]} targets
+ * @param {Record<string, unknown>} report
+ * @param {number} began performance.now() at the start
+ */
+function finish(out, targets, report, began) {
+  const totalSeconds = Math.round((performance.now() - began) / 1000);
+  const lines = [
+    ...out,
+    "",
+    "TARGETS",
+    ...targets.map((target) => `  ${target.pass ? "PASS" : "MISS"}  ${target.name.padEnd(42)} ${target.detail}`),
+    "",
+    `total ${totalSeconds} s`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+  mkdirSync(path.join(ROOT, "test-results"), { recursive: true });
+  writeFileSync(path.join(ROOT, "test-results/bench.json"), `${JSON.stringify({ generatedAt: new Date().toISOString(), node: process.version, cpus: os.cpus().length, ...report, targets, totalSeconds }, null, 2)}\n`);
+  log("wrote test-results/bench.json");
+  if (STRICT && targets.some((target) => !target.pass)) process.exitCode = 2;
+}
+
+/** BENCH_ONLY=soak: the soak alone, and a report that holds only it. */
+async function soakOnly() {
+  if (SOAK_SECONDS === 0) throw new Error("BENCH_ONLY=soak with BENCH_SOAK_SECONDS=0 leaves nothing to run");
+  const began = performance.now();
+  log(`soak only: ${SOAK_SECONDS} s, ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`);
+  const soak = await measureSoak();
+  finish(["", ...soakLines(soak)], soakTargets(soak), { settings: { connections: CONNECTIONS, pipelining: 1, soakSeconds: SOAK_SECONDS }, soak }, began);
+}
+
 async function main() {
   tempDir = mkdtempSync(path.join(os.tmpdir(), "sendmock-bench-"));
   const began = performance.now();
@@ -359,6 +568,12 @@ async function main() {
   await sleep(SETTLE_MS);
   log(`memory with node ${HEAP_CAP_FLAG}`);
   const memoryHeapCapped = await measureMemory([HEAP_CAP_FLAG]);
+  let soak = null;
+  if (SOAK_SECONDS > 0) {
+    await sleep(SETTLE_MS);
+    log(`soak (${SOAK_SECONDS} s)`);
+    soak = await measureSoak();
+  }
 
   const scenarios = SCENARIOS.map((scenario) => summarize(scenario, outcomes.get(scenario.id) ?? []));
   const byId = Object.fromEntries(scenarios.map((s) => [s.id, s]));
@@ -420,31 +635,20 @@ async function main() {
         `memory at ${int(point.messages)} messages: RSS ${mb(point.rssBytes)} (peak ${mb(point.peakRssBytes)}), JSON ${mb(point.jsonBytes)} (${int(point.jsonBytesPerMessage)} B/message), target 3 x JSON + 100 MB = ${mb(point.targetBytes)}`,
     ),
     `memory at ${int(memoryHeapCapped.at100k.messages)} messages with node ${HEAP_CAP_FLAG}: RSS ${mb(memoryHeapCapped.at100k.rssBytes)} (peak ${mb(memoryHeapCapped.at100k.peakRssBytes)})`,
+    ...(soak ? ["", ...soakLines(soak)] : []),
     "(MB = 2^20 bytes)",
-    "",
-    "TARGETS",
-    ...targets.map((target) => `  ${target.pass ? "PASS" : "MISS"}  ${target.name.padEnd(42)} ${target.detail}`),
-    "",
-    `total ${((performance.now() - began) / 1000).toFixed(0)} s`,
   ];
-  process.stdout.write(`${out.join("\n")}\n`);
+  if (soak) targets.push(...soakTargets(soak));
 
   const report = {
-    generatedAt: new Date().toISOString(),
-    node: process.version,
-    cpus: os.cpus().length,
-    settings: { durationS: DURATION, runs: RUNS, warmupS: WARMUP, connections: CONNECTIONS, pipelining: 1, bodyBytes: Buffer.byteLength(VALID_BODY) },
+    settings: { durationS: DURATION, runs: RUNS, warmupS: WARMUP, connections: CONNECTIONS, pipelining: 1, bodyBytes: Buffer.byteLength(VALID_BODY), soakSeconds: SOAK_SECONDS },
     scenarios: scenarios.map((s) => ({ ...s, vsValidatorBaseline: s.rps / baselineA, vsNodeHttp: s.rps / baselineB })),
     startup,
     memory,
     memoryHeapCapped: { nodeFlag: HEAP_CAP_FLAG, ...memoryHeapCapped },
-    targets,
-    totalSeconds: Math.round((performance.now() - began) / 1000),
+    soak,
   };
-  mkdirSync(path.join(ROOT, "test-results"), { recursive: true });
-  writeFileSync(path.join(ROOT, "test-results/bench.json"), `${JSON.stringify(report, null, 2)}\n`);
-  log("wrote test-results/bench.json");
-  if (STRICT && targets.some((target) => !target.pass)) process.exitCode = 2;
+  finish(out, targets, report, began);
 }
 
 process.on("exit", killAll);
@@ -457,7 +661,7 @@ for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) {
 }
 
 try {
-  await main();
+  await (ONLY === "soak" ? soakOnly() : main());
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;

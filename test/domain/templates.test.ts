@@ -323,7 +323,13 @@ describe("hot reload", () => {
       expect(logLines).toContain(`templates folder ${folder} does not exist; still serving the 1 template(s) loaded before`);
     }, RELOAD_TIMEOUT);
     expect(catalog.get("welcome")?.subjectSource).toBe("Welcome {name}");
-    expect(catalog.list().map((entry) => entry.id)).toEqual(["welcome"]);
+    expect(catalog.list()).toEqual([
+      expect.objectContaining({
+        id: "welcome",
+        template: catalog.get("welcome"),
+        error: `templates folder ${folder} does not exist; serving the version loaded before`,
+      }),
+    ]);
 
     await mkdir(folder);
     await writeFile(path.join(folder, "back.yaml"), "subject: back\ntext: t\n");
@@ -331,7 +337,19 @@ describe("hot reload", () => {
       expect(catalog.get("back")).toBeDefined();
     }, RELOAD_TIMEOUT);
     expect(catalog.get("welcome")).toBeUndefined();
+    expect(entryOf(catalog, "back").error).toBeUndefined();
     expect(logLines).toContain(`templates folder ${folder} is available again`);
+  });
+
+  it("keeps a file that was broken before the folder disappeared broken, with its own error", async () => {
+    const folder = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML, "broken.yaml": "subject: no body\n" });
+    const { catalog, logLines } = await load(folder, { watch: true });
+
+    await rm(folder, { recursive: true, force: true });
+    await vi.waitFor(() => {
+      expect(logLines).toContain(`templates folder ${folder} does not exist; still serving the 1 template(s) loaded before`);
+    }, RELOAD_TIMEOUT);
+    expect(entryOf(catalog, "broken")).toMatchObject({ template: undefined, error: "needs html or text (or both)" });
   });
 
   it("stops reloading after close, and close can be called twice", async () => {
