@@ -1,5 +1,6 @@
 // POST /send, the emulated API: every step of the pipeline, validated from openapi/send.yaml.
 
+import { isUtf8 } from "node:buffer";
 import contentType from "content-type";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { OpenAPIV3_1 } from "openapi-types";
@@ -31,29 +32,62 @@ export interface SendRoutesDeps extends FaultStepDeps {
 
 export const WARNING_HEADER = "X-Sendmock-Warning";
 
-function requireJsonContentType(req: Request, _res: Response, next: NextFunction): void {
-  const header = req.get("content-type");
-  let type: string | undefined;
-  try {
-    type = header === undefined ? undefined : contentType.parse(header).type;
-  } catch {
-    type = undefined;
-  }
-  if (type === "application/json") {
-    next();
-    return;
-  }
-  const found = header === undefined ? "no Content-Type" : `Content-Type ${JSON.stringify(header)}`;
-  next(
-    new ApiError("unsupported_media_type", `Unsupported media type: the body must be sent as application/json, got ${found}`, {
-      violations: [{ path: "/headers/content-type", message: "content-type must be application/json" }],
-    }),
-  );
+/**
+ * Clients refuse an answer whose header block is too long (Node's limit is 16 KB), and a
+ * request may carry thousands of unknown data keys: the header says as much as fits, the
+ * captured message keeps every warning.
+ */
+const WARNING_HEADER_MAX_LENGTH = 1000;
+
+function warningHeaderValue(warnings: readonly string[]): string {
+  const full = headerSafe(warnings.join("; "));
+  if (full.length <= WARNING_HEADER_MAX_LENGTH) return full;
+  const more = ` ... (${warnings.length} warnings in all; the captured message lists every one)`;
+  // A cut must not leave half of an escape such as \u00e9 behind.
+  const kept = full.slice(0, WARNING_HEADER_MAX_LENGTH - more.length).replace(/\\(u[0-9a-f]{0,3})?$/, "");
+  return `${kept}${more}`;
 }
 
-/** The JSON parser would quietly read an empty body as `{}`. */
-function rejectEmptyBody(_req: unknown, _res: unknown, body: Buffer): void {
+function requireJsonContentType(req: Request, _res: Response, next: NextFunction): void {
+  const header = req.get("content-type");
+  let parsed: contentType.ContentType | undefined;
+  try {
+    parsed = header === undefined ? undefined : contentType.parse(header);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed?.type !== "application/json") {
+    const found = header === undefined ? "no Content-Type" : `Content-Type ${JSON.stringify(header)}`;
+    next(
+      new ApiError("unsupported_media_type", `Unsupported media type: the body must be sent as application/json, got ${found}`, {
+        violations: [{ path: "/headers/content-type", message: "content-type must be application/json" }],
+      }),
+    );
+    return;
+  }
+  // JSON between systems is UTF-8 (RFC 8259); decoding a body as latin1 or UTF-16 would capture
+  // text the client never meant, so any other charset is refused by name.
+  const charset = parsed.parameters.charset;
+  if (charset !== undefined && charset.toLowerCase() !== "utf-8") {
+    next(
+      new ApiError(
+        "unsupported_media_type",
+        `Unsupported charset ${JSON.stringify(charset)}: the body must be JSON in UTF-8 (charset=utf-8, or no charset)`,
+        { violations: [{ path: "/headers/content-type", message: "the charset must be utf-8" }] },
+      ),
+    );
+    return;
+  }
+  next();
+}
+
+/**
+ * Runs on the raw bytes, before the JSON parser, which would quietly read an empty body as `{}`
+ * and bytes that are not UTF-8 as U+FFFD: the captured message would differ from what was sent.
+ */
+function requireUtf8Body(_req: unknown, _res: unknown, body: Buffer): void {
   if (body.length === 0) throw new ApiError("invalid_json", "Invalid JSON body: expected a JSON object, got an empty body");
+  if (!isUtf8(body)) throw new ApiError("invalid_json", "Invalid JSON body: the body is not valid UTF-8 (JSON must be sent as UTF-8)");
 }
 
 function requireJsonObject(req: Request, _res: Response, next: NextFunction): void {
@@ -77,7 +111,7 @@ export function createSendRoutes(deps: SendRoutesDeps): express.Router {
     requireApiKey(deps.keys),
     limitRate(deps),
     requireJsonContentType,
-    express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true, verify: rejectEmptyBody }),
+    express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true, verify: requireUtf8Body }),
     requireJsonObject,
     ...validator,
     injectFaults(deps),
@@ -90,7 +124,7 @@ export function createSendRoutes(deps: SendRoutesDeps): express.Router {
         strictData: current.strictData,
       });
       record.messageId = message.id;
-      if (message.warnings.length > 0) res.set(WARNING_HEADER, headerSafe(message.warnings.join("; ")));
+      if (message.warnings.length > 0) res.set(WARNING_HEADER, warningHeaderValue(message.warnings));
       res.status(200).json(successBody(message.id, message.to, current.responseShape));
     },
   );

@@ -32,8 +32,8 @@ function phrase(issue: ValidatorIssue): string {
     case "minLength":
       return "must not be empty";
     case "pattern":
-      // The contract's only pattern keeps subject to one line, so it cannot split a mail header.
-      return "must be a single line (no CR or LF characters)";
+      // subject's pattern keeps it to one line, so it cannot split a mail header.
+      return issue.pointer === "/subject" ? "must not contain a line break (CR or LF)" : issue.ajvMessage;
     default:
       return issue.ajvMessage.replace("must NOT", "must not");
   }
@@ -77,23 +77,44 @@ function isRecipientIssue(issue: ValidatorIssue): boolean {
   return RECIPIENT_PATH.test(issue.pointer) && (issue.keyword === "format" || issue.keyword === "maxLength");
 }
 
+/**
+ * A body can break the contract once per array item or key, hundreds of thousands of times
+ * within body_limit: the answer and the journal entry say enough to fix the request without
+ * growing with it (an 11 MB answer to a 1 MB body, before this bound).
+ */
+const VIOLATIONS_KEPT = 50;
+const PROBLEMS_NAMED_IN_MESSAGE = 10;
+
+/** `a; b; c; and 7 more`: the first issues described, and how many more there are. */
+function listIssues(issues: readonly ValidatorIssue[], describe: (issue: ValidatorIssue) => string, separator: string): string {
+  const named = issues.slice(0, PROBLEMS_NAMED_IN_MESSAGE).map(describe);
+  const more = issues.length - named.length;
+  return more > 0 ? `${named.join(separator)}${separator}and ${more} more` : named.join(separator);
+}
+
 /** A failed contract check of a send request: the most fundamental problem picks the code. */
 function sendRequestError(error: InstanceType<typeof validatorErrors.BadRequest>, body: unknown): ApiError {
   const issues = toIssues(error);
-  const violations = issues.map(violationOf);
+  const violations = issues.slice(0, VIOLATIONS_KEPT).map(violationOf);
   const missing = issues.filter((issue) => issue.keyword === "required" && REQUIRED_SEND_FIELDS.has(fieldName(issue.pointer)));
   if (missing.length > 0) {
     const names = missing.map((issue) => fieldName(issue.pointer));
     return new ApiError("missing_required_field", `Missing required field${names.length > 1 ? "s" : ""}: ${names.join(", ")}`, { violations });
   }
-  const recipientIssues = issues.filter(isRecipientIssue);
-  if (recipientIssues.length === issues.length && recipientIssues.length > 0) {
-    const described = recipientIssues.map((issue) => `${fieldName(issue.pointer)} (${shortJson(valueAt(body, issue.pointer))})`);
-    return new ApiError("invalid_recipient", `Invalid recipient email address in ${described.join(", ")}`, { violations });
+  if (issues.length > 0 && issues.every(isRecipientIssue)) {
+    const addresses = listIssues(issues, (issue) => `${fieldName(issue.pointer)} (${shortJson(valueAt(body, issue.pointer))})`, ", ");
+    return new ApiError("invalid_recipient", `Invalid recipient email address in ${addresses}`, { violations });
   }
-  return new ApiError("invalid_request", `Invalid request: ${violations.map((violation) => violation.message).join("; ")}`, {
-    violations,
-  });
+  const problems = listIssues(issues, (issue) => violationOf(issue).message, "; ");
+  return new ApiError("invalid_request", `Invalid request: ${problems}`, { violations });
+}
+
+/** zlib's errors (gzip, deflate) carry `Z_*` codes, the Brotli and Zstandard decoders `ERR_*` ones. */
+const DECOMPRESSION_ERROR_CODE = /^(Z_|ERR__ERROR_|ERR_BROTLI|ERR_ZSTD)/;
+
+function isDecompressionError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === "string" && DECOMPRESSION_ERROR_CODE.test(code);
 }
 
 function hasType(error: unknown): error is { type: string } {
@@ -132,6 +153,9 @@ export function toApiError(error: unknown, body: unknown): ApiError {
     }
   }
   const message = error instanceof Error ? error.message : String(error);
+  if (isDecompressionError(error)) {
+    return new ApiError("invalid_json", `Invalid JSON body: it could not be decompressed as its Content-Encoding says (${message})`);
+  }
   const status = (error as { status?: unknown } | null)?.status;
   // Express marks what the client got wrong (an undecodable path, say) with a 4xx status.
   if (status === 404) return new ApiError("not_found", `Not found: ${message}`);
