@@ -146,20 +146,22 @@ export function chosenFault(kind: FaultKind, parameters: { status?: number; retr
   };
 }
 
-function digest(key: string): string {
+export function digest(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }
 
-interface StoredRule {
+/** A rule ready to be matched: its public view, its globs compiled, its API key as a digest. */
+export interface CompiledRule {
   view: FaultRule;
+  /** Kept instead of the key itself, which no store may hold. */
+  apiKeyDigest: string | undefined;
   matchesTo: ((to: string) => boolean) | undefined;
   matchesTemplate: ((templateId: string) => boolean) | undefined;
-  apiKeyDigest: string | undefined;
   chosen: ChosenFault;
 }
 
-function storeRule(input: FaultRuleInput, source: FaultRule["source"], now: Date): StoredRule {
-  const glob = (pattern: string | undefined) => (pattern === undefined ? undefined : picomatch(pattern, { nocase: true, dot: true }));
+/** A new rule's view and key digest: what a store keeps. */
+export function newRule(input: FaultRuleInput, source: FaultRule["source"], now: Date): { view: FaultRule; apiKeyDigest: string | undefined } {
   const apiKey = input.match?.api_key;
   return {
     view: {
@@ -175,11 +177,54 @@ function storeRule(input: FaultRuleInput, source: FaultRule["source"], now: Date
       source,
       created_at: now.toISOString(),
     },
-    matchesTo: glob(input.match?.to),
-    matchesTemplate: glob(input.match?.template_id),
     apiKeyDigest: apiKey === undefined ? undefined : digest(apiKey),
-    chosen: chosenFault(input.fault, { status: input.status, retryAfterS: input.retry_after_s, delayMs: input.delay_ms }),
   };
+}
+
+export function compileRule(view: FaultRule, apiKeyDigest: string | undefined): CompiledRule {
+  const glob = (pattern: string | null) => (pattern === null ? undefined : picomatch(pattern, { nocase: true, dot: true }));
+  return {
+    view,
+    apiKeyDigest,
+    matchesTo: glob(view.match.to),
+    matchesTemplate: glob(view.match.template_id),
+    chosen: chosenFault(view.fault, { status: view.status ?? undefined, retryAfterS: view.retry_after_s ?? undefined, delayMs: view.delay_ms ?? undefined }),
+  };
+}
+
+/** Whether `rule` applies to `target`; the key digest is computed only when a rule names a key. */
+export function ruleMatches(rule: CompiledRule, target: FaultTarget, keyDigest: () => string): boolean {
+  return (
+    (rule.matchesTo?.(target.to) ?? true) &&
+    (rule.matchesTemplate?.(target.templateId) ?? true) &&
+    (rule.apiKeyDigest === undefined || rule.apiKeyDigest === keyDigest())
+  );
+}
+
+/** The rules' seeded generator: draws only for rules that ask for a probability, so adding a certain rule shifts nothing. */
+export function createDraw(seed: number | null): { wins(rule: CompiledRule): boolean; reseed(): void } {
+  const fixedSeed = seed ?? Math.floor(Math.random() * 2 ** 31);
+  let generator = xoroshiro128plus(fixedSeed);
+  return {
+    wins: (rule) => rule.view.probability >= 1 || uniformFloat64(generator) < rule.view.probability,
+    reseed: () => {
+      generator = xoroshiro128plus(fixedSeed);
+    },
+  };
+}
+
+/** Applies the one-off faults of a request (a header, a magic recipient): latency composes, anything else decides. */
+export function applyOneOffs(oneOffs: readonly ChosenFault[]): FaultOutcome {
+  let latencyMs = 0;
+  for (const fault of oneOffs) {
+    if (fault.kind !== "latency") return { latencyMs, fault };
+    latencyMs += fault.delayMs;
+  }
+  return { latencyMs, fault: undefined };
+}
+
+function copyOf(view: FaultRule): FaultRule {
+  return { ...view, match: { ...view.match } };
 }
 
 export interface FaultPlanOptions {
@@ -192,31 +237,20 @@ export interface FaultPlanOptions {
 
 export function createMemoryFaultPlan(options: FaultPlanOptions): FaultPlan {
   const now = options.now ?? (() => new Date());
-  const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
-  let rules: StoredRule[] = [];
-  let generator = xoroshiro128plus(seed);
+  const draw = createDraw(options.seed);
+  let rules: CompiledRule[] = [];
 
   function restore(): void {
-    rules = options.initialRules.map((input) => storeRule(input, "config", now()));
-    generator = xoroshiro128plus(seed);
+    rules = options.initialRules.map((input) => {
+      const { view, apiKeyDigest } = newRule(input, "config", now());
+      return compileRule(view, apiKeyDigest);
+    });
+    draw.reseed();
   }
   restore();
 
-  function matches(rule: StoredRule, target: FaultTarget, keyDigest: () => string): boolean {
-    return (
-      (rule.matchesTo?.(target.to) ?? true) &&
-      (rule.matchesTemplate?.(target.templateId) ?? true) &&
-      (rule.apiKeyDigest === undefined || rule.apiKeyDigest === keyDigest())
-    );
-  }
-
-  /** Draws only for rules that ask for a probability, so adding a certain rule shifts nothing. */
-  function winsDraw(rule: StoredRule): boolean {
-    return rule.view.probability >= 1 || uniformFloat64(generator) < rule.view.probability;
-  }
-
   /** Counts one use down; synchronous, so two requests can never both take the last one. */
-  function use(rule: StoredRule): void {
+  function use(rule: CompiledRule): void {
     if (rule.view.times === null) return;
     rule.view.times -= 1;
     if (rule.view.times <= 0) rules = rules.filter((candidate) => candidate !== rule);
@@ -224,12 +258,13 @@ export function createMemoryFaultPlan(options: FaultPlanOptions): FaultPlan {
 
   return {
     add(input) {
-      const rule = storeRule(input, "api", now());
+      const { view, apiKeyDigest } = newRule(input, "api", now());
+      const rule = compileRule(view, apiKeyDigest);
       rules.push(rule);
-      return Promise.resolve({ ...rule.view, match: { ...rule.view.match } });
+      return Promise.resolve(copyOf(rule.view));
     },
     list() {
-      return Promise.resolve(rules.map((rule) => ({ ...rule.view, match: { ...rule.view.match } })));
+      return Promise.resolve(rules.map((rule) => copyOf(rule.view)));
     },
     remove(id) {
       const before = rules.length;
@@ -245,15 +280,13 @@ export function createMemoryFaultPlan(options: FaultPlanOptions): FaultPlan {
       return Promise.resolve();
     },
     decide(target, oneOffs) {
-      let latencyMs = 0;
-      for (const fault of oneOffs) {
-        if (fault.kind !== "latency") return Promise.resolve({ latencyMs, fault });
-        latencyMs += fault.delayMs;
-      }
+      const outcome = applyOneOffs(oneOffs);
+      if (outcome.fault) return Promise.resolve(outcome);
+      let { latencyMs } = outcome;
       let keyDigest: string | undefined;
       const lazyDigest = (): string => (keyDigest ??= digest(target.apiKey));
       for (const rule of [...rules]) {
-        if (!matches(rule, target, lazyDigest) || !winsDraw(rule)) continue;
+        if (!ruleMatches(rule, target, lazyDigest) || !draw.wins(rule)) continue;
         use(rule);
         if (rule.chosen.kind !== "latency") return Promise.resolve({ latencyMs, fault: rule.chosen });
         latencyMs += rule.chosen.delayMs;

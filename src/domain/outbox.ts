@@ -62,7 +62,7 @@ export class WaitTimeoutError extends Error {
 export const DEFAULT_WAIT_MS = 5000;
 
 /** What a filter compares, computed once when a message is captured rather than on every list. */
-interface MatchKeys {
+export interface MatchKeys {
   to: string;
   recipients: string[];
   templateId: string;
@@ -80,7 +80,7 @@ interface Entry extends MatchKeys {
   json: string;
 }
 
-function matchKeysOf(message: CapturedMessage): MatchKeys {
+export function matchKeysOf(message: CapturedMessage): MatchKeys {
   const to = message.to.toLowerCase();
   return {
     to,
@@ -103,7 +103,7 @@ function messageOf(entry: Entry): CapturedMessage {
  * Compiles what a filter asks beyond `to` into one predicate, or undefined when it asks
  * nothing more: `to` is answered by the per-recipient index, so such a list needs no scan.
  */
-function predicateBeyondTo(filter: MessageFilter): ((keys: MatchKeys) => boolean) | undefined {
+export function predicateBeyondTo(filter: MessageFilter): ((keys: MatchKeys) => boolean) | undefined {
   const recipient = filter.recipient?.toLowerCase();
   const subject = filter.subject?.toLowerCase();
   const since = filter.since === undefined ? undefined : new Date(filter.since).getTime();
@@ -171,7 +171,73 @@ const EMPTY_QUEUE = new CaptureQueue();
 
 function describeFilter(filter: MessageFilter): string {
   const parts = Object.entries(filter).filter(([key, value]) => key !== "limit" && value !== undefined);
-  return parts.length === 0 ? "any message" : `a message with ${parts.map(([key, value]) => `${key}=${String(value)}`).join(", ")}`;
+  const shown = (value: unknown): string => (value instanceof Date ? value.toISOString() : String(value));
+  return parts.length === 0 ? "message" : `message with ${parts.map(([key, value]) => `${key}=${shown(value)}`).join(", ")}`;
+}
+
+/**
+ * Resolves with the newest message matching `filter`, already captured or captured within the
+ * timeout. It listens before it looks, so a capture between the two is never missed, whatever
+ * the store's latency.
+ */
+export function waitForCapture(parts: {
+  filter: MessageFilter;
+  options: WaitOptions;
+  subscribe: (listener: (message: CapturedMessage) => void) => () => void;
+  findNow: () => Promise<CapturedMessage | undefined>;
+  count: () => Promise<number>;
+}): Promise<CapturedMessage> {
+  const { filter, options } = parts;
+  const predicate = matchesFilter(filter);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
+  return new Promise<CapturedMessage>((resolve, reject) => {
+    let settled = false;
+    const finish = (settle: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      unsubscribe();
+      options.signal?.removeEventListener("abort", onAbort);
+      settle();
+    };
+    const onAbort = (): void => {
+      finish(() => {
+        reject(options.signal?.reason instanceof Error ? options.signal.reason : new Error("wait aborted"));
+      });
+    };
+    const timer = setTimeout(() => {
+      void parts.count().then(
+        (count) => `${count} captured`,
+        () => "count unknown",
+      ).then((counted) => {
+        finish(() => {
+          reject(new WaitTimeoutError(`no ${describeFilter(filter)} was captured within ${timeoutMs} ms (${counted})`));
+        });
+      });
+    }, timeoutMs);
+    const unsubscribe = parts.subscribe((message) => {
+      if (predicate(matchKeysOf(message))) finish(() => {
+        resolve(message);
+      });
+    });
+    if (options.signal?.aborted === true) {
+      onAbort();
+      return;
+    }
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    parts.findNow().then(
+      (found) => {
+        if (found) finish(() => {
+          resolve(found);
+        });
+      },
+      (error: unknown) => {
+        finish(() => {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        });
+      },
+    );
+  });
 }
 
 export function createMemoryOutbox(options: { capacity: number }): Outbox {
@@ -257,31 +323,15 @@ export function createMemoryOutbox(options: { capacity: number }): Outbox {
 
     waitFor(filter = {}, waitOptions = {}) {
       const predicate = matchesFilter(filter);
-      const already = findNewest(predicate);
-      if (already) return Promise.resolve(already);
-      const timeoutMs = waitOptions.timeoutMs ?? DEFAULT_WAIT_MS;
-      return new Promise<CapturedMessage>((resolve, reject) => {
-        const stop = (): void => {
-          clearTimeout(timer);
-          listeners.delete(onMessage);
-          waitOptions.signal?.removeEventListener("abort", onAbort);
-        };
-        const onMessage = (message: CapturedMessage): void => {
-          if (!predicate(matchKeysOf(message))) return;
-          stop();
-          resolve(message);
-        };
-        const onAbort = (): void => {
-          stop();
-          reject(waitOptions.signal?.reason instanceof Error ? waitOptions.signal.reason : new Error("wait aborted"));
-        };
-        const timer = setTimeout(() => {
-          stop();
-          reject(new WaitTimeoutError(`no ${describeFilter(filter)} was captured within ${timeoutMs} ms (${captured.size} captured)`));
-        }, timeoutMs);
-        listeners.add(onMessage);
-        if (waitOptions.signal?.aborted === true) onAbort();
-        else waitOptions.signal?.addEventListener("abort", onAbort, { once: true });
+      return waitForCapture({
+        filter,
+        options: waitOptions,
+        subscribe: (listener) => {
+          listeners.add(listener);
+          return () => listeners.delete(listener);
+        },
+        findNow: () => Promise.resolve(findNewest(predicate)),
+        count: () => Promise.resolve(captured.size),
       });
     },
 

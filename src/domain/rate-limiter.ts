@@ -27,22 +27,44 @@ interface Bucket {
   updatedAtMs: number;
 }
 
+/** The numbers of a limit that a bucket works with; `id` changes whenever the limit does. */
+export function bucketRules(limit: RateLimitOptions): { size: number; tokensPerSecond: number; id: string } {
+  const size = limit.burst ?? limit.requests;
+  return { size, tokensPerSecond: limit.requests / limit.perSeconds, id: `${limit.requests}/${limit.perSeconds}/${size}` };
+}
+
+/** Buckets are keyed by a digest: no limiter may keep API keys whole. */
+export function bucketKey(apiKey: string): string {
+  return createHash("sha256").update(apiKey).digest("base64");
+}
+
+/** What a take means for the client, from whether it got a token and the tokens left after it. */
+export function decisionAfterTake(allowed: boolean, tokensLeft: number, limit: RateLimitOptions): RateLimitDecision {
+  const { size, tokensPerSecond } = bucketRules(limit);
+  // A take always leaves the bucket short of full, so a token is always on its way.
+  const secondsUntilWholeToken = (1 - (tokensLeft % 1)) / tokensPerSecond;
+  return {
+    allowed,
+    limit: size,
+    remaining: Math.floor(tokensLeft),
+    resetSeconds: Math.ceil(secondsUntilWholeToken),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokensLeft) / tokensPerSecond)),
+  };
+}
+
 export function createMemoryRateLimiter(options: { nowMs?: () => number } = {}): RateLimiter {
   const nowMs = options.nowMs ?? (() => performance.now());
-  // Keyed by a digest: the limiter must not keep API keys whole either.
   let buckets = new Map<string, Bucket>();
   let appliedLimit = "";
 
   return {
     take(apiKey, limit) {
-      const size = limit.burst ?? limit.requests;
-      const tokensPerSecond = limit.requests / limit.perSeconds;
-      const limitId = `${limit.requests}/${limit.perSeconds}/${size}`;
-      if (limitId !== appliedLimit) {
+      const { size, tokensPerSecond, id } = bucketRules(limit);
+      if (id !== appliedLimit) {
         buckets = new Map();
-        appliedLimit = limitId;
+        appliedLimit = id;
       }
-      const key = createHash("sha256").update(apiKey).digest("base64");
+      const key = bucketKey(apiKey);
       const now = nowMs();
       const bucket = buckets.get(key) ?? { tokens: size, updatedAtMs: now };
       bucket.tokens = Math.min(size, bucket.tokens + ((now - bucket.updatedAtMs) / 1000) * tokensPerSecond);
@@ -51,15 +73,7 @@ export function createMemoryRateLimiter(options: { nowMs?: () => number } = {}):
 
       const allowed = bucket.tokens >= 1;
       if (allowed) bucket.tokens -= 1;
-      // A take always leaves the bucket short of full, so a token is always on its way.
-      const secondsUntilWholeToken = (1 - (bucket.tokens % 1)) / tokensPerSecond;
-      return Promise.resolve({
-        allowed,
-        limit: size,
-        remaining: Math.floor(bucket.tokens),
-        resetSeconds: Math.ceil(secondsUntilWholeToken),
-        retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / tokensPerSecond)),
-      });
+      return Promise.resolve(decisionAfterTake(allowed, bucket.tokens, limit));
     },
     reset() {
       buckets = new Map();

@@ -1,0 +1,15 @@
+// The shared store contracts, run against the in-memory stores that a single mock uses.
+
+import { createMemoryFaultPlan } from "../../src/domain/faults.js";
+import { createMemoryJournal } from "../../src/domain/journal.js";
+import { createMemoryOutbox } from "../../src/domain/outbox.js";
+import { createMemoryRateLimiter } from "../../src/domain/rate-limiter.js";
+import { describeFaultPlanContract } from "./faults-contract.js";
+import { describeJournalContract } from "./journal-contract.js";
+import { describeOutboxContract } from "./outbox-contract.js";
+import { describeRateLimiterContract } from "./rate-limiter-contract.js";
+
+describeOutboxContract("memory outbox", (options) => Promise.resolve(createMemoryOutbox(options)));
+describeJournalContract("memory journal", (options) => Promise.resolve(createMemoryJournal(options)));
+describeFaultPlanContract("memory fault plan", (options) => Promise.resolve(createMemoryFaultPlan(options)));
+describeRateLimiterContract("memory rate limiter", () => Promise.resolve(createMemoryRateLimiter()));

@@ -1,0 +1,453 @@
+// What every outbox promises, whichever store keeps the messages: capture, filters, the
+// capacity bound, waiting for a message and telling listeners. A store with its own process
+// (Redis) tells listeners a moment after `add` resolves, so these tests await what they hear.
+
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { WaitTimeoutError, type Outbox } from "../../src/domain/outbox.js";
+import type { CapturedMessage } from "../../src/wire.js";
+
+export type MakeOutbox = (options: { capacity: number }) => Promise<Outbox>;
+
+const START = Date.parse("2025-03-14T09:00:00.000Z");
+let sequence = 0;
+
+/** A captured message; each one is created one second after the previous one. */
+export function aMessage(overrides: Partial<CapturedMessage> = {}): CapturedMessage {
+  sequence += 1;
+  return {
+    id: `msg_${String(sequence)}`,
+    status: "queued",
+    created_at: new Date(START + sequence * 1000).toISOString(),
+    to: "ada@example.com",
+    cc: [],
+    bcc: [],
+    reply_to: null,
+    template_id: "welcome",
+    subject: "Welcome to Acme, Ada!",
+    html: "<p>Hi Ada</p>",
+    text: "Hi Ada",
+    data: { name: "Ada", company: "Acme" },
+    warnings: [],
+    links: [],
+    api_key_hint: "0001",
+    ...overrides,
+  };
+}
+
+/** Resolves with the next `count` messages the outbox tells its listeners about. */
+export function nextCaptures(outbox: Outbox, count: number): Promise<CapturedMessage[]> {
+  return new Promise((resolve) => {
+    const heard: CapturedMessage[] = [];
+    const unsubscribe = outbox.onCapture((message) => {
+      heard.push(message);
+      if (heard.length < count) return;
+      unsubscribe();
+      resolve(heard);
+    });
+  });
+}
+
+function nextClear(outbox: Outbox): Promise<void> {
+  return new Promise((resolve) => {
+    const unsubscribe = outbox.onClear(() => {
+      unsubscribe();
+      resolve();
+    });
+  });
+}
+
+const PENDING = Symbol("pending");
+
+/** Whether `promise` is still unsettled, without waiting for it. */
+async function stillPending(promise: Promise<unknown>): Promise<boolean> {
+  // An already settled promise wins the race: its reaction is queued before the marker's.
+  return (await Promise.race([promise, Promise.resolve(PENDING)]).catch(() => undefined)) === PENDING;
+}
+
+function idsOf(list: { messages: CapturedMessage[] }): string[] {
+  return list.messages.map((message) => message.id);
+}
+
+/**
+ * @param makeOutbox a new, empty outbox of its own on every call
+ * @param propertyRuns how many random histories the model test tries (fewer for a slower store)
+ */
+export function describeOutboxContract(name: string, makeOutbox: MakeOutbox, options: { propertyRuns?: number } = {}): void {
+  async function anOutbox(messages: CapturedMessage[] = [], capacity = 100): Promise<Outbox> {
+    const outbox = await makeOutbox({ capacity });
+    for (const message of messages) await outbox.add(message);
+    return outbox;
+  }
+
+  describe(name, () => {
+    describe("listing captured messages", () => {
+      it("lists every message newest first, with their total", async () => {
+        const [first, second, third] = [aMessage(), aMessage(), aMessage()];
+        const outbox = await anOutbox([first, second, third]);
+
+        const list = await outbox.list();
+
+        expect(list.messages).toEqual([third, second, first]);
+        expect(list.total).toBe(3);
+      });
+
+      it("lists nothing when nothing was captured", async () => {
+        const outbox = await anOutbox();
+        expect(await outbox.list()).toEqual({ messages: [], total: 0 });
+      });
+
+      it("filters on to exactly, ignoring case", async () => {
+        const ada = aMessage({ to: "ada@example.com" });
+        const adaUpper = aMessage({ to: "ADA@Example.COM" });
+        const adam = aMessage({ to: "adam@example.com" });
+        const copied = aMessage({ to: "grace@example.com", cc: ["ada@example.com"] });
+        const outbox = await anOutbox([ada, adaUpper, adam, copied]);
+
+        expect(idsOf(await outbox.list({ to: "Ada@example.com" }))).toEqual([adaUpper.id, ada.id]);
+        expect(idsOf(await outbox.list({ to: "ada@example" }))).toEqual([]);
+      });
+
+      it("filters on recipient across to, cc and bcc, ignoring case", async () => {
+        const direct = aMessage({ to: "billing@example.com" });
+        const copied = aMessage({ to: "ada@example.com", cc: ["grace@example.com", "Billing@Example.com"] });
+        const blind = aMessage({ to: "ada@example.com", bcc: ["billing@example.com"] });
+        const other = aMessage({ to: "ada@example.com", cc: ["billing2@example.com"] });
+        const outbox = await anOutbox([direct, copied, blind, other]);
+
+        const list = await outbox.list({ recipient: "BILLING@example.com" });
+
+        expect(idsOf(list)).toEqual([blind.id, copied.id, direct.id]);
+        expect(list.total).toBe(3);
+      });
+
+      it("filters on the template id", async () => {
+        const welcome = aMessage({ template_id: "welcome" });
+        const receipt = aMessage({ template_id: "order-receipt" });
+        const outbox = await anOutbox([welcome, receipt]);
+
+        expect(idsOf(await outbox.list({ templateId: "order-receipt" }))).toEqual([receipt.id]);
+        expect(idsOf(await outbox.list({ templateId: "order" }))).toEqual([]);
+      });
+
+      it("filters on a substring of the subject, ignoring case", async () => {
+        const order = aMessage({ subject: "Your receipt for order #1042" });
+        const other = aMessage({ subject: "Welcome aboard" });
+        const outbox = await anOutbox([order, other]);
+
+        expect(idsOf(await outbox.list({ subject: "ORDER #10" }))).toEqual([order.id]);
+        expect(idsOf(await outbox.list({ subject: "invoice" }))).toEqual([]);
+      });
+
+      it("keeps messages created at or after since, given as a Date or an ISO string", async () => {
+        const old = aMessage();
+        const cutoff = aMessage();
+        const recent = aMessage();
+        const outbox = await anOutbox([old, cutoff, recent]);
+
+        expect(idsOf(await outbox.list({ since: cutoff.created_at }))).toEqual([recent.id, cutoff.id]);
+        expect(idsOf(await outbox.list({ since: new Date(cutoff.created_at) }))).toEqual([recent.id, cutoff.id]);
+        const sameInstantElsewhere = new Date(Date.parse(cutoff.created_at) + 2 * 3600_000).toISOString().replace("Z", "+02:00");
+        expect(idsOf(await outbox.list({ since: sameInstantElsewhere }))).toEqual([recent.id, cutoff.id]);
+      });
+
+      it("combines filters: a message must match every one", async () => {
+        const match = aMessage({ to: "ada@example.com", template_id: "order-receipt", subject: "Order 1" });
+        const wrongTemplate = aMessage({ to: "ada@example.com", template_id: "welcome", subject: "Order 2" });
+        const wrongTo = aMessage({ to: "grace@example.com", template_id: "order-receipt", subject: "Order 3" });
+        const outbox = await anOutbox([match, wrongTemplate, wrongTo]);
+
+        expect(idsOf(await outbox.list({ to: "ada@example.com", templateId: "order-receipt", subject: "order" }))).toEqual([match.id]);
+      });
+
+      it("returns at most limit messages, the newest, while total counts every match", async () => {
+        const messages = [aMessage(), aMessage(), aMessage(), aMessage({ template_id: "other" }), aMessage({ to: "grace@example.com" })];
+        const outbox = await anOutbox(messages);
+
+        const byTemplate = await outbox.list({ templateId: "welcome", limit: 2 });
+        const byTo = await outbox.list({ to: "ada@example.com", limit: 1 });
+
+        expect(idsOf(byTemplate)).toEqual([messages[4]?.id, messages[2]?.id]);
+        expect(byTemplate.total).toBe(4);
+        expect(idsOf(byTo)).toEqual([messages[3]?.id]);
+        expect(byTo.total).toBe(4);
+      });
+
+      it("lists the same page as JSON text, for answers that write it as stored", async () => {
+        const outbox = await anOutbox([aMessage({ to: "grace@example.com" }), aMessage(), aMessage({ subject: 'Ünïcode "quoted" </script>' })]);
+        const filter = { to: "ada@example.com", limit: 5 };
+
+        const serialized = await outbox.listSerialized(filter);
+
+        expect({ messages: serialized.messages.map((json) => JSON.parse(json) as unknown), total: serialized.total }).toEqual(await outbox.list(filter));
+        expect(serialized.total).toBe(2);
+      });
+    });
+
+    describe("getting one message", () => {
+      it("finds a message by its id", async () => {
+        const [first, second] = [aMessage(), aMessage()];
+        const outbox = await anOutbox([first, second]);
+
+        expect(await outbox.get(first.id)).toEqual(first);
+        expect(await outbox.get("msg_unknown")).toBeUndefined();
+      });
+
+      it("gives the newest message for the id latest", async () => {
+        const outbox = await anOutbox();
+        expect(await outbox.get("latest")).toBeUndefined();
+
+        const [first, second] = [aMessage(), aMessage()];
+        await outbox.add(first);
+        await outbox.add(second);
+
+        expect(await outbox.get("latest")).toEqual(second);
+      });
+    });
+
+    describe("what a reader gets", () => {
+      it("gives each reader its own copy: changing one changes nothing captured", async () => {
+        const outbox = await anOutbox([aMessage({ subject: "Original" })]);
+
+        const got = await outbox.get("latest");
+        const [listed] = (await outbox.list()).messages;
+        const waitedFor = await outbox.waitFor({}, { timeoutMs: 1_000 });
+        for (const read of [got, listed, waitedFor]) {
+          if (!read) throw new Error("nothing captured");
+          read.subject = "Changed";
+          read.cc.push("mallory@example.com");
+        }
+
+        expect(await outbox.get("latest")).toMatchObject({ subject: "Original", cc: [] });
+      });
+
+      it("keeps what was captured when the sender changes its message afterwards", async () => {
+        const message = aMessage({ subject: "Original" });
+        const outbox = await anOutbox([message]);
+
+        message.subject = "Changed";
+        message.data.name = "Mallory";
+
+        expect(await outbox.get(message.id)).toMatchObject({ subject: "Original", data: { name: "Ada" } });
+      });
+    });
+
+    describe("capacity", () => {
+      it("drops the oldest message past capacity and counts the drops", async () => {
+        const [first, second, third, fourth] = [aMessage(), aMessage(), aMessage(), aMessage()];
+        const outbox = await anOutbox([first, second, third], 2);
+
+        expect(idsOf(await outbox.list())).toEqual([third.id, second.id]);
+        expect(await outbox.get(first.id)).toBeUndefined();
+        expect(await outbox.stats()).toEqual({ count: 2, capacity: 2, dropped: 1 });
+
+        await outbox.add(fourth);
+
+        expect(idsOf(await outbox.list())).toEqual([fourth.id, third.id]);
+        expect(await outbox.get("latest")).toEqual(fourth);
+        expect(await outbox.stats()).toEqual({ count: 2, capacity: 2, dropped: 2 });
+      });
+
+      it("counts nothing as dropped while under capacity", async () => {
+        const outbox = await anOutbox([aMessage(), aMessage()], 2);
+        expect(await outbox.stats()).toEqual({ count: 2, capacity: 2, dropped: 0 });
+      });
+
+      it("for any captures past capacity and any filter: lists the same messages, in the same order and with the same total, as a plain filter over the kept ones", async () => {
+        const ADDRESSES = ["ada@example.com", "ADA@example.com", "grace@example.com", "linus@example.com"];
+        const anAddress = fc.constantFrom(...ADDRESSES);
+        const aCapture = fc.record({ to: anAddress, cc: fc.array(anAddress, { maxLength: 2 }), subject: fc.constantFrom("Welcome", "Your receipt", "Reset") });
+        const aFilter = fc.record(
+          { to: anAddress, recipient: anAddress, subject: fc.constantFrom("welcome", "RE", "zzz"), limit: fc.integer({ min: 1, max: 5 }) },
+          { requiredKeys: [] },
+        );
+        const lower = (value: string | undefined): string | undefined => value?.toLowerCase();
+
+        await fc.assert(
+          fc.asyncProperty(fc.array(aCapture, { maxLength: 40 }), fc.integer({ min: 1, max: 12 }), fc.array(aFilter, { minLength: 1, maxLength: 5 }), async (captures, capacity, filters) => {
+            const messages = captures.map((capture) => aMessage(capture));
+            const outbox = await anOutbox(messages, capacity);
+            const kept = messages.slice(-capacity).reverse();
+            for (const filter of filters) {
+              const matching = kept.filter(
+                (message) =>
+                  (filter.to === undefined || message.to.toLowerCase() === lower(filter.to)) &&
+                  (filter.recipient === undefined || [message.to, ...message.cc].some((address) => address.toLowerCase() === lower(filter.recipient))) &&
+                  (filter.subject === undefined || message.subject.toLowerCase().includes(filter.subject.toLowerCase())),
+              );
+              const list = await outbox.list(filter);
+              expect(idsOf(list)).toEqual(idsOf({ messages: matching.slice(0, filter.limit ?? matching.length) }));
+              expect(list.total).toBe(matching.length);
+            }
+            expect(await outbox.stats()).toEqual({ count: kept.length, capacity, dropped: messages.length - kept.length });
+          }),
+          options.propertyRuns === undefined ? {} : { numRuns: options.propertyRuns },
+        );
+      });
+    });
+
+    describe("clearing", () => {
+      it("empties the outbox and starts counting drops afresh, so that latest finds nothing", async () => {
+        const outbox = await anOutbox([aMessage(), aMessage(), aMessage()], 2);
+
+        await outbox.clear();
+
+        expect(await outbox.list()).toEqual({ messages: [], total: 0 });
+        expect(await outbox.get("latest")).toBeUndefined();
+        expect(await outbox.stats()).toEqual({ count: 0, capacity: 2, dropped: 0 });
+      });
+
+      it("keeps capturing after a clear", async () => {
+        const outbox = await anOutbox([aMessage()]);
+        await outbox.clear();
+        const next = aMessage();
+
+        await outbox.add(next);
+
+        expect(idsOf(await outbox.list())).toEqual([next.id]);
+      });
+
+      it("tells clear listeners after every clear, until they unsubscribe", async () => {
+        const outbox = await anOutbox([aMessage()]);
+        let clears = 0;
+        const unsubscribe = outbox.onClear(() => {
+          clears += 1;
+        });
+
+        const firstHeard = nextClear(outbox);
+        await outbox.clear();
+        await firstHeard;
+        expect(clears).toBe(1);
+
+        unsubscribe();
+        const secondHeard = nextClear(outbox);
+        await outbox.clear();
+        await secondHeard;
+        expect(clears).toBe(1);
+      });
+    });
+
+    describe("waiting for a message", () => {
+      it("resolves at once with the newest match already captured", async () => {
+        const older = aMessage({ to: "ada@example.com" });
+        const newer = aMessage({ to: "ada@example.com" });
+        const outbox = await anOutbox([older, newer, aMessage({ to: "grace@example.com" })]);
+
+        const started = performance.now();
+        const found = await outbox.waitFor({ to: "ada@example.com" }, { timeoutMs: 5_000 });
+
+        expect(found).toEqual(newer);
+        expect(performance.now() - started).toBeLessThan(1_000);
+      });
+
+      it("resolves when a matching message is captured later, ignoring messages that do not match", async () => {
+        const outbox = await anOutbox();
+        const waiting = outbox.waitFor({ to: "grace@example.com" }, { timeoutMs: 60_000 });
+
+        const othersHeard = nextCaptures(outbox, 2);
+        await outbox.add(aMessage({ to: "ada@example.com" }));
+        await outbox.add(aMessage({ to: "ada@example.com", cc: ["grace@example.com"] }));
+        await othersHeard;
+        expect(await stillPending(waiting)).toBe(true);
+
+        const match = aMessage({ to: "Grace@example.com" });
+        await outbox.add(match);
+
+        await expect(waiting).resolves.toEqual(match);
+      });
+
+      it("rejects with a WaitTimeoutError naming the filter when nothing matches within timeoutMs", async () => {
+        const outbox = await anOutbox([aMessage({ to: "ada@example.com" })]);
+
+        const started = performance.now();
+        const waiting = outbox.waitFor({ to: "nobody@example.com", templateId: "welcome" }, { timeoutMs: 50 });
+        await outbox.add(aMessage({ to: "someone-else@example.com" }));
+
+        await expect(waiting).rejects.toThrow(WaitTimeoutError);
+        await expect(waiting).rejects.toThrow(/no message with to=nobody@example\.com, templateId=welcome was captured within 50 ms \(2 captured\)/);
+        expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+      });
+
+      it("rejects at once when the signal is already aborted", async () => {
+        const outbox = await anOutbox();
+        const reason = new Error("test is over");
+
+        const waiting = outbox.waitFor({ to: "ada@example.com" }, { timeoutMs: 60_000, signal: AbortSignal.abort(reason) });
+
+        await expect(waiting).rejects.toBe(reason);
+      });
+
+      it("rejects when the signal is aborted during the wait, and a later match changes nothing", async () => {
+        const outbox = await anOutbox();
+        const controller = new AbortController();
+        const waiting = outbox.waitFor({ to: "ada@example.com" }, { timeoutMs: 60_000, signal: controller.signal });
+
+        controller.abort(new Error("client went away"));
+
+        await expect(waiting).rejects.toThrow("client went away");
+        const heard = nextCaptures(outbox, 1);
+        await outbox.add(aMessage({ to: "ada@example.com" }));
+        await heard;
+        await expect(waiting).rejects.toThrow("client went away");
+      });
+
+      it("resolves many waiters on the same capture", async () => {
+        const outbox = await anOutbox();
+        const byTo = outbox.waitFor({ to: "ada@example.com" }, { timeoutMs: 60_000 });
+        const byTemplate = outbox.waitFor({ templateId: "welcome" }, { timeoutMs: 60_000 });
+        const message = aMessage({ to: "ada@example.com", template_id: "welcome" });
+
+        await outbox.add(message);
+
+        expect(await Promise.all([byTo, byTemplate])).toEqual([message, message]);
+      });
+    });
+
+    describe("capture listeners", () => {
+      it("calls a listener for every message captured until it unsubscribes", async () => {
+        const outbox = await anOutbox();
+        const earlierHeard = nextCaptures(outbox, 1);
+        await outbox.add(aMessage());
+        await earlierHeard;
+
+        const seen: string[] = [];
+        const unsubscribe = outbox.onCapture((message) => seen.push(message.id));
+        const [first, second] = [aMessage(), aMessage()];
+        const bothHeard = nextCaptures(outbox, 2);
+        await outbox.add(first);
+        await outbox.add(second);
+        await bothHeard;
+        unsubscribe();
+        const laterHeard = nextCaptures(outbox, 1);
+        await outbox.add(aMessage());
+        await laterHeard;
+
+        expect(seen).toEqual([first.id, second.id]);
+      });
+
+      it("hands listeners the message as captured", async () => {
+        const outbox = await anOutbox();
+        const message = aMessage({ cc: ["grace@example.com"], data: { name: "Ada", items: ["A-1", "B-2"] } });
+
+        const heard = nextCaptures(outbox, 1);
+        await outbox.add(message);
+
+        expect(await heard).toEqual([message]);
+      });
+
+      it("keeps the other listeners when one unsubscribes", async () => {
+        const outbox = await anOutbox();
+        const dropped: string[] = [];
+        const kept = nextCaptures(outbox, 1);
+        const unsubscribe = outbox.onCapture((message) => dropped.push(message.id));
+
+        unsubscribe();
+        const message = aMessage();
+        await outbox.add(message);
+
+        expect((await kept).map((heard) => heard.id)).toEqual([message.id]);
+        expect(dropped).toEqual([]);
+      });
+    });
+  });
+}
