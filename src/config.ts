@@ -58,7 +58,18 @@ export interface SendMockOptions {
   watchTemplates?: boolean;
   /** Proxy mode: POST /send goes to the real service at `target`, checked against the contract. */
   proxy?: ProxyOptions;
+  /** Where the outbox, journal, fault rules and rate limits live: `redis` shares them between replicas. */
+  store?: "memory" | "redis";
+  /** `redis://host:port/db`; given alone, it selects the redis store. */
+  redisUrl?: string;
+  /** Prefix of every Redis key and channel (default `sendmock:`), so environments can share one Redis. */
+  keyPrefix?: string;
 }
+
+/** The state store of a mock, as resolved. */
+export type StoreSettings = { kind: "memory" } | { kind: "redis"; url: string; keyPrefix: string };
+
+export const DEFAULT_KEY_PREFIX = "sendmock:";
 
 export interface ProxyOptions {
   /** The real service's base URL (http or https); requests go to `{target}/send`. */
@@ -94,6 +105,7 @@ export interface ResolvedConfig {
   log: (line: string) => void;
   watchTemplates: boolean;
   proxy: Required<ProxyOptions> | null;
+  store: StoreSettings;
 }
 
 /** A setting that cannot be used; the message is one line naming where it came from. */
@@ -157,6 +169,9 @@ const configSchema = {
     // A request line and an Authorization header need a few hundred bytes; 1 MiB of headers
     // per connection is more memory than any client of a send API has a reason to use.
     max_header_bytes: { type: "integer", minimum: 1024, maximum: 1_048_576 },
+    store: { enum: ["memory", "redis"] },
+    redis_url: { type: "string", pattern: "^rediss?://" },
+    key_prefix: { type: "string", minLength: 1, maxLength: 200 },
   },
 } as const;
 
@@ -176,7 +191,8 @@ function describeError(error: ErrorObject): string {
     return `${where}: ${error.propertyName} is not an error code (one of ${ERROR_CODES.join(", ")})`;
   }
   const allowed = Array.isArray(params.allowedValues) ? ` (${params.allowedValues.map(String).join(", ")})` : "";
-  const message = error.keyword === "pattern" ? 'must be a size such as "1mb" or "500kb"' : (error.message ?? "is invalid");
+  const patternMessage = where === "redis_url" ? "must be a Redis URL such as redis://127.0.0.1:6379" : 'must be a size such as "1mb" or "500kb"';
+  const message = error.keyword === "pattern" ? patternMessage : (error.message ?? "is invalid");
   return `${where || "the settings"} ${message}${allowed}`;
 }
 
@@ -277,6 +293,12 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
     throw new ConfigError(`${source}: headers_timeout_ms (${headersTimeoutMs}) must not be above request_timeout_ms (${requestTimeoutMs})`);
   }
   const rateLimit = merged.rateLimit ?? null;
+  const storeKind = merged.store ?? (merged.redisUrl === undefined ? "memory" : "redis");
+  if (storeKind === "redis" && merged.redisUrl === undefined) {
+    throw new ConfigError(`${sourceOf("store")}: store redis needs redis_url (or --redis-url, or SENDMOCK_REDIS_URL)`);
+  }
+  const store: StoreSettings =
+    storeKind === "redis" && merged.redisUrl !== undefined ? { kind: "redis", url: merged.redisUrl, keyPrefix: merged.keyPrefix ?? DEFAULT_KEY_PREFIX } : { kind: "memory" };
   return {
     port: merged.port ?? DEFAULT_PORT,
     host,
@@ -302,6 +324,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
     log: log ?? (() => undefined),
     watchTemplates: watchTemplates ?? true,
     proxy: proxy === undefined ? null : resolveProxy(proxy, optionsSource),
+    store,
   };
 }
 

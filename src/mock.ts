@@ -5,16 +5,16 @@ import { createApp } from "./app.js";
 import { resolveConfig, type ResolvedConfig, type SendMockOptions } from "./config.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract.js";
 import { createKeyCheck } from "./domain/api-keys.js";
-import { createFaultControl, createMemoryFaultPlan, type FaultControl } from "./domain/faults.js";
-import { createMemoryJournal, type Journal } from "./domain/journal.js";
-import { createMemoryOutbox, type Outbox } from "./domain/outbox.js";
+import { createFaultControl, type FaultControl } from "./domain/faults.js";
+import type { Journal } from "./domain/journal.js";
+import type { Outbox } from "./domain/outbox.js";
 import { withCapturedMessageCheck } from "./http/captured-message-contract.js";
 import { createClientErrorAnswer } from "./http/client-errors.js";
 import { createSendService } from "./domain/send.js";
-import { createMemoryRateLimiter } from "./domain/rate-limiter.js";
 import { createSettingsStore, type SettingsStore } from "./domain/settings.js";
 import { loadTemplateCatalog, type TemplateCatalog } from "./domain/templates.js";
 import { listen } from "./server.js";
+import { openStores, type Stores } from "./stores.js";
 
 /** A mock that is built but not listening: use `app` with supertest. */
 export interface SendMock {
@@ -47,15 +47,20 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     loadContract(ADMIN_CONTRACT),
     loadTemplateCatalog(config.templates, { watch: config.watchTemplates, log: config.log }),
   ]);
-  const outbox = withCapturedMessageCheck(createMemoryOutbox({ capacity: config.capacity }), adminContract.document);
-  const journal = createMemoryJournal({ capacity: config.capacity });
+  let stores: Stores;
+  try {
+    stores = await openStores(config);
+  } catch (error) {
+    templates.close();
+    throw error;
+  }
+  const { journal, faults, limiter } = stores;
+  const outbox = withCapturedMessageCheck(stores.outbox, adminContract.document);
   const settings = createSettingsStore({
     responseShape: config.responseShape,
     strictData: config.strictData,
     rateLimit: config.rateLimit,
   });
-  const faults = createMemoryFaultPlan({ initialRules: config.faults, seed: config.seed });
-  const limiter = createMemoryRateLimiter();
   const keys = createKeyCheck(config.apiKeys);
   const shutdown = new AbortController();
   const resetListeners = new Set<() => void>();
@@ -130,7 +135,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     close() {
       shutdown.abort(new Error("sendmock is closing"));
       templates.close();
-      return Promise.resolve();
+      return stores.close();
     },
   };
   return mock;

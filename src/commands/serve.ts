@@ -3,6 +3,7 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { ConfigError, type SendMockOptions } from "../config.js";
 import { ContractError } from "../contract.js";
+import { StoreUnavailableError } from "../domain/store-errors.js";
 import { TemplateFolderError } from "../domain/templates.js";
 import { startSendMock } from "../mock.js";
 
@@ -18,7 +19,7 @@ export function fail(message: string, exitCode = 1): never {
 }
 
 export function describeStartError(error: unknown): string {
-  if (error instanceof ConfigError || error instanceof ContractError || error instanceof TemplateFolderError) return error.message;
+  if (error instanceof ConfigError || error instanceof ContractError || error instanceof TemplateFolderError || error instanceof StoreUnavailableError) return error.message;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === "EADDRINUSE") return `cannot listen: the address is already in use (${(error as Error).message})`;
   if (code === "EACCES" || code === "EADDRNOTAVAIL") return `cannot listen: ${(error as Error).message}`;
@@ -47,6 +48,9 @@ export interface ServeFlags {
   templates?: string;
   config?: string;
   shape?: "a" | "b";
+  store?: "memory" | "redis";
+  redisUrl?: string;
+  keyPrefix?: string;
 }
 
 /** The flags `serve` and `proxy` share, as the options of a mock that logs to stderr. */
@@ -57,6 +61,9 @@ export function optionsFromFlags(flags: ServeFlags): SendMockOptions {
     templates: flags.templates,
     config: flags.config,
     responseShape: flags.shape,
+    store: flags.store,
+    redisUrl: flags.redisUrl,
+    keyPrefix: flags.keyPrefix,
     log: (line) => process.stderr.write(`${line}\n`),
   };
 }
@@ -86,5 +93,8 @@ export function registerServe(program: Command): void {
     .option("--templates <dir>", "folder of templates (default: the shipped fixtures/templates)")
     .option("--config <file>", "JSON or YAML config file; flags win over it")
     .addOption(new Option("--shape <shape>", "response shape of the send API").choices(["a", "b"]))
+    .addOption(new Option("--store <kind>", "where messages, journal, faults and rate limits live (default memory; redis when a Redis URL is given)").choices(["memory", "redis"]))
+    .addOption(new Option("--redis-url <url>", "Redis shared by several replicas, e.g. redis://127.0.0.1:6379").env("SENDMOCK_REDIS_URL"))
+    .option("--key-prefix <prefix>", "prefix of every Redis key, so environments can share one Redis (default sendmock:)")
     .action(serve);
 }

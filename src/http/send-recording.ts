@@ -25,7 +25,9 @@ export function journalRecorder(journal: Journal) {
         const value = body?.[name];
         return typeof value === "string" ? value : null;
       };
-      void journal.record({
+      // A journal that cannot be written (a shared store that is down) must not bring the
+      // process down: the client already has its answer, a 503 naming the store if it was down.
+      journal.record({
         id: `req_${randomUUID()}`,
         at: new Date().toISOString(),
         method: req.method,
@@ -40,7 +42,7 @@ export function journalRecorder(journal: Journal) {
         api_key_hint: record.apiKey === undefined ? null : apiKeyHint(record.apiKey),
         to: field("to"),
         template_id: field("template_id"),
-      });
+      }).catch(() => undefined);
     });
     next();
   };

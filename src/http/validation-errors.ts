@@ -1,6 +1,7 @@
 // Errors from the contract validator and the body parser -> ApiError with human messages.
 
 import { error as validatorErrors } from "express-openapi-validator";
+import { StoreUnavailableError } from "../domain/store-errors.js";
 import { ApiError, type Violation } from "../errors.js";
 
 const REQUIRED_SEND_FIELDS = new Set(["to", "template_id", "data"]);
@@ -127,6 +128,8 @@ function hasType(error: unknown): error is { type: string } {
  */
 export function toApiError(error: unknown, body: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  // The shared store is down: the request may be fine, so a retryable 503 that names the store.
+  if (error instanceof StoreUnavailableError) return new ApiError("server_error", error.message, { status: 503 });
   if (error instanceof validatorErrors.BadRequest) return sendRequestError(error, body);
   if (error instanceof validatorErrors.InternalServerError && error.errors.some((item) => item.path.startsWith("/response"))) {
     const details = error.errors.map((item) => `${item.path} ${item.message}`).join("; ");

@@ -1,0 +1,146 @@
+// Fault rules in Redis: each rule's view and key digest by id, their order in a list, and the
+// uses left of a rule with `times` in a hash, counted down in a script so that across all
+// replicas a rule with `times: N` fires exactly N times.
+
+import {
+  applyOneOffs,
+  compileRule,
+  createDraw,
+  digest,
+  newRule,
+  ruleMatches,
+  type CompiledRule,
+  type FaultPlan,
+  type FaultPlanOptions,
+} from "../domain/faults.js";
+import type { FaultRule } from "../wire.js";
+import type { RedisConnection } from "./connection.js";
+
+/** 1 when a use was taken, 0 when none is left (another replica took the last); the last use removes the rule. */
+const USE_SCRIPT = `
+local left = tonumber(redis.call('HGET', KEYS[1], ARGV[1]))
+if left == nil or left <= 0 then return 0 end
+left = redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
+if left <= 0 then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('LREM', KEYS[3], 0, ARGV[1])
+end
+return 1`;
+
+interface StoredRule {
+  view: FaultRule;
+  apiKeyDigest: string | null;
+}
+
+/**
+ * The shared rules, holding the config's rules once: the first replica to start on an empty
+ * prefix writes them, the others find them (and a reset writes them again).
+ */
+export async function createRedisFaultPlan(connection: RedisConnection, options: FaultPlanOptions): Promise<FaultPlan> {
+  const rulesHash = connection.key("faults:rules");
+  const orderList = connection.key("faults:order");
+  const usesHash = connection.key("faults:uses");
+  const initializedFlag = connection.key("faults:initialized");
+  const now = options.now ?? (() => new Date());
+  const draw = createDraw(options.seed);
+  // Compiling globs per request would cost more than reading the rules; a rule never changes after it is added.
+  const compiled = new Map<string, CompiledRule>();
+
+  type Multi = ReturnType<RedisConnection["commands"]["multi"]>;
+  const queueAdd = (multi: Multi, stored: StoredRule): Multi => {
+    multi.hset(rulesHash, stored.view.id, JSON.stringify(stored)).rpush(orderList, stored.view.id);
+    if (stored.view.times !== null) multi.hset(usesHash, stored.view.id, stored.view.times);
+    return multi;
+  };
+  const storedOf = (input: Parameters<FaultPlan["add"]>[0], source: FaultRule["source"]): StoredRule => {
+    const { view, apiKeyDigest } = newRule(input, source, now());
+    return { view, apiKeyDigest: apiKeyDigest ?? null };
+  };
+
+  /** Another replica may remove or use up a rule: its compiled form must not stay here for good. */
+  function forgetRulesOtherThan(ids: ReadonlySet<string>): void {
+    for (const id of compiled.keys()) if (!ids.has(id)) compiled.delete(id);
+  }
+
+  /** The rules in order, each with the uses left now. */
+  async function currentRules(): Promise<CompiledRule[]> {
+    const [ids, uses] = await connection.run((redis) => Promise.all([redis.lrange(orderList, 0, -1), redis.hgetall(usesHash)]));
+    if (compiled.size > ids.length) forgetRulesOtherThan(new Set(ids));
+    if (ids.length === 0) return [];
+    const texts = await connection.run((redis) => redis.hmget(rulesHash, ...ids));
+    const rules: CompiledRule[] = [];
+    for (const text of texts) {
+      if (text === null) continue;
+      const stored = JSON.parse(text) as StoredRule;
+      let rule = compiled.get(stored.view.id);
+      if (!rule) {
+        rule = compileRule(stored.view, stored.apiKeyDigest ?? undefined);
+        compiled.set(stored.view.id, rule);
+      }
+      const left = uses[stored.view.id];
+      rules.push({ ...rule, view: { ...rule.view, times: left === undefined ? rule.view.times : Number(left) } });
+    }
+    return rules;
+  }
+
+  const copyOf = (view: FaultRule): FaultRule => ({ ...view, match: { ...view.match } });
+
+  const writeInitialRules = async (): Promise<void> => {
+    const initial = options.initialRules.map((input) => storedOf(input, "config"));
+    await connection.run((redis) => {
+      const multi = redis.multi().del(rulesHash, orderList, usesHash).set(initializedFlag, "1");
+      for (const stored of initial) queueAdd(multi, stored);
+      return multi.exec();
+    });
+    compiled.clear();
+  };
+  const firstOnThisPrefix = await connection.run((redis) => redis.set(initializedFlag, "1", "NX"));
+  if (firstOnThisPrefix === "OK") await writeInitialRules();
+
+  return {
+    async add(input) {
+      const stored = storedOf(input, "api");
+      await connection.run((redis) => queueAdd(redis.multi(), stored).exec());
+      return copyOf(stored.view);
+    },
+
+    async list() {
+      return (await currentRules()).map((rule) => copyOf(rule.view));
+    },
+
+    async remove(id) {
+      const results = await connection.run((redis) => redis.multi().lrem(orderList, 0, id).hdel(rulesHash, id).hdel(usesHash, id).exec());
+      compiled.delete(id);
+      return Number(results?.[0]?.[1] ?? 0) > 0;
+    },
+
+    async clear() {
+      await connection.run((redis) => redis.del(rulesHash, orderList, usesHash));
+      compiled.clear();
+    },
+
+    async reset() {
+      await writeInitialRules();
+      draw.reseed();
+    },
+
+    async decide(target, oneOffs) {
+      const outcome = applyOneOffs(oneOffs);
+      if (outcome.fault) return outcome;
+      let { latencyMs } = outcome;
+      let keyDigest: string | undefined;
+      const lazyDigest = (): string => (keyDigest ??= digest(target.apiKey));
+      for (const rule of await currentRules()) {
+        if (!ruleMatches(rule, target, lazyDigest) || !draw.wins(rule)) continue;
+        if (rule.view.times !== null) {
+          const taken = await connection.run((redis) => redis.eval(USE_SCRIPT, 3, usesHash, rulesHash, orderList, rule.view.id));
+          if (taken !== 1) continue;
+        }
+        if (rule.chosen.kind !== "latency") return { latencyMs, fault: rule.chosen };
+        latencyMs += rule.chosen.delayMs;
+      }
+      return { latencyMs, fault: undefined };
+    },
+  };
+}

@@ -1,0 +1,135 @@
+// The shared store contracts, run against the Redis stores that replicas share, each test on a
+// key prefix of its own; then what only a shared store has to get right: several replicas
+// acting on the same keys at once.
+
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { createRedisFaultPlan } from "../../src/redis/faults.js";
+import { openStoreChannel } from "../../src/redis/channel.js";
+import { connectRedis, type RedisConnection } from "../../src/redis/connection.js";
+import { createRedisJournal } from "../../src/redis/journal.js";
+import { createRedisOutbox } from "../../src/redis/outbox.js";
+import { createRedisRateLimiter } from "../../src/redis/rate-limiter.js";
+import type { Outbox } from "../../src/domain/outbox.js";
+import { aKeyPrefix, redisUnavailableReason, sharedRedis } from "../support/redis.js";
+import { aTarget, describeFaultPlanContract } from "./faults-contract.js";
+import { describeJournalContract } from "./journal-contract.js";
+import { aMessage, describeOutboxContract } from "./outbox-contract.js";
+import { describeRateLimiterContract } from "./rate-limiter-contract.js";
+
+const unavailable = redisUnavailableReason();
+
+describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefined ? "" : ` (skipped: ${unavailable})`}`, () => {
+  const closers: (() => Promise<void>)[] = [];
+
+  /** A replica's connection; every call without a prefix starts a store of its own. */
+  async function aConnection(keyPrefix = aKeyPrefix()): Promise<RedisConnection> {
+    const { url } = await sharedRedis();
+    const connection = await connectRedis({ url, keyPrefix });
+    closers.push(() => connection.close());
+    return connection;
+  }
+
+  async function anOutboxOn(connection: RedisConnection, capacity: number): Promise<Outbox> {
+    const channel = await openStoreChannel(connection);
+    closers.push(() => channel.close());
+    return createRedisOutbox(connection, channel, { capacity });
+  }
+
+  afterEach(async () => {
+    // Newest first: a channel closes before the connection it listens on.
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+
+  afterAll(async () => {
+    await (await sharedRedis()).stop();
+  });
+
+  describeOutboxContract("redis outbox", async (options) => anOutboxOn(await aConnection(), options.capacity), { propertyRuns: 30 });
+
+  describeJournalContract("redis journal", async (options) => {
+    const connection = await aConnection();
+    const channel = await openStoreChannel(connection);
+    closers.push(() => channel.close());
+    return createRedisJournal(connection, channel, options);
+  });
+
+  describeFaultPlanContract("redis fault plan", async (options) => createRedisFaultPlan(await aConnection(), options));
+
+  describeRateLimiterContract("redis rate limiter", async () => createRedisRateLimiter(await aConnection()));
+
+  describe("replicas sharing one prefix", () => {
+    it("fires a rule with times: 3 exactly three times, however many requests the replicas decide at once", async () => {
+      const prefix = aKeyPrefix();
+      const options = { initialRules: [{ fault: "server_error" as const, times: 3 }], seed: 7 };
+      const one = await createRedisFaultPlan(await aConnection(prefix), options);
+      const other = await createRedisFaultPlan(await aConnection(prefix), options);
+
+      const outcomes = await Promise.all(Array.from({ length: 40 }, (_, request) => (request % 2 === 0 ? one : other).decide(aTarget, [])));
+
+      expect(outcomes.filter((outcome) => outcome.fault?.kind === "server_error")).toHaveLength(3);
+      expect(await one.list()).toEqual([]);
+    });
+
+    it("writes the config's rules once: a replica starting later finds them, and a rule one replica adds", async () => {
+      const prefix = aKeyPrefix();
+      const options = { initialRules: [{ fault: "disconnect" as const }], seed: 7 };
+      const first = await createRedisFaultPlan(await aConnection(prefix), options);
+      const added = await first.add({ fault: "rate_limit" });
+
+      const second = await createRedisFaultPlan(await aConnection(prefix), options);
+
+      expect(await second.list()).toEqual(await first.list());
+      expect((await second.list()).map((rule) => rule.id)).toContain(added.id);
+    });
+
+    it("admits exactly `requests` per key across replicas taking at once", async () => {
+      const prefix = aKeyPrefix();
+      const one = createRedisRateLimiter(await aConnection(prefix));
+      const other = createRedisRateLimiter(await aConnection(prefix));
+      const limit = { requests: 5, perSeconds: 60 };
+
+      const decisions = await Promise.all(Array.from({ length: 20 }, (_, take) => (take % 2 === 0 ? one : other).take("key-a", limit)));
+
+      expect(decisions.filter((decision) => decision.allowed)).toHaveLength(5);
+    });
+
+    it("resolves a wait on one replica when another replica captures the match", async () => {
+      const prefix = aKeyPrefix();
+      const waitingReplica = await anOutboxOn(await aConnection(prefix), 100);
+      const capturingReplica = await anOutboxOn(await aConnection(prefix), 100);
+      const waiting = waitingReplica.waitFor({ to: "grace@example.com" }, { timeoutMs: 10_000 });
+
+      const match = aMessage({ to: "grace@example.com" });
+      await capturingReplica.add(match);
+
+      await expect(waiting).resolves.toEqual(match);
+    });
+  });
+
+  describe("what a store keeps under its prefix", () => {
+    it("resets the buckets of its own prefix only, even a prefix with glob characters in it", async () => {
+      const base = aKeyPrefix();
+      const globbed = createRedisRateLimiter(await aConnection(`${base}[*]:`));
+      const neighbour = createRedisRateLimiter(await aConnection(`${base}*:`));
+      const limit = { requests: 1, perSeconds: 60 };
+      await globbed.take("key-a", limit);
+      await neighbour.take("key-a", limit);
+
+      await globbed.reset();
+
+      expect((await globbed.take("key-a", limit)).allowed).toBe(true);
+      expect((await neighbour.take("key-a", limit)).allowed).toBe(false);
+    });
+
+    it("keeps no API key of a fault rule in Redis, only its digest", async () => {
+      const connection = await aConnection();
+      const plan = await createRedisFaultPlan(connection, { initialRules: [{ fault: "disconnect", match: { api_key: "config-secret-key-1" } }], seed: 7 });
+      await plan.add({ fault: "rate_limit", match: { api_key: "added-secret-key-2" } });
+
+      const stored = await connection.commands.hvals(connection.key("faults:rules"));
+
+      expect(stored).toHaveLength(2);
+      expect(stored.join("\n")).not.toMatch(/config-secret-key-1|added-secret-key-2/);
+    });
+  });
+});
