@@ -6,6 +6,8 @@
 // default 1), BENCH_SOAK_SECONDS (length of the soak, default 60, 0 skips it), BENCH_ONLY=soak
 // (the soak alone), BENCH_STRICT=1 (exit 2 when a target is missed).
 
+import { spawn, spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -105,6 +107,43 @@ function configWithCapacity(capacity) {
 
 /** @param {string[]} extra arguments to `sendmock serve` @param {string[]} nodeFlags */
 const sendmock = (extra = [], nodeFlags = []) => startServer("sendmock", [...nodeFlags, CLI, "serve", "--port", "0", ...extra]);
+/**
+ * A redis-server of the bench's own for the redis store's rows, or undefined (with the reason
+ * logged) when Debian's redis-server is not installed.
+ * @returns {Promise<{ url: string, stop: () => void } | undefined>}
+ */
+async function startBenchRedis() {
+  if (spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status !== 0) {
+    log("redis store rows skipped: redis-server is not on the PATH (apt-get install redis-server)");
+    return undefined;
+  }
+  const port = await freePort();
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  const url = `redis://127.0.0.1:${port}`;
+  const { Redis } = await import("ioredis");
+  for (let attempt = 0; ; attempt += 1) {
+    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+    client.on("error", () => undefined);
+    try {
+      await client.connect();
+      await client.ping();
+      client.disconnect();
+      break;
+    } catch (error) {
+      client.disconnect();
+      if (attempt > 100) throw new Error(`redis-server on ${url} did not answer PING: ${String(error)}`, { cause: error });
+      await sleep(50);
+    }
+  }
+  return { url, stop: () => child.kill("SIGKILL") };
+}
+
+/** @type {{ url: string, stop: () => void } | undefined} */
+let benchRedis;
+/** A sendmock on the bench's Redis, on a key prefix of its own so that no run sees another's data. */
+const sendmockOnRedis = (/** @type {string[]} */ extra = []) =>
+  sendmock(["--redis-url", /** @type {{ url: string }} */ (benchRedis).url, "--key-prefix", `bench:${randomUUID()}:`, ...extra]);
+
 const baselineValidator = () => startServer("baseline-validator", [path.join(ROOT, "test/bench/baseline-validator.mjs"), "0"]);
 const baselineHttp = () => startServer("baseline-http", [path.join(ROOT, "test/bench/baseline-http.mjs"), "0"]);
 // --expose-gc: the soak server then reports the live heap, after a full collection, every 5 s.
@@ -206,6 +245,7 @@ async function listMessages(url, query) {
  * @property {string} label
  * @property {() => Promise<import("./lib/servers.mjs").Server>} start
  * @property {(url: string) => Promise<void>} [prepare]
+ * @property {boolean} [redis] needs the bench's Redis (the row is left out without one)
  * @property {Load} load
  */
 
@@ -227,6 +267,25 @@ const SCENARIOS = [
     id: "list_10k",
     label: "sendmock GET /_mock/messages (10k captured, limit 50)",
     start: () => sendmock(["--config", configWithCapacity(2 * LIST_FILL)]),
+    prepare: async (url) => {
+      await fill(url, LIST_FILL);
+      const { total } = await listMessages(url, "limit=1");
+      if (total !== LIST_FILL) throw new Error(`expected ${LIST_FILL} captured messages before the list run, found ${total}`);
+    },
+    load: { method: "GET", path: "/_mock/messages?to=ada@example.com&limit=50", expectStatus: 200 },
+  },
+  {
+    id: "send_valid_redis",
+    label: "sendmock POST /send (valid), redis store",
+    redis: true,
+    start: () => sendmockOnRedis(),
+    load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 },
+  },
+  {
+    id: "list_10k_redis",
+    label: "sendmock GET /_mock/messages (10k, limit 50), redis store",
+    redis: true,
+    start: () => sendmockOnRedis(["--config", configWithCapacity(2 * LIST_FILL)]),
     prepare: async (url) => {
       await fill(url, LIST_FILL);
       const { total } = await listMessages(url, "limit=1");
@@ -549,13 +608,15 @@ async function soakOnly() {
 async function main() {
   tempDir = mkdtempSync(path.join(os.tmpdir(), "sendmock-bench-"));
   const began = performance.now();
-  log(`${RUNS} run(s) x ${SCENARIOS.length} scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`);
+  benchRedis = await startBenchRedis();
+  const scenariosToRun = SCENARIOS.filter((scenario) => benchRedis !== undefined || scenario.redis !== true);
+  log(`${RUNS} run(s) x ${scenariosToRun.length} scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`);
 
   /** @type {Map<string, Outcome[]>} */
-  const outcomes = new Map(SCENARIOS.map((scenario) => [scenario.id, []]));
+  const outcomes = new Map(scenariosToRun.map((scenario) => [scenario.id, []]));
   // Round-robin over the scenarios, so a slow drift of the machine hits every scenario alike.
   for (let run = 1; run <= RUNS; run += 1) {
-    for (const scenario of SCENARIOS) {
+    for (const scenario of scenariosToRun) {
       outcomes.get(scenario.id)?.push(await measure(scenario, run));
       await sleep(SETTLE_MS);
     }
@@ -575,7 +636,8 @@ async function main() {
     soak = await measureSoak();
   }
 
-  const scenarios = SCENARIOS.map((scenario) => summarize(scenario, outcomes.get(scenario.id) ?? []));
+  benchRedis?.stop();
+  const scenarios = scenariosToRun.map((scenario) => summarize(scenario, outcomes.get(scenario.id) ?? []));
   const byId = Object.fromEntries(scenarios.map((s) => [s.id, s]));
   const baselineA = byId.baseline_validator?.rps ?? NaN;
   const baselineB = byId.baseline_http?.rps ?? NaN;
@@ -651,11 +713,15 @@ async function main() {
   finish(out, targets, report, began);
 }
 
-process.on("exit", killAll);
+process.on("exit", () => {
+  killAll();
+  benchRedis?.stop();
+});
 for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) {
   process.once(signal, () => {
     log(`${signal}: stopping the servers`);
     killAll();
+    benchRedis?.stop();
     process.exit(130);
   });
 }
@@ -667,5 +733,6 @@ try {
   process.exitCode = 1;
 } finally {
   killAll();
+  benchRedis?.stop();
   if (tempDir) rmSync(tempDir, { recursive: true, force: true });
 }
