@@ -28,6 +28,23 @@ if left <= 0 then
 end
 return 1`;
 
+/**
+ * The config's rules, written in one step with the flag that says they were, so a replica
+ * starting beside another can neither write them twice nor wipe a rule added in between.
+ * KEYS: rules, order, uses, flag. ARGV: "1" to write only on a new prefix, then id, stored rule
+ * and uses left ("" for none) for each rule.
+ */
+const INITIAL_RULES_SCRIPT = `
+if ARGV[1] == '1' and redis.call('EXISTS', KEYS[4]) == 1 then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('SET', KEYS[4], '1')
+for i = 2, #ARGV, 3 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  redis.call('RPUSH', KEYS[2], ARGV[i])
+  if ARGV[i + 2] ~= '' then redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 2]) end
+end
+return 1`;
+
 interface StoredRule {
   view: FaultRule;
   apiKeyDigest: string | null;
@@ -86,17 +103,16 @@ export async function createRedisFaultPlan(connection: RedisConnection, options:
 
   const copyOf = (view: FaultRule): FaultRule => ({ ...view, match: { ...view.match } });
 
-  const writeInitialRules = async (): Promise<void> => {
-    const initial = options.initialRules.map((input) => storedOf(input, "config"));
-    await connection.run((redis) => {
-      const multi = redis.multi().del(rulesHash, orderList, usesHash).set(initializedFlag, "1");
-      for (const stored of initial) queueAdd(multi, stored);
-      return multi.exec();
+  /** The config's rules in place of all others; with `onlyIfNew`, only on a prefix no replica has set up. */
+  const writeInitialRules = async (onlyIfNew: boolean): Promise<void> => {
+    const rules = options.initialRules.flatMap((input) => {
+      const stored = storedOf(input, "config");
+      return [stored.view.id, JSON.stringify(stored), stored.view.times === null ? "" : String(stored.view.times)];
     });
+    await connection.run((redis) => redis.eval(INITIAL_RULES_SCRIPT, 4, rulesHash, orderList, usesHash, initializedFlag, onlyIfNew ? "1" : "0", ...rules));
     compiled.clear();
   };
-  const firstOnThisPrefix = await connection.run((redis) => redis.set(initializedFlag, "1", "NX"));
-  if (firstOnThisPrefix === "OK") await writeInitialRules();
+  await writeInitialRules(true);
 
   return {
     async add(input) {
@@ -121,7 +137,7 @@ export async function createRedisFaultPlan(connection: RedisConnection, options:
     },
 
     async reset() {
-      await writeInitialRules();
+      await writeInitialRules(false);
       draw.reseed();
     },
 
