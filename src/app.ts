@@ -7,6 +7,7 @@ import { createAdminRoutes, type AdminRoutesDeps } from "./http/admin-routes.js"
 import { writeError } from "./http/error-shapes.js";
 import { toApiError } from "./http/validation-errors.js";
 import { createInboxPage } from "./http/inbox-page.js";
+import { refuseCrossSiteWrites, refuseForeignHosts } from "./http/request-guards.js";
 import { createProxyRoutes, type ProxyRoutesDeps } from "./http/proxy-routes.js";
 import { createSendRoutes, type SendRoutesDeps } from "./http/send-routes.js";
 import type { SettingsStore } from "./domain/settings.js";
@@ -17,6 +18,8 @@ export interface AppDeps {
   /** Proxy mode: POST /send is relayed to the real service instead of the local pipeline. */
   proxy: ProxyRoutesDeps | null;
   corsOrigins: string[];
+  /** Set when bound to loopback: see http/request-guards.ts. */
+  hostGuard: { boundToLoopback: boolean; allowedHosts: string[] };
   settings: SettingsStore;
   statusCodes: Partial<Record<ErrorCode, number>>;
 }
@@ -35,7 +38,9 @@ export function createApp(deps: AppDeps): express.Express {
     res.set({ "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" });
     next();
   });
+  app.use(refuseForeignHosts(deps.hostGuard));
   if (deps.corsOrigins.length > 0) app.use(cors({ origin: deps.corsOrigins }));
+  app.use("/_mock", refuseCrossSiteWrites({ corsOrigins: deps.corsOrigins }));
 
   app.use(deps.proxy ? createProxyRoutes(deps.proxy) : createSendRoutes(deps.send));
   app.use(createInboxPage());

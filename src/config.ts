@@ -42,6 +42,8 @@ export interface SendMockOptions {
   allowMagicRecipients?: boolean;
   adminToken?: string | null;
   corsOrigins?: string[];
+  /** Host names a loopback-bound mock answers besides 127.0.0.1, ::1 and localhost. */
+  allowedHosts?: string[];
   /** How long a client may take to send a request's headers (default 20000). */
   headersTimeoutMs?: number;
   /** How long a client may take to send a whole request, body included (default 120000). */
@@ -98,6 +100,7 @@ export interface ResolvedConfig {
   allowMagicRecipients: boolean;
   adminToken: string | null;
   corsOrigins: string[];
+  allowedHosts: string[];
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
@@ -163,6 +166,7 @@ const configSchema = {
     allow_magic_recipients: { type: "boolean" },
     admin_token: { anyOf: [{ type: "null" }, { type: "string", minLength: 8 }] },
     cors_origins: { type: "array", items: { type: "string", minLength: 1 } },
+    allowed_hosts: { type: "array", items: { type: "string", minLength: 1 } },
     headers_timeout_ms: timeoutMsSchema,
     request_timeout_ms: timeoutMsSchema,
     keep_alive_timeout_ms: timeoutMsSchema,
@@ -317,6 +321,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
     allowMagicRecipients: merged.allowMagicRecipients ?? true,
     adminToken,
     corsOrigins: merged.corsOrigins ?? [],
+    allowedHosts: merged.allowedHosts ?? [],
     headersTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs: merged.keepAliveTimeoutMs ?? DEFAULT_LIMITS.keepAliveTimeoutMs,

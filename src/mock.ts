@@ -2,7 +2,7 @@
 
 import type express from "express";
 import { createApp } from "./app.js";
-import { resolveConfig, type ResolvedConfig, type SendMockOptions } from "./config.js";
+import { isLoopbackHost, resolveConfig, type ResolvedConfig, type SendMockOptions } from "./config.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract.js";
 import { createKeyCheck } from "./domain/api-keys.js";
 import { createFaultControl, type FaultControl } from "./domain/faults.js";
@@ -119,6 +119,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       log: config.log,
     },
     corsOrigins: config.corsOrigins,
+    hostGuard: { boundToLoopback: isLoopbackHost(config.host), allowedHosts: config.allowedHosts },
     settings,
     statusCodes: config.statusCodes,
   });

@@ -6,7 +6,8 @@ import { networkInterfaces } from "node:os";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { ConfigError, startSendMock, type RunningSendMock, type SendMockOptions } from "../../src/index.js";
+import request from "supertest";
+import { ConfigError, createSendMock, startSendMock, type RunningSendMock, type SendMockOptions } from "../../src/index.js";
 import { aSendRequest, bearer, expectContract } from "../helpers.js";
 import { exchange, parseRawResponse, type RawResponse } from "./raw-http.js";
 
@@ -408,5 +409,58 @@ describe("requests Node's parser refuses", () => {
 
     await expectRefused(answer, 400, /^Malformed HTTP request: \S/);
     expect((await postSend(mock.url)).status).toBe(200);
+  });
+});
+
+describe("pages in the developer's browser", () => {
+  async function anApp(options: SendMockOptions = {}) {
+    const mock = await createSendMock({ watchTemplates: false, ...options });
+    return mock;
+  }
+
+  it("refuses a Host that is not a loopback name (DNS rebinding), on the inspection API and on /send", async () => {
+    const mock = await anApp();
+    await request(mock.app).post("/send").set(bearer()).send(aSendRequest());
+
+    for (const call of [request(mock.app).get("/_mock/messages"), request(mock.app).post("/send").set(bearer()).send(aSendRequest())]) {
+      const refused = await call.set("Host", "attacker.example:4010");
+      expect(refused.status).toBe(403);
+      expect(refused.headers["x-sendmock-error-code"]).toBe("invalid_request");
+      expect(JSON.stringify(refused.body)).toContain('Host \\"attacker.example\\" is not allowed');
+      expect(JSON.stringify(refused.body)).not.toContain("ada@example.com");
+    }
+    for (const host of ["127.0.0.1:4010", "localhost:4010", "[::1]:4010", "LOCALHOST"]) {
+      expect((await request(mock.app).get("/_mock/messages").set("Host", host)).status).toBe(200);
+    }
+    expect((await mock.outbox.stats()).count).toBe(1);
+  });
+
+  it("answers the names listed in allowed_hosts", async () => {
+    const mock = await anApp({ allowedHosts: ["mail.localtest.me"] });
+    expect((await request(mock.app).get("/_mock/messages").set("Host", "mail.localtest.me:4010")).status).toBe(200);
+    expect((await request(mock.app).get("/_mock/messages").set("Host", "other.localtest.me:4010")).status).toBe(403);
+  });
+
+  it("refuses a write to /_mock sent from another origin, and changes nothing", async () => {
+    const mock = await anApp();
+    await request(mock.app).post("/send").set(bearer()).send(aSendRequest());
+
+    const refused = await request(mock.app).post("/_mock/reset").set("Origin", "https://attacker.example");
+    expect(refused.status).toBe(403);
+    expect(refused.headers["x-sendmock-error-code"]).toBe("invalid_request");
+    expect(refused.body).toMatchObject({ success: false, error: { code: "invalid_request", message: expect.stringContaining("https://attacker.example") as unknown } });
+    const addFault = await request(mock.app).post("/_mock/faults").set("Origin", "null").send({ fault: "server_error" });
+    expect(addFault.status).toBe(403);
+    expect((await mock.outbox.stats()).count).toBe(1);
+    expect(await mock.faults.list()).toEqual([]);
+  });
+
+  it("lets the inbox page (same origin), a listed cors origin and non-browser clients write", async () => {
+    const mock = await anApp({ corsOrigins: ["http://localhost:3000"] });
+    const host = "127.0.0.1:4010";
+    expect((await request(mock.app).post("/_mock/reset").set("Host", host).set("Origin", `http://${host}`)).status).toBe(204);
+    expect((await request(mock.app).post("/_mock/reset").set("Origin", "http://localhost:3000")).status).toBe(204);
+    expect((await request(mock.app).post("/_mock/reset")).status).toBe(204);
+    expect((await request(mock.app).get("/_mock/messages").set("Origin", "https://attacker.example")).status).toBe(200);
   });
 });
