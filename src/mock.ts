@@ -29,7 +29,7 @@ export interface SendMock {
   readonly faults: FaultControl;
   /** Outbox, journal, rate-limit state, faults and run-time settings back to their start-up state. */
   reset(): Promise<void>;
-  /** Stops watching templates and ends pending waits. */
+  /** Stops watching templates, ends pending waits and releases the store's connections. */
   close(): Promise<void>;
 }
 
@@ -124,6 +124,11 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     statusCodes: config.statusCodes,
   });
 
+  /** Ends long waits and event streams and stops watching templates; the stores stay open. */
+  const stopWaiting = (): void => {
+    shutdown.abort(new Error("sendmock is closing"));
+    templates.close();
+  };
   const mock: SendMock = {
     app,
     config,
@@ -134,12 +139,11 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     faults: createFaultControl(faults),
     reset,
     close() {
-      shutdown.abort(new Error("sendmock is closing"));
-      templates.close();
+      stopWaiting();
       return stores.close();
     },
   };
-  return mock;
+  return { mock, stopWaiting, closeStores: () => stores.close() };
 }
 
 /**
@@ -150,7 +154,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
  * await request(mock.app).post("/send").set("Authorization", "Bearer k").send(body);
  */
 export function createSendMock(options: SendMockOptions = {}): Promise<SendMock> {
-  return buildSendMock(options, "options", () => options.port ?? 0);
+  return buildSendMock(options, "options", () => options.port ?? 0).then((built) => built.mock);
 }
 
 /**
@@ -164,7 +168,7 @@ export function createSendMock(options: SendMockOptions = {}): Promise<SendMock>
  */
 export async function startSendMock(options: SendMockOptions = {}, optionsSource = "options"): Promise<RunningSendMock> {
   let port = 0;
-  const mock = await buildSendMock(options, optionsSource, () => port);
+  const { mock, stopWaiting, closeStores } = await buildSendMock(options, optionsSource, () => port);
   let server;
   try {
     const { config } = mock;
@@ -190,9 +194,11 @@ export async function startSendMock(options: SendMockOptions = {}, optionsSource
     ...mock,
     url: running.url,
     port: running.port,
+    // The stores close last: requests still in flight when the stop began need them to finish.
     async close() {
-      await mock.close();
+      stopWaiting();
       await running.close();
+      await closeStores();
     },
   };
 }
