@@ -124,6 +124,25 @@ describe.skipIf(skipReason !== undefined)("two replicas on one Redis", () => {
     expect(await a.faults.list()).toEqual([]);
   });
 
+  it("finishes the sends in flight when a replica closes: each one answered 200 is stored, none answered 503", async () => {
+    const [a, b] = await twoReplicas();
+    replicas.splice(replicas.indexOf(a), 1);
+    const sends = Array.from({ length: 100 }, (_, index) =>
+      send(a, { to: `inflight-${index}@example.com` }).then(
+        async (answer) => ({ status: answer.status, id: answer.status === 200 ? String((await json(answer)).message_id) : undefined }),
+        () => ({ status: 0, id: undefined }),
+      ),
+    );
+    await Promise.race(sends);
+    await a.close();
+    const outcomes = await Promise.all(sends);
+
+    const accepted = outcomes.filter((outcome) => outcome.status === 200);
+    expect(accepted.length).toBeGreaterThan(0);
+    expect(outcomes.filter((outcome) => outcome.status !== 200 && outcome.status !== 0)).toEqual([]);
+    for (const { id } of accepted) expect(await b.outbox.get(String(id))).toMatchObject({ id });
+  });
+
   it("keeps two environments on one Redis apart by key prefix", async () => {
     const [a] = await twoReplicas();
     const [other] = await twoReplicas();
