@@ -2,6 +2,7 @@
 
 import type { Response } from "express";
 import type { ApiError, ErrorCode } from "../errors.js";
+import type { RawAnswer } from "../server.js";
 import type { ResponseShape, SendError, SendSuccess } from "../wire.js";
 
 export const ERROR_CODE_HEADER = "X-Sendmock-Error-Code";
@@ -31,13 +32,7 @@ export function writeError(res: Response, error: ApiError, writing: ErrorWriting
 }
 
 /** An error answer as data, for a socket express never saw (a request Node's parser refused). */
-export interface ErrorAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-export function errorAnswer(error: ApiError, writing: ErrorWriting): ErrorAnswer {
+export function errorAnswer(error: ApiError, writing: ErrorWriting): RawAnswer {
   return {
     status: error.statusWith(writing.statusCodes),
     headers: { "Content-Type": "application/json; charset=utf-8", [ERROR_CODE_HEADER]: error.code, ...error.headers },

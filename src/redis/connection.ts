@@ -23,7 +23,7 @@ export interface RedisConnection {
 }
 
 /** The URL without its password, for messages and logs. */
-export function describeRedisUrl(url: string): string {
+function describeRedisUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== "") parsed.password = "***";

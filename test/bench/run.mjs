@@ -118,23 +118,23 @@ async function startBenchRedis() {
     return undefined;
   }
   const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "ignore"] });
   const url = `redis://127.0.0.1:${port}`;
-  const { Redis } = await import("ioredis");
-  for (let attempt = 0; ; attempt += 1) {
-    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
-    client.on("error", () => undefined);
-    try {
-      await client.connect();
-      await client.ping();
-      client.disconnect();
-      break;
-    } catch (error) {
-      client.disconnect();
-      if (attempt > 100) throw new Error(`redis-server on ${url} did not answer PING: ${String(error)}`, { cause: error });
-      await sleep(50);
-    }
-  }
+  // redis-server logs this line to stdout once it accepts connections.
+  await new Promise((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(() => reject(new Error(`redis-server on ${url} was not ready within 5 s`)), 5000);
+    child.stdout.setEncoding("utf8").on("data", (/** @type {string} */ chunk) => {
+      output += chunk;
+      if (!output.includes("Ready to accept connections")) return;
+      clearTimeout(timer);
+      resolve(undefined);
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited with ${String(code)} before it was ready`));
+    });
+  });
   return { url, stop: () => child.kill("SIGKILL") };
 }
 

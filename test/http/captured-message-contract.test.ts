@@ -7,24 +7,9 @@ import { createMemoryOutbox } from "../../src/domain/outbox.js";
 import { ApiError } from "../../src/errors.js";
 import { withCapturedMessageCheck } from "../../src/http/captured-message-contract.js";
 import type { CapturedMessage } from "../../src/wire.js";
+import { aMessage } from "../stores/outbox-contract.js";
 
-const A_MESSAGE: CapturedMessage = {
-  id: "msg_0f8fad5b-d9cb-469f-a165-70867728950e",
-  status: "queued",
-  created_at: "2025-03-14T09:00:00.000Z",
-  to: "ada@example.com",
-  cc: [],
-  bcc: [],
-  reply_to: null,
-  template_id: "welcome",
-  subject: "Welcome to Acme, Ada!",
-  html: "<p>Hi Ada</p>",
-  text: "Hi Ada",
-  data: { name: "Ada" },
-  warnings: [],
-  links: [],
-  api_key_hint: "0001",
-};
+const A_MESSAGE = aMessage();
 
 async function aCheckedOutbox() {
   const { document } = await loadContract(ADMIN_CONTRACT);
