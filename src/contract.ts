@@ -1,4 +1,5 @@
-// Reads the OpenAPI documents and checks them with swagger-parser before anything serves them.
+// Reads the OpenAPI documents and checks them with swagger-parser before anything serves them,
+// once per process and per document content.
 
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -19,6 +20,8 @@ const CHECKED_CONTRACTS_FILE = fileURLToPath(new URL("./checked-contracts.json",
 
 export interface Contract {
   file: string;
+  /** sha256 of `source`: what the process-wide caches of compiled validators are keyed by. */
+  digest: string;
   /** The file as written, for serving it. */
   source: string;
   document: OpenAPIV3_1.Document;
@@ -57,12 +60,18 @@ async function check(document: OpenAPIV3_1.Document): Promise<void> {
   await SwaggerParser.validate(structuredClone(document));
 }
 
-export async function loadContract(file: string): Promise<Contract> {
-  let source: string;
+/**
+ * Loaded documents by file and digest, for the whole process. Checking a document costs
+ * 170-700 ms and every mock of a test suite reads the same two; the cache holds immutable
+ * documents only (a mock's state is never in it), and an edited file has a new digest, so it is
+ * checked again. A failed check is not kept: the next mock reports it afresh.
+ */
+const loaded = new Map<string, Promise<Contract>>();
+
+async function checkedContract(file: string, source: string, digest: string): Promise<Contract> {
   let document: OpenAPIV3_1.Document;
   try {
-    source = await readFile(file, "utf8");
-    const checked = checkedAtBuild(digestOf(source));
+    const checked = checkedAtBuild(digest);
     document = checked ?? (YAML.parse(source) as OpenAPIV3_1.Document);
     if (!checked) await check(document);
   } catch (error) {
@@ -71,7 +80,26 @@ export async function loadContract(file: string): Promise<Contract> {
   if (!document.openapi.startsWith("3.1")) {
     throw new ContractError(`${file}: expected an OpenAPI 3.1 document, found openapi: ${document.openapi}`);
   }
-  return { file, source, document };
+  return Object.freeze({ file, digest, source, document });
+}
+
+/** The document in `file`, checked; the same object for the same bytes, however often it is asked for. */
+export async function loadContract(file: string): Promise<Contract> {
+  let source: string;
+  try {
+    source = await readFile(file, "utf8");
+  } catch (error) {
+    throw new ContractError(`${file}: ${oneLine(error)}`);
+  }
+  const digest = digestOf(source);
+  const key = `${digest} ${file}`;
+  let contract = loaded.get(key);
+  if (!contract) {
+    contract = checkedContract(file, source, digest);
+    loaded.set(key, contract);
+    contract.catch(() => loaded.delete(key));
+  }
+  return contract;
 }
 
 /** Run by the build: checks the shipped documents and records their digests for later starts. */

@@ -55,7 +55,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     throw error;
   }
   const { journal, faults, limiter } = stores;
-  const outbox = withCapturedMessageCheck(stores.outbox, adminContract.document);
+  const outbox = withCapturedMessageCheck(stores.outbox, adminContract);
   const settings = createSettingsStore({
     responseShape: config.responseShape,
     strictData: config.strictData,
@@ -77,7 +77,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
 
   const app = createApp({
     send: {
-      contract: sendContract.document,
+      contract: sendContract,
       keys,
       settings,
       sendService: createSendService({ catalog: templates, outbox }),
@@ -92,7 +92,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       shutdown: shutdown.signal,
     },
     admin: {
-      contract: adminContract.document,
+      contract: adminContract,
       sendContractSource: sendContract.source,
       config,
       keys,

@@ -16,11 +16,12 @@ import { requireAdminToken } from "./auth.js";
 import { writeError } from "./error-shapes.js";
 import { streamEvents } from "./events.js";
 import { contractValidator } from "./contract-validator.js";
+import type { Contract } from "../contract.js";
 import { toApiError } from "./validation-errors.js";
 import { configView, rateLimitOptions, templateDetail, templateSummary } from "./views.js";
 
 export interface AdminRoutesDeps {
-  contract: OpenAPIV3_1.Document;
+  contract: Contract;
   /** The send contract as written, served at GET /openapi.yaml. */
   sendContractSource: string;
   config: ResolvedConfig;
@@ -219,7 +220,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
     res.status(204).end();
   });
 
-  for (const [documentedPath, methods] of documentedMethods(deps.contract)) {
+  for (const [documentedPath, methods] of documentedMethods(deps.contract.document)) {
     router.all(documentedPath, (req: Request, res: Response, next: NextFunction) => {
       res.set("Allow", methods.join(", "));
       next(new ApiError("method_not_allowed", `Method ${req.method} is not allowed on ${req.path}; use ${methods.join(" or ")}`));

@@ -1,9 +1,10 @@
-// express-openapi-validator set up the one way sendmock uses it, for any of its contracts.
+// express-openapi-validator set up the one way sendmock uses it, for any of its contracts, and
+// built once per process for each document.
 
 import contentType from "content-type";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
-import type { OpenAPIV3_1 } from "openapi-types";
+import type { Contract } from "../contract.js";
 
 /**
  * express-openapi-validator compiles, and keeps for good, one validator per distinct
@@ -22,18 +23,35 @@ function oneJsonContentType(req: Request, _res: Response, next: NextFunction): v
 }
 
 /**
+ * One validator per loaded document, for the whole process. Each new validator compiles the
+ * OpenAPI meta-schema, the document and then each route's schemas (150-250 ms a mock before this
+ * cache); the handlers keep only compiled schemas, and every mock's data goes through
+ * `req`/`res`, so mocks built on one document can share them. Keyed by the cached `Contract`
+ * object, so an edited document (another object) gets its own.
+ */
+const validators = new WeakMap<Contract, RequestHandler[]>();
+
+/**
  * Request and response validation from `contract`. The document was already checked by
  * swagger-parser; security is checked by sendmock's own middleware, which runs first and also
  * refuses `Bearer ` with an empty token; the full email format rejects addresses like `a@b`.
  */
-export function contractValidator(contract: OpenAPIV3_1.Document): RequestHandler[] {
-  return [oneJsonContentType, ...OpenApiValidator.middleware({
-    apiSpec: structuredClone(contract) as never,
-    validateApiSpec: false,
-    validateRequests: { allErrors: true },
-    validateResponses: true,
-    validateSecurity: false,
-    ignoreUndocumented: true,
-    ajvFormats: { mode: "full" },
-  })];
+export function contractValidator(contract: Contract): RequestHandler[] {
+  let handlers = validators.get(contract);
+  if (!handlers) {
+    handlers = [
+      oneJsonContentType,
+      ...OpenApiValidator.middleware({
+        apiSpec: structuredClone(contract.document) as never,
+        validateApiSpec: false,
+        validateRequests: { allErrors: true },
+        validateResponses: true,
+        validateSecurity: false,
+        ignoreUndocumented: true,
+        ajvFormats: { mode: "full" },
+      }),
+    ];
+    validators.set(contract, handlers);
+  }
+  return handlers;
 }

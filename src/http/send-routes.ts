@@ -3,7 +3,6 @@
 import { isUtf8 } from "node:buffer";
 import contentType from "content-type";
 import express, { type NextFunction, type Request, type Response } from "express";
-import type { OpenAPIV3_1 } from "openapi-types";
 import { apiKeyHint, type KeyCheck } from "../domain/api-keys.js";
 import type { Journal } from "../domain/journal.js";
 import type { RateLimiter } from "../domain/rate-limiter.js";
@@ -17,9 +16,10 @@ import { injectFaults, limitRate, type FaultStepDeps } from "./fault-steps.js";
 import { sendRecordOf } from "./request-record.js";
 import { headerSafe, journalRecorder, rejectOtherMethods, sendErrorHandler } from "./send-recording.js";
 import { contractValidator } from "./contract-validator.js";
+import type { Contract } from "../contract.js";
 
 export interface SendRoutesDeps extends FaultStepDeps {
-  contract: OpenAPIV3_1.Document;
+  contract: Contract;
   limiter: RateLimiter;
   keys: KeyCheck;
   settings: SettingsStore;

@@ -12,8 +12,8 @@ import { aMessage } from "../stores/outbox-contract.js";
 const A_MESSAGE = aMessage();
 
 async function aCheckedOutbox() {
-  const { document } = await loadContract(ADMIN_CONTRACT);
-  return withCapturedMessageCheck(createMemoryOutbox({ capacity: 10 }), document);
+  const contract = await loadContract(ADMIN_CONTRACT);
+  return withCapturedMessageCheck(createMemoryOutbox({ capacity: 10 }), contract);
 }
 
 describe("capturing against openapi/admin.yaml", () => {
