@@ -43,9 +43,6 @@ export interface ListenOptions {
   answerClientError: (error: ClientError) => RawAnswer;
 }
 
-/** How long connections may still deliver a request after the last answer of a stopping server. */
-const CLOSE_GRACE_MS = 200;
-
 export function formatUrl(host: string, port: number): string {
   return `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
 }
@@ -94,21 +91,17 @@ export async function listen(handler: RequestListener, options: ListenOptions): 
   // The response each connection is writing, so a client error never cuts into an answer that
   // has begun: its client would read a broken one.
   const responses = new WeakMap<Duplex, ServerResponse>();
-  // Connections whose client gave up on a request are neither idle nor in flight, so once no
-  // response is pending every connection left is closed.
+  // Requests being answered. Connections whose client gave up on a request are neither idle
+  // nor in flight, so once none is pending every connection left is closed.
   let inFlight = 0;
   let stopping = false;
+  // Set once the idle connections of a stopping server have been closed.
+  let idleClosed = false;
   let closing: Promise<void> | undefined;
-  // Once the last answer is out, connections get a moment to deliver a request that is already
-  // on its way before they are cut: cutting at once reset requests sent before the stop.
-  let graceTimer: NodeJS.Timeout | undefined;
   const closeWhenDrained = (): void => {
-    if (!stopping || inFlight > 0) return;
-    clearTimeout(graceTimer);
-    graceTimer = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    if (idleClosed && inFlight === 0) server.closeAllConnections();
   };
   server.on("request", (req, res) => {
-    clearTimeout(graceTimer);
     // Answered, then closed: a client learns from the answer itself not to reuse the connection.
     if (stopping) res.setHeader("Connection", "close");
     inFlight += 1;
@@ -141,14 +134,23 @@ export async function listen(handler: RequestListener, options: ListenOptions): 
         // net.Server's close only stops accepting; http.Server's would also drop idle keep-alive
         // connections, among them those whose next request is already in the socket.
         net.Server.prototype.close.call(server, (error?: Error) => {
-          clearTimeout(graceTimer);
           // Now http.Server's close, which also stops its deadline timer: left running, it keeps
           // the closed server, its app and its outbox in memory.
           server.close();
           if (error) reject(error);
           else resolve();
         });
-        closeWhenDrained();
+        // Idle connections go at once, but not before a request already in a socket's buffer has
+        // been read: the first turn may run before the event loop polls the sockets again, the
+        // second runs after it. Closing idle sockets straight away reset such requests, and the
+        // fixed 200 ms wait that replaced it made every close() take 200 ms.
+        setImmediate(() =>
+          setImmediate(() => {
+            idleClosed = true;
+            server.closeIdleConnections();
+            closeWhenDrained();
+          }),
+        );
       });
       return closing;
     },

@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, expectTypeOf, it, vi } from "vitest";
@@ -50,6 +51,84 @@ describe("startSendMock", () => {
     expect((await second.outbox.list()).total).toBe(0);
     expect(first.settings.current().responseShape).toBe("a");
     expect(second.settings.current().responseShape).toBe("b");
+  });
+
+  it("shares compiled contracts between the mocks of a process, but none of their data", async () => {
+    const first = await aRunningMock();
+    const second = await aRunningMock({ responseShape: "b", strictData: true });
+    await first.faults.add({ fault: "server_error", status: 503 });
+
+    const faulted = await fetch(`${first.url}/send`, { method: "POST", headers: { "Content-Type": "application/json", ...bearer() }, body: JSON.stringify(aSendRequest()) });
+    const strict = await fetch(`${second.url}/send`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...bearer() },
+      body: JSON.stringify(aSendRequest({ data: { ...aSendRequest().data, extra: "x" } })),
+    });
+    const invalid = await fetch(`${second.url}/send`, { method: "POST", headers: { "Content-Type": "application/json", ...bearer() }, body: JSON.stringify({ to: 1 }) });
+
+    expect(faulted.status).toBe(503);
+    expect(strict.status).toBe(422);
+    expect(await strict.json()).toMatchObject({ status: "error" });
+    expect(invalid.status).toBe(400);
+    expect(await second.faults.list()).toEqual([]);
+    expect((await first.journal.list()).requests.map((entry) => entry.status)).toEqual([503]);
+    expect((await second.journal.list()).requests.map((entry) => entry.status)).toEqual([400, 422]);
+  });
+});
+
+/** GET /_mock/health on a keep-alive connection that stays open, idle, after the answer. */
+async function answeredOnAKeptAliveConnection(mock: RunningSendMock): Promise<{ closed: Promise<void> }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  return new Promise((resolve, reject) => {
+    http
+      .get(`${mock.url}/_mock/health`, { agent }, (answer) => {
+        const closed = new Promise<void>((resolveClosed) => answer.socket.once("close", () => resolveClosed()));
+        answer.resume();
+        answer.once("end", () => resolve({ closed }));
+      })
+      .once("error", reject);
+  });
+}
+
+describe("close", () => {
+  it("closes idle keep-alive connections at once: no timer stands between close() and its end", async () => {
+    const mock = await startSendMock({ port: 0, watchTemplates: false });
+    const connection = await answeredOnAKeptAliveConnection(mock);
+    // With timers frozen, a close that waited out a grace period on a timer would never resolve.
+    vi.useFakeTimers({ toFake: ["setTimeout", "setInterval"] });
+    try {
+      await mock.close();
+      await connection.closed;
+    } finally {
+      vi.useRealTimers();
+    }
+    await expect(fetch(`${mock.url}/_mock/health`)).rejects.toThrow();
+  });
+
+  it("answers a request written before close() began, with Connection: close, and keeps its message", async () => {
+    const mock = await startSendMock({ port: 0, watchTemplates: false });
+    const body = JSON.stringify(aSendRequest());
+    let markWritten: () => void = () => undefined;
+    const written = new Promise<void>((resolve) => (markWritten = resolve));
+    const answered = new Promise<{ status: number | undefined; connection: string | undefined }>((resolve, reject) => {
+      const request = http.request(
+        `${mock.url}/send`,
+        { method: "POST", headers: { "Content-Type": "application/json", "X-Sendmock-Fault": "latency", "X-Sendmock-Fault-Delay": "200", ...bearer() } },
+        (answer) => {
+          answer.resume();
+          answer.once("end", () => resolve({ status: answer.statusCode, connection: answer.headers.connection }));
+        },
+      );
+      request.once("error", reject);
+      request.once("finish", () => markWritten());
+      request.end(body);
+    });
+    await written;
+    const closing = mock.close();
+
+    expect(await answered).toEqual({ status: 200, connection: "close" });
+    await closing;
+    expect((await mock.outbox.stats()).count).toBe(1);
   });
 });
 
