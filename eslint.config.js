@@ -35,7 +35,7 @@ export default tseslint.config(
   },
   // The bench is plain Node ES modules run against dist/, with no build step of its own.
   {
-    files: ["test/bench/**/*.mjs"],
+    files: ["test/bench/**/*.mjs", "scripts/**/*.mjs"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: globals.node, sourceType: "module" },
   },
