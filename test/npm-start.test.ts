@@ -34,8 +34,9 @@ async function aBuiltCopy(): Promise<string> {
 /** `node scripts/start.mjs --port 0` in `folder`: its stderr once it serves, after one send answered 200. */
 async function startAndSend(folder: string): Promise<{ stderr: string; status: number }> {
   const child = spawn(process.execPath, ["scripts/start.mjs", "--port", "0"], { cwd: folder, stdio: ["ignore", "pipe", "pipe"] });
-  cleanups.push(async () => {
+  cleanups.push(() => {
     child.kill("SIGKILL");
+    return Promise.resolve();
   });
   let stdout = "";
   let stderr = "";
