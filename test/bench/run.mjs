@@ -4,7 +4,8 @@
 // test-results/bench.json. Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_RUNS
 // (runs per scenario, default 3), BENCH_WARMUP (seconds of discarded load before each run,
 // default 1), BENCH_SOAK_SECONDS (length of the soak, default 60, 0 skips it), BENCH_ONLY=soak
-// (the soak alone), BENCH_STRICT=1 (exit 2 when a target is missed).
+// (the soak alone), BENCH_ONLY=startup (the startup section alone), BENCH_STRICT=1 (exit 2 when a
+// target is missed).
 
 import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -13,17 +14,17 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
-import { freePort, killAll, memoryOf, probe, ROOT, spawnNode, startServer, stopServer } from "./lib/servers.mjs";
+import { freePort, killAll, memoryOf, ROOT, startServer, stopServer } from "./lib/servers.mjs";
+import { measureStartupSection, startupLines, startupTargets } from "./startup.mjs";
 
 const DURATION = positiveNumber("BENCH_DURATION", 10);
 const RUNS = Math.round(positiveNumber("BENCH_RUNS", 3));
 const WARMUP = nonNegativeNumber("BENCH_WARMUP", 1);
 const STRICT = process.env.BENCH_STRICT === "1";
 const SOAK_SECONDS = nonNegativeNumber("BENCH_SOAK_SECONDS", 60);
-const ONLY = onlySection("BENCH_ONLY", ["soak"]);
+const ONLY = onlySection("BENCH_ONLY", ["soak", "startup"]);
 const CONNECTIONS = 50;
 const SETTLE_MS = 1000;
-const STARTUP_SAMPLES = 5;
 const LIST_FILL = 10_000;
 const MEMORY_SMALL = 10_000;
 const MEMORY_LARGE = 100_000;
@@ -324,33 +325,6 @@ async function measure(scenario, run) {
   }
 }
 
-/** Spawn to the first 200 on GET /_mock/health, polled every 5 ms on a port chosen beforehand. */
-async function startupOnce() {
-  const port = /** @type {number} */ (await freePort());
-  const started = performance.now();
-  const proc = spawnNode("sendmock", [CLI, "serve", "--port", String(port)]);
-  try {
-    for (;;) {
-      if (proc.exited()) throw new Error(`sendmock failed to start for the startup measurement:\n${proc.stderrTail()}`);
-      if ((await probe(port, "/_mock/health")) === 200) return performance.now() - started;
-      if (performance.now() - started > 20_000) throw new Error("sendmock did not answer GET /_mock/health within 20 s");
-      await sleep(5);
-    }
-  } finally {
-    await stopServer(proc);
-  }
-}
-
-async function measureStartup() {
-  /** @type {number[]} */
-  const samples = [];
-  for (let i = 0; i < STARTUP_SAMPLES; i += 1) {
-    samples.push(await startupOnce());
-    await sleep(300);
-  }
-  return { samplesMs: samples.map((ms) => Math.round(ms)), medianMs: Math.round(median(samples)) };
-}
-
 /** Bytes of JSON per captured message, from the newest 10,000 (or fewer). */
 async function jsonPerMessage(url) {
   const { messages } = await listMessages(url, "limit=10000");
@@ -605,6 +579,13 @@ async function soakOnly() {
   finish(["", ...soakLines(soak)], soakTargets(soak), { settings: { connections: CONNECTIONS, pipelining: 1, soakSeconds: SOAK_SECONDS }, soak }, began);
 }
 
+async function startupOnly() {
+  const began = performance.now();
+  log(`startup only; node ${process.version}, ${os.cpus().length} cores`);
+  const startup = await measureStartupSection(log);
+  finish(["", ...startupLines(startup)], startupTargets(startup), { startup }, began);
+}
+
 async function main() {
   tempDir = mkdtempSync(path.join(os.tmpdir(), "sendmock-bench-"));
   const began = performance.now();
@@ -622,7 +603,7 @@ async function main() {
     }
   }
   log("startup");
-  const startup = await measureStartup();
+  const startup = await measureStartupSection(log);
   await sleep(SETTLE_MS);
   log("memory");
   const memory = await measureMemory();
@@ -671,7 +652,7 @@ async function main() {
       pass: (list?.rps ?? 0) >= 2000,
       detail: `${int(list?.rps ?? 0)} req/s vs 2,000`,
     },
-    { name: "startup <= 400 ms", pass: startup.medianMs <= 400, detail: `median ${startup.medianMs} ms of ${startup.samplesMs.join(", ")}` },
+    ...startupTargets(startup),
     {
       name: "memory <= 3 x JSON + 100 MB at 100k",
       pass: m100.rssBytes <= m100.targetBytes,
@@ -691,7 +672,8 @@ async function main() {
     "",
     table(rows),
     "",
-    `startup (spawn -> first 200 on GET /_mock/health, median of ${STARTUP_SAMPLES}): ${startup.medianMs} ms  [${startup.samplesMs.join(", ")}]`,
+    ...startupLines(startup),
+    "",
     ...[memory.at10k, memory.at100k].map(
       (point) =>
         `memory at ${int(point.messages)} messages: RSS ${mb(point.rssBytes)} (peak ${mb(point.peakRssBytes)}), JSON ${mb(point.jsonBytes)} (${int(point.jsonBytesPerMessage)} B/message), target 3 x JSON + 100 MB = ${mb(point.targetBytes)}`,
@@ -727,7 +709,7 @@ for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) {
 }
 
 try {
-  await (ONLY === "soak" ? soakOnly() : main());
+  await (ONLY === "soak" ? soakOnly() : ONLY === "startup" ? startupOnly() : main());
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;

@@ -2,7 +2,6 @@
 
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import http from "node:http";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -127,23 +126,6 @@ export function freePort() {
       const { port } = /** @type {import("node:net").AddressInfo} */ (probe.address());
       probe.close(() => resolve(port));
     });
-  });
-}
-
-/**
- * One GET without keep-alive; resolves with the status, or 0 when the connection fails.
- * @param {number} port
- * @param {string} path
- * @returns {Promise<number>}
- */
-export function probe(port, path) {
-  return new Promise((resolve) => {
-    const req = http.get({ host: "127.0.0.1", port, path, agent: false, timeout: 1000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.once("timeout", () => req.destroy());
-    req.once("error", () => resolve(0));
   });
 }
 

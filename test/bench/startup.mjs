@@ -1,0 +1,123 @@
+// The bench's startup section: what a test suite, a CI stage and a newcomer wait for. In one run,
+// interleaved so machine drift hits each alike: in-process import, first mock and later mocks
+// (each its own cold process), and spawn -> first 200 on POST /send for `sendmock serve`,
+// `npm start` and the express + express-openapi-validator baseline.
+
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { freePort, ROOT, spawnNode, stopServer } from "./lib/servers.mjs";
+
+const SAMPLES = 5;
+const LATER_MOCKS = 10;
+const POLL_MS = 5;
+const GIVE_UP_MS = 30_000;
+const BODY = JSON.stringify({ to: "ada@example.com", template_id: "welcome", data: { name: "Ada", company: "Analytical Engines", login_url: "https://app.example.com/login" } });
+const HEADERS = { authorization: "Bearer bench-key-0001", "content-type": "application/json" };
+
+/** @param {number[]} values */
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? /** @type {number} */ (sorted[middle]) : (/** @type {number} */ (sorted[middle - 1]) + /** @type {number} */ (sorted[middle])) / 2;
+}
+
+/** POST /send on `port`: its status, or 0 while nothing listens. @param {number} port */
+async function trySend(port) {
+  try {
+    const answer = await fetch(`http://127.0.0.1:${port}/send`, { method: "POST", headers: HEADERS, body: BODY });
+    await answer.text();
+    return answer.status;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Milliseconds from spawning `command args` (with `--port P` or a last argument P, as `portArgs`
+ * says) to the first 200 on POST /send, polled every 5 ms.
+ * @param {string} command
+ * @param {(port: number) => string[]} argsFor
+ */
+async function spawnToFirstSend(command, argsFor) {
+  const port = /** @type {number} */ (await freePort());
+  const began = performance.now();
+  // Its own process group: `npm start` runs node under npm and sh, and all of them must stop.
+  const child = spawn(command, argsFor(port), { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"], detached: true });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (/** @type {string} */ chunk) => (stderr = (stderr + chunk).slice(-2000)));
+  let exited = false;
+  child.once("exit", () => (exited = true));
+  try {
+    for (;;) {
+      if (exited) throw new Error(`${command} ${argsFor(port).join(" ")} exited before answering:\n${stderr}`);
+      const status = await trySend(port);
+      if (status === 200) return performance.now() - began;
+      if (status !== 0) throw new Error(`${command}: POST /send answered ${status}`);
+      if (performance.now() - began > GIVE_UP_MS) throw new Error(`${command} did not answer POST /send within ${GIVE_UP_MS} ms`);
+      await sleep(POLL_MS);
+    }
+  } finally {
+    if (child.pid !== undefined && !exited) {
+      process.kill(-child.pid, "SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+  }
+}
+
+/** One cold process's own timings of import, first mock and later mocks. */
+async function inProcessOnce() {
+  const proc = spawnNode("startup-in-process", [path.join(ROOT, "test/bench/startup-in-process.mjs"), String(LATER_MOCKS)]);
+  await new Promise((resolve) => proc.child.once("exit", resolve));
+  const line = proc.stdout().trim().split("\n").at(-1) ?? "";
+  try {
+    return /** @type {{ importMs: number, first: { totalMs: number, startMs: number, sendMs: number }, later: { totalMs: number }[] }} */ (JSON.parse(line));
+  } finally {
+    await stopServer(proc);
+  }
+}
+
+/** @param {(line: string) => void} log */
+export async function measureStartupSection(log) {
+  /** @type {Record<string, number[]>} */
+  const samples = { importMs: [], importFirstMockFirstSendMs: [], laterMockMs: [], serveMs: [], npmStartMs: [], baselineMs: [] };
+  for (let i = 1; i <= SAMPLES; i += 1) {
+    const inProcess = await inProcessOnce();
+    samples.importMs.push(inProcess.importMs);
+    samples.importFirstMockFirstSendMs.push(inProcess.importMs + inProcess.first.startMs + inProcess.first.sendMs);
+    samples.laterMockMs.push(median(inProcess.later.map((mock) => mock.totalMs)));
+    samples.serveMs.push(await spawnToFirstSend(process.execPath, (port) => ["dist/cli.js", "serve", "--port", String(port)]));
+    samples.npmStartMs.push(await spawnToFirstSend("npm", (port) => ["start", "--silent", "--", "--port", String(port)]));
+    samples.baselineMs.push(await spawnToFirstSend(process.execPath, (port) => ["test/bench/baseline-validator.mjs", String(port)]));
+    log(`startup sample ${i}/${SAMPLES}: ${Object.entries(samples).map(([name, values]) => `${name} ${Math.round(/** @type {number} */ (values.at(-1)))}`).join(", ")}`);
+  }
+  const medians = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, Math.round(median(values) * 10) / 10]));
+  return { samples: Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, values.map((ms) => Math.round(ms * 10) / 10)])), medians, laterMocksPerSample: LATER_MOCKS };
+}
+
+/** @param {Awaited<ReturnType<typeof measureStartupSection>>} startup */
+export function startupLines(startup) {
+  const { medians, samples } = startup;
+  const row = (/** @type {string} */ label, /** @type {string} */ key) => `${label.padEnd(62)} ${String(medians[key]).padStart(8)} ms  [${(samples[key] ?? []).join(", ")}]`;
+  return [
+    `startup (medians of ${SAMPLES} cold samples; later mock = median of ${startup.laterMocksPerSample} in each process)`,
+    row("in-process: import(\"sendmock\")", "importMs"),
+    row("in-process: import + first mock + first POST /send", "importFirstMockFirstSendMs"),
+    row("in-process: each later mock (start + one POST /send + close)", "laterMockMs"),
+    row("sendmock serve: spawn -> first 200 on POST /send", "serveMs"),
+    row("npm start (built tree): spawn -> first 200 on POST /send", "npmStartMs"),
+    row("baseline express + validator: spawn -> first 200 on POST /send", "baselineMs"),
+  ];
+}
+
+/** @param {Awaited<ReturnType<typeof measureStartupSection>>} startup */
+export function startupTargets(startup) {
+  const m = /** @type {Record<string, number>} */ (startup.medians);
+  return [
+    { name: "each later in-process mock <= 20 ms", pass: m.laterMockMs <= 20, detail: `${m.laterMockMs} ms` },
+    { name: "import + first mock + first send <= 300 ms", pass: m.importFirstMockFirstSendMs <= 300, detail: `${m.importFirstMockFirstSendMs} ms` },
+    { name: "sendmock serve -> first 200 <= 350 ms", pass: m.serveMs <= 350, detail: `${m.serveMs} ms` },
+    { name: "sendmock serve no slower than the baseline's startup", pass: m.serveMs <= m.baselineMs, detail: `${m.serveMs} ms vs ${m.baselineMs} ms (${(m.serveMs / m.baselineMs).toFixed(2)}x)` },
+    { name: "npm start <= 1.3 x sendmock serve", pass: m.npmStartMs <= 1.3 * m.serveMs, detail: `${m.npmStartMs} ms vs ${Math.round(1.3 * m.serveMs)} (${(m.npmStartMs / m.serveMs).toFixed(2)}x)` },
+  ];
+}
