@@ -1,13 +1,11 @@
 // The test helpers users get (sendmock/testing, sendmock/vitest, sendmock/jest): lifecycle, reset and onContractViolation.
 
-import { execFile } from "node:child_process";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { setupSendMock, type SendMockHandle, type SetupSendMockOptions } from "../src/testing.js";
 import { aSendRequest, bearer } from "./helpers.js";
+import { ROOT, runJest, runVitest } from "./support/test-runners.js";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
 const files: TestFile[] = [];
 
 afterEach(async () => {
@@ -118,18 +116,22 @@ describe('onContractViolation: "error"', () => {
     );
   });
 
-  it("counts a body that is not JSON, a wrong content type, a missing API key and an unknown field", async () => {
+  it("counts a body that is not JSON, a wrong content type, a missing API key, an unknown field, an invalid address and a GET", async () => {
     const file = await aStartedTestFile({ onContractViolation: "error" });
     await post(file.sendmock, "{not json");
     await post(file.sendmock, valid(), { "Content-Type": "text/plain" });
     await post(file.sendmock, valid(), { Authorization: "" });
     await post(file.sendmock, JSON.stringify({ ...aSendRequest(), priority: "high" }));
+    await post(file.sendmock, JSON.stringify(aSendRequest({ to: "not-an-address" })));
+    await (await fetch(`${file.sendmock.url}/send`)).arrayBuffer();
     const failure = file.afterEach();
-    await expect(failure).rejects.toThrow("sendmock: 4 requests in this test broke the contract");
+    await expect(failure).rejects.toThrow("sendmock: 6 requests in this test broke the contract");
     await expect(failure).rejects.toThrow(/-> 400 invalid_json\n {4}\/: /);
     await expect(failure).rejects.toThrow("-> 415 unsupported_media_type\n    /headers/content-type: content-type must be application/json");
     await expect(failure).rejects.toThrow("-> 401 missing_api_key\n    /headers/authorization:");
     await expect(failure).rejects.toThrow("    /priority: priority is not a known field");
+    await expect(failure).rejects.toThrow("-> 422 invalid_recipient\n    /to: to is not a valid email address");
+    await expect(failure).rejects.toThrow("  GET /send -> 405 method_not_allowed\n    /: Method GET is not allowed on /send; use POST");
   });
 
   it("passes a test whose requests kept the contract, even when answered with a domain error or an injected fault", async () => {
@@ -171,33 +173,11 @@ describe("onContractViolation: warn and off", () => {
   });
 });
 
-interface RunResult {
-  code: number;
-  output: string;
-}
-
-/** Runs a test runner in a child process, as a user would from the shell; never rejects. */
-function runner(args: string[]): Promise<RunResult> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(VITEST|TINYPOOL|JEST)/i.test(key)));
-  return new Promise((resolve) => {
-    execFile(process.execPath, args, { cwd: root, env: { ...env, NO_COLOR: "1", FORCE_COLOR: "0" }, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
-      resolve({ code, output: `${stdout}\n${stderr}` });
-    });
-  });
-}
-
-/** The child runners import "sendmock/…" through the package's exports, i.e. dist/, which the global setup built. */
-const strictFiles = path.join(root, "test/support/strict-contract");
+const strictFiles = path.join(ROOT, "test/support/strict-contract");
 
 describe('onContractViolation: "error" in the test runners themselves', () => {
   it("vitest fails the test that broke the contract with the violation in its failure, and passes the other", async () => {
-    const { code, output } = await runner([
-      path.join(root, "node_modules/vitest/vitest.mjs"),
-      "run",
-      "--config",
-      path.join(strictFiles, "vitest.config.ts"),
-    ]);
+    const { code, output } = await runVitest(path.join(strictFiles, "vitest.config.ts"));
     expect(code).toBe(1);
     expect(output).toMatch(/✓ .*sends a valid request/);
     expect(output).toMatch(/× .*sends a number as the recipient/);
@@ -208,14 +188,7 @@ describe('onContractViolation: "error" in the test runners themselves', () => {
   }, 60_000);
 
   it("jest fails the test that broke the contract with the violation in its failure, and passes the other", async () => {
-    const { code, output } = await runner([
-      "--experimental-vm-modules",
-      path.join(root, "node_modules/jest/bin/jest.js"),
-      "--rootDir",
-      strictFiles,
-      "--testMatch",
-      "**/*.jest.mjs",
-    ]);
+    const { code, output } = await runJest(strictFiles, "**/*.jest.mjs");
     expect(code).toBe(1);
     expect(output).toMatch(/✓ sends a valid request/);
     expect(output).toMatch(/✕ sends a number as the recipient/);
