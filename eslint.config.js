@@ -33,6 +33,12 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: globals.browser, sourceType: "module" },
   },
+  // The jest examples and fixtures are plain JavaScript run by jest, whose hooks and expect are globals.
+  {
+    files: ["examples/jest/**/*.mjs", "test/support/strict-contract/*.mjs"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { ...globals.node, ...globals.jest }, sourceType: "module" },
+  },
   // The bench is plain Node ES modules run against dist/, with no build step of its own.
   {
     files: ["test/bench/**/*.mjs", "scripts/**/*.mjs"],

@@ -8,7 +8,7 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -100,6 +100,12 @@ describe("the tarball", () => {
         "dist/index.js",
         "dist/index.d.ts",
         "dist/cli.js",
+        "dist/testing.js",
+        "dist/testing.d.ts",
+        "dist/vitest.js",
+        "dist/vitest.d.ts",
+        "dist/jest.js",
+        "dist/jest.d.ts",
         "openapi/send.yaml",
         "openapi/admin.yaml",
         "fixtures/templates/welcome.yaml",
@@ -174,12 +180,13 @@ describe("installed into an empty project", () => {
   );
 
   it(
-    "typechecks an app.ts importing sendmock, with the types of the installed package",
+    "typechecks an app.ts importing sendmock and sendmock/testing, with the types of the installed package",
     async () => {
       await writeFile(
         path.join(project, "app.ts"),
         [
           `import { startSendMock, type CapturedMessage } from "sendmock";`,
+          `import { setupSendMock } from "sendmock/testing";`,
           ``,
           `const mock = await startSendMock({ port: 0, watchTemplates: false });`,
           `const { messages } = await mock.outbox.list({ to: "ada@example.com" });`,
@@ -188,6 +195,12 @@ describe("installed into an empty project", () => {
           `await mock.close();`,
           `// @ts-expect-error: the types are sendmock's own, not any: a port is a number`,
           `await startSendMock({ port: "4010" });`,
+          `const hook = (fn: () => Promise<void>, timeoutMs?: number): void => { void fn; void timeoutMs; };`,
+          `const handle = setupSendMock({ onContractViolation: "error" }, { beforeAll: hook, afterEach: hook, afterAll: hook });`,
+          `const url: string = handle.url;`,
+          `console.log(url);`,
+          `// @ts-expect-error: onContractViolation is "error", "warn" or "off"`,
+          `setupSendMock({ onContractViolation: "loud" }, { beforeAll: hook, afterEach: hook, afterAll: hook });`,
           ``,
         ].join("\n"),
       );
@@ -197,6 +210,42 @@ describe("installed into an empty project", () => {
         project,
       );
       expect(listed).toContain(path.join(project, "node_modules/sendmock/dist/index.d.ts"));
+      expect(listed).toContain(path.join(project, "node_modules/sendmock/dist/testing.d.ts"));
+    },
+    60_000,
+  );
+
+  it(
+    "resolves sendmock/testing, sendmock/vitest and sendmock/jest, whose helper runs without vitest installed",
+    async () => {
+      await writeFile(
+        path.join(project, "helpers.mjs"),
+        [
+          `import { existsSync } from "node:fs";`,
+          `import { setupSendMock } from "sendmock/testing";`,
+          ``,
+          `const resolved = ["sendmock/testing", "sendmock/vitest", "sendmock/jest"].map((name) => import.meta.resolve(name));`,
+          `const hooks = {};`,
+          `const sendmock = setupSendMock({ watchTemplates: false, onContractViolation: "error" }, {`,
+          `  beforeAll: (fn) => { hooks.beforeAll = fn; }, afterEach: (fn) => { hooks.afterEach = fn; }, afterAll: (fn) => { hooks.afterAll = fn; },`,
+          `});`,
+          `await hooks.beforeAll();`,
+          `await fetch(\`\${sendmock.url}/send\`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });`,
+          `const failure = await hooks.afterEach().then(() => "passed", (error) => error.message);`,
+          `await hooks.afterAll();`,
+          `console.log(JSON.stringify({ resolved, vitestInstalled: existsSync("node_modules/vitest"), failure }));`,
+          ``,
+        ].join("\n"),
+      );
+      const { resolved, vitestInstalled, failure } = JSON.parse((await run(process.execPath, ["helpers.mjs"], project)).trim()) as {
+        resolved: string[];
+        vitestInstalled: boolean;
+        failure: string;
+      };
+      const dist = pathToFileURL(path.join(project, "node_modules/sendmock/dist")).href;
+      expect(resolved).toEqual([`${dist}/testing.js`, `${dist}/vitest.js`, `${dist}/jest.js`]);
+      expect(vitestInstalled).toBe(false);
+      expect(failure).toMatch(/^sendmock: 1 request in this test broke the contract \(openapi\/send\.yaml\):\n {2}POST \/send -> 401 missing_api_key\n/);
     },
     60_000,
   );

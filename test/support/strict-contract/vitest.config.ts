@@ -1,0 +1,10 @@
+// Runs broken-request.vitest.ts on its own, for test/testing-helpers.test.ts, apart from sendmock's suite.
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    root: fileURLToPath(new URL(".", import.meta.url)),
+    include: ["*.vitest.ts"],
+  },
+});
