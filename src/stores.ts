@@ -17,7 +17,7 @@ export interface Stores {
 }
 
 export async function openStores(config: ResolvedConfig): Promise<Stores> {
-  const faultOptions = { initialRules: config.faults, seed: config.seed };
+  const faultOptions = { initialRules: config.faults, seed: config.seed, maxRules: config.maxRules };
   if (config.store.kind === "memory") {
     return {
       outbox: createMemoryOutbox({ capacity: config.capacity }),
