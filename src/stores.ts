@@ -29,7 +29,7 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
   }
   // Loaded only for the redis store: a plain mock has no use for the client.
   const redis = await import("./redis/index.js");
-  const connection = await redis.connectRedis({ url: config.store.url, keyPrefix: config.store.keyPrefix });
+  const connection = await redis.connectRedis({ url: config.store.url, keyPrefix: config.store.keyPrefix, commandTimeoutMs: config.redisTimeoutMs });
   try {
     const channel = await redis.openStoreChannel(connection);
     return {

@@ -24,7 +24,7 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
   /** A replica's connection; every call without a prefix starts a store of its own. */
   async function aConnection(keyPrefix = aKeyPrefix()): Promise<RedisConnection> {
     const { url } = await sharedRedis();
-    const connection = await connectRedis({ url, keyPrefix });
+    const connection = await connectRedis({ url, keyPrefix, commandTimeoutMs: 2000 });
     closers.push(() => connection.close());
     return connection;
   }
