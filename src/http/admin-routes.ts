@@ -170,7 +170,10 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
     res.json({ subject: rendered.subject, html: rendered.html ?? null, text: rendered.text ?? null });
   });
 
-  router.get("/_mock/events", streamEvents({ outbox, journal, onReset: deps.onReset, shutdown: deps.shutdown }));
+  router.get(
+    "/_mock/events",
+    streamEvents({ outbox, journal, onReset: deps.onReset, shutdown: deps.shutdown, maxStreams: deps.config.maxEventStreams, bufferBytes: deps.config.eventBufferBytes }),
+  );
 
   const currentConfig = async () =>
     configView({
