@@ -8,7 +8,7 @@ import { schemaCheck } from "../schema-check.js";
 import { FAULT_KINDS, type FaultKind, type FaultRule, type FaultRuleInput } from "../wire.js";
 import { apiKeyHint } from "./api-keys.js";
 import { compileGlob, MAX_GLOB_LENGTH } from "./glob.js";
-import { ensureRoomForRule } from "./rule-limit.js";
+import { tooManyRules } from "./rule-limit.js";
 
 export const SERVER_ERROR_STATUSES = [500, 502, 503, 504] as const;
 export const DEFAULT_LATENCY_MS = 1000;
@@ -265,7 +265,8 @@ export function createMemoryFaultPlan(options: FaultPlanOptions): FaultPlan {
 
   return {
     add(input) {
-      ensureRoomForRule(rules.length, options.maxRules ?? DEFAULT_MAX_RULES, "fault");
+      const maxRules = options.maxRules ?? DEFAULT_MAX_RULES;
+      if (rules.length >= maxRules) return Promise.reject(tooManyRules(maxRules, "fault"));
       const { view, apiKeyDigest } = newRule(input, "api", now());
       const rule = compileRule(view, apiKeyDigest);
       rules.push(rule);

@@ -3,14 +3,9 @@
 import { ApiError } from "../errors.js";
 
 /**
- * Throws 400 `invalid_request` when `count` rules already fill `maxRules`. Every send is
- * matched against every rule: 50,000 rules cost 128 ms per send and 800 MB.
+ * The 400 `invalid_request` for a rule past `maxRules`. Every send is matched against every
+ * rule: 50,000 rules cost 128 ms per send and 800 MB.
  */
-export function ensureRoomForRule(count: number, maxRules: number, kind: string): void {
-  if (count >= maxRules) throw tooManyRules(maxRules, kind);
-}
-
-/** The refusal itself, for a store that counts the rules where it adds them. */
 export function tooManyRules(maxRules: number, kind: string): ApiError {
   return new ApiError("invalid_request", `Too many ${kind} rules: at most ${maxRules} (max_rules); remove some first`);
 }
