@@ -13,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
+import { measureAbuse } from "./abuse.mjs";
 import { freePort, killAll, memoryOf, probe, ROOT, spawnNode, startServer, stopServer } from "./lib/servers.mjs";
 
 const DURATION = positiveNumber("BENCH_DURATION", 10);
@@ -20,7 +21,7 @@ const RUNS = Math.round(positiveNumber("BENCH_RUNS", 3));
 const WARMUP = nonNegativeNumber("BENCH_WARMUP", 1);
 const STRICT = process.env.BENCH_STRICT === "1";
 const SOAK_SECONDS = nonNegativeNumber("BENCH_SOAK_SECONDS", 60);
-const ONLY = onlySection("BENCH_ONLY", ["soak"]);
+const ONLY = onlySection("BENCH_ONLY", ["soak", "abuse"]);
 const CONNECTIONS = 50;
 const SETTLE_MS = 1000;
 const STARTUP_SAMPLES = 5;
@@ -710,6 +711,10 @@ async function main() {
     memoryHeapCapped: { nodeFlag: HEAP_CAP_FLAG, ...memoryHeapCapped },
     soak,
   };
+  const abuse = await measureAbuse();
+  out.push("", ...abuse.lines);
+  targets.push(...abuse.targets);
+  Object.assign(report, abuse.report);
   finish(out, targets, report, began);
 }
 
@@ -727,7 +732,10 @@ for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) {
 }
 
 try {
-  await (ONLY === "soak" ? soakOnly() : main());
+  if (ONLY === "abuse") {
+    const abuse = await measureAbuse();
+    finish(["", ...abuse.lines], abuse.targets, abuse.report, 0);
+  } else await (ONLY === "soak" ? soakOnly() : main());
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
