@@ -52,6 +52,20 @@ export interface SendMockOptions {
   keepAliveTimeoutMs?: number;
   /** Largest request line plus headers, in bytes (default 16384); larger ones get 431. */
   maxHeaderBytes?: number;
+  /** Total size of kept messages and journal (default 128 MB): past it the oldest go, as with `capacity`. */
+  maxBytes?: number | string;
+  /** Largest page of `GET /_mock/messages` or `/_mock/requests` (default 32 MB); a page is cut there and says so. */
+  maxPageBytes?: number | string;
+  /** Most fault rules at once (default 1000). */
+  maxRules?: number;
+  /** Most open event streams (default 100); more get 503. */
+  maxEventStreams?: number;
+  /** Unread events one stream may hold (default 8 MB) before it is dropped. */
+  eventBufferBytes?: number | string;
+  /** A Redis command not answered by then answers 503 (default 2000). */
+  redisTimeoutMs?: number;
+  /** After SIGTERM/SIGINT or `close()`, connections still open are cut after it (default 5000). */
+  shutdownGraceMs?: number;
   /** A JSON or YAML config file; options given here win over it. */
   config?: string;
   /** Where log lines go; silent by default in the library. */
@@ -105,6 +119,13 @@ export interface ResolvedConfig {
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxHeaderBytes: number;
+  maxBytes: number;
+  maxPageBytes: number;
+  maxRules: number;
+  maxEventStreams: number;
+  eventBufferBytes: number;
+  redisTimeoutMs: number;
+  shutdownGraceMs: number;
   log: (line: string) => void;
   watchTemplates: boolean;
   proxy: Required<ProxyOptions> | null;
@@ -116,16 +137,30 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
+/**
+ * Ranges whose answers stay within the send contract: per_seconds of 1e-320 made the reset
+ * NaN, and 1e308 or a burst of 1e21 printed exponents in the RateLimit headers. A millisecond
+ * to a day, and a million tokens, cover any rate a test needs.
+ */
+export const RATE_LIMIT_BOUNDS = { maxTokens: 1_000_000, minPerSeconds: 0.001, maxPerSeconds: 86_400 } as const;
+
 const rateLimitSchema = {
   type: "object",
   additionalProperties: false,
   required: ["requests", "per_seconds"],
   properties: {
-    requests: { type: "integer", minimum: 1 },
-    per_seconds: { type: "number", exclusiveMinimum: 0 },
-    burst: { type: "integer", minimum: 1 },
+    requests: { type: "integer", minimum: 1, maximum: RATE_LIMIT_BOUNDS.maxTokens },
+    per_seconds: { type: "number", minimum: RATE_LIMIT_BOUNDS.minPerSeconds, maximum: RATE_LIMIT_BOUNDS.maxPerSeconds },
+    burst: { type: "integer", minimum: 1, maximum: RATE_LIMIT_BOUNDS.maxTokens },
   },
 } as const;
+
+/**
+ * What `Authorization: Bearer <token>` can carry (RFC 6750 b64token): a key or token outside it
+ * can never be sent, so a mock started with one would refuse every caller.
+ */
+const BEARER_TOKEN_PATTERN = "^[A-Za-z0-9\\-._~+/]+=*$";
+const bearerTokenSchema = { type: "string", pattern: BEARER_TOKEN_PATTERN, maxLength: 4096 } as const;
 
 /**
  * Timeouts of the HTTP server. Below 100 ms a healthy client on a busy machine misses them;
@@ -133,13 +168,27 @@ const rateLimitSchema = {
  */
 const timeoutMsSchema = { type: "integer", minimum: 100, maximum: 3_600_000 } as const;
 
-const DEFAULT_LIMITS = {
+export const DEFAULT_LIMITS = {
   headersTimeoutMs: 20_000,
   requestTimeoutMs: 120_000,
   keepAliveTimeoutMs: 5_000,
   // Node's own default (http.maxHeaderSize).
   maxHeaderBytes: 16_384,
+  // 128 MB of kept messages and journal. Not yet enough for the 512 MB the interface promises:
+  // test/bench/abuse.mjs measured a 738 MB peak RSS under 300 sends of 900 KB (garbage of the
+  // request path the heap has not collected yet, not kept messages).
+  maxBytes: 128 * 1024 * 1024,
+  // A list page is written as one string; V8 refuses strings past 512 MB ("Invalid string length").
+  maxPageBytes: 32 * 1024 * 1024,
+  maxRules: 1000,
+  // Each stream holds a socket and up to event_buffer_bytes of unread events.
+  maxEventStreams: 100,
+  eventBufferBytes: 8 * 1024 * 1024,
+  redisTimeoutMs: 2000,
+  shutdownGraceMs: 5000,
 } as const;
+
+const sizeSchema = { anyOf: [{ type: "integer" }, { type: "string", pattern: "^\\s*\\d+(\\.\\d+)?\\s*([kmg]?b)?\\s*$" }] } as const;
 
 /** The config file's keys (snake_case); flags and options are checked against it too. */
 const configSchema = {
@@ -150,7 +199,7 @@ const configSchema = {
     host: { type: "string", minLength: 1 },
     templates: { type: "string", minLength: 1 },
     response_shape: { enum: ["a", "b"] },
-    api_keys: { anyOf: [{ type: "null" }, { type: "array", minItems: 1, items: { type: "string", minLength: 1 } }] },
+    api_keys: { anyOf: [{ type: "null" }, { type: "array", minItems: 1, items: bearerTokenSchema }] },
     strict_data: { type: "boolean" },
     rate_limit: { anyOf: [{ type: "null" }, rateLimitSchema] },
     faults: { type: "array", items: FAULT_RULE_SCHEMA },
@@ -161,10 +210,11 @@ const configSchema = {
       propertyNames: { enum: ERROR_CODES },
       additionalProperties: { type: "integer", minimum: 400, maximum: 599 },
     },
-    seed: { anyOf: [{ type: "null" }, { type: "integer" }] },
+    // The generator takes a 32-bit seed; beyond it, distinct seeds would give the same draws.
+    seed: { anyOf: [{ type: "null" }, { type: "integer", minimum: -2_147_483_648, maximum: 4_294_967_295 }] },
     allow_fault_header: { type: "boolean" },
     allow_magic_recipients: { type: "boolean" },
-    admin_token: { anyOf: [{ type: "null" }, { type: "string", minLength: 8 }] },
+    admin_token: { anyOf: [{ type: "null" }, { ...bearerTokenSchema, minLength: 8 }] },
     cors_origins: { type: "array", items: { type: "string", minLength: 1 } },
     allowed_hosts: { type: "array", items: { type: "string", minLength: 1 } },
     headers_timeout_ms: timeoutMsSchema,
@@ -176,6 +226,14 @@ const configSchema = {
     store: { enum: ["memory", "redis"] },
     redis_url: { type: "string", pattern: "^rediss?://" },
     key_prefix: { type: "string", minLength: 1, maxLength: 200 },
+    max_bytes: sizeSchema,
+    max_page_bytes: sizeSchema,
+    max_rules: { type: "integer", minimum: 1, maximum: 100_000 },
+    max_event_streams: { type: "integer", minimum: 1, maximum: 10_000 },
+    event_buffer_bytes: sizeSchema,
+    redis_timeout_ms: timeoutMsSchema,
+    // Up to 10 minutes: the longest a latency fault may hold an answer.
+    shutdown_grace_ms: { type: "integer", minimum: 0, maximum: 600_000 },
   },
 } as const;
 
@@ -183,6 +241,16 @@ const checkSettings = schemaCheck(configSchema);
 
 /** Settings as written in a config file (snake_case keys). */
 type FileSettings = Record<string, unknown>;
+
+const SIZE_KEYS = new Set(["body_limit", "max_bytes", "max_page_bytes", "event_buffer_bytes"]);
+
+const TOKEN_MESSAGE = "must be a token that Authorization: Bearer can carry: letters, digits and - . _ ~ + / only (then = padding), no spaces";
+
+const PATTERN_MESSAGES: Partial<Record<string, string>> = {
+  redis_url: "must be a Redis URL such as redis://127.0.0.1:6379",
+  admin_token: TOKEN_MESSAGE,
+  api_keys: TOKEN_MESSAGE,
+};
 
 function describeError(error: ErrorObject): string {
   const where = error.instancePath.slice(1).replaceAll("/", ".");
@@ -195,8 +263,9 @@ function describeError(error: ErrorObject): string {
     return `${where}: ${error.propertyName} is not an error code (one of ${ERROR_CODES.join(", ")})`;
   }
   const allowed = Array.isArray(params.allowedValues) ? ` (${params.allowedValues.map(String).join(", ")})` : "";
-  const patternMessage = where === "redis_url" ? "must be a Redis URL such as redis://127.0.0.1:6379" : 'must be a size such as "1mb" or "500kb"';
-  const message = error.keyword === "pattern" ? patternMessage : (error.message ?? "is invalid");
+  const key = where.split(".")[0] ?? "";
+  if (SIZE_KEYS.has(key) && key !== "body_limit") return `${where} must be a size such as "64mb" or "500kb", or a number of bytes`;
+  const message = error.keyword === "pattern" ? (PATTERN_MESSAGES[key] ?? 'must be a size such as "1mb" or "500kb"') : (error.message ?? "is invalid");
   return `${where || "the settings"} ${message}${allowed}`;
 }
 
@@ -289,6 +358,8 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
     const problem = checkFaultRule(rule);
     if (problem !== undefined) throw new ConfigError(`${sourceOf("faults")}: faults.${index}: ${problem}`);
   });
+  const maxRules = merged.maxRules ?? DEFAULT_LIMITS.maxRules;
+  if (faults.length > maxRules) throw new ConfigError(`${sourceOf("faults")}: ${faults.length} fault rules, more than max_rules (${maxRules})`);
   const headersTimeoutMs = merged.headersTimeoutMs ?? DEFAULT_LIMITS.headersTimeoutMs;
   const requestTimeoutMs = merged.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs;
   // Node refuses it too: the headers are part of the request, so their deadline cannot be later.
@@ -296,6 +367,14 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
     const source = sourceOf("headers_timeout_ms" in fromOptions ? "headers_timeout_ms" : "request_timeout_ms");
     throw new ConfigError(`${source}: headers_timeout_ms (${headersTimeoutMs}) must not be above request_timeout_ms (${requestTimeoutMs})`);
   }
+  const size = (key: "maxBytes" | "maxPageBytes" | "eventBufferBytes", minimum: number): number => {
+    const value = merged[key];
+    const parsed = value === undefined ? DEFAULT_LIMITS[key] : typeof value === "number" ? value : bytes.parse(value);
+    if (parsed === null || !Number.isSafeInteger(parsed) || parsed < minimum) {
+      throw new ConfigError(`${sourceOf(camelToSnake(key))}: ${camelToSnake(key)} must be a size of at least ${bytes.format(minimum)}`);
+    }
+    return parsed;
+  };
   const rateLimit = merged.rateLimit ?? null;
   const storeKind = merged.store ?? (merged.redisUrl === undefined ? "memory" : "redis");
   if (storeKind === "redis" && merged.redisUrl === undefined) {
@@ -326,6 +405,14 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
     requestTimeoutMs,
     keepAliveTimeoutMs: merged.keepAliveTimeoutMs ?? DEFAULT_LIMITS.keepAliveTimeoutMs,
     maxHeaderBytes: merged.maxHeaderBytes ?? DEFAULT_LIMITS.maxHeaderBytes,
+    // Below a megabyte, one large message would empty the outbox at once.
+    maxBytes: size("maxBytes", 1024 * 1024),
+    maxPageBytes: size("maxPageBytes", 64 * 1024),
+    maxRules,
+    maxEventStreams: merged.maxEventStreams ?? DEFAULT_LIMITS.maxEventStreams,
+    eventBufferBytes: size("eventBufferBytes", 64 * 1024),
+    redisTimeoutMs: merged.redisTimeoutMs ?? DEFAULT_LIMITS.redisTimeoutMs,
+    shutdownGraceMs: merged.shutdownGraceMs ?? DEFAULT_LIMITS.shutdownGraceMs,
     log: log ?? (() => undefined),
     watchTemplates: watchTemplates ?? true,
     proxy: proxy === undefined ? null : resolveProxy(proxy, optionsSource),
@@ -333,8 +420,27 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
   };
 }
 
+/** The target as it may be shown: credentials in it would otherwise reach the terminal. */
+function withoutCredentials(target: string): string {
+  if (!URL.canParse(target)) return target.replace(/\/\/[^/@]*@/, "//***@");
+  const url = new URL(target);
+  if (url.username !== "" || url.password !== "") {
+    url.username = "***";
+    url.password = "";
+  }
+  return url.toString();
+}
+
 function resolveProxy(proxy: ProxyOptions, optionsSource: string): Required<ProxyOptions> {
-  if (!isHttpUrl(proxy.target)) throw new ConfigError(`${optionsSource}: the proxy target must be an http or https URL, got ${JSON.stringify(proxy.target)}`);
+  if (!isHttpUrl(proxy.target)) throw new ConfigError(`${optionsSource}: the proxy target must be an http or https URL, got ${JSON.stringify(withoutCredentials(proxy.target))}`);
+  const url = new URL(proxy.target);
+  // Forwarded, they would go to the service on every send and be printed in the banner, the
+  // journal and every 502; the app's own Authorization header is what the proxy passes on.
+  if (url.username !== "" || url.password !== "") {
+    throw new ConfigError(
+      `${optionsSource}: the proxy target must not hold credentials (user:password@); got ${withoutCredentials(proxy.target)}. Leave them out: the proxy passes on your app's Authorization header`,
+    );
+  }
   const timeoutMs = proxy.timeoutMs ?? 30_000;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ConfigError(`${optionsSource}: the proxy timeout must be a whole number of milliseconds >= 1`);
   return { target: proxy.target.replace(/\/+$/, ""), strict: proxy.strict ?? false, timeoutMs };

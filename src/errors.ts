@@ -1,5 +1,7 @@
 // The one error type of sendmock and the catalogue of its codes with their default statuses.
 
+import { excerpt, MAX_MESSAGE_CHARS, MAX_VIOLATIONS } from "./domain/excerpt.js";
+
 /** Default HTTP status of every error code; `status_codes` in the config may move any of them. */
 export const DEFAULT_ERROR_STATUS = {
   missing_api_key: 401,
@@ -42,6 +44,12 @@ export interface ApiErrorOptions {
   violations?: Violation[];
 }
 
+function boundedViolations(violations: readonly Violation[]): Violation[] {
+  const kept = violations.slice(0, MAX_VIOLATIONS).map((violation) => ({ path: excerpt(violation.path), message: excerpt(violation.message, 1024) }));
+  const more = violations.length - kept.length;
+  return more > 0 ? [...kept, { path: "", message: `and ${more} more violations` }] : kept;
+}
+
 /**
  * Every failure a client can see. Whoever writes the response turns it into shape a or b;
  * nothing else needs to know those shapes.
@@ -57,13 +65,15 @@ export class ApiError extends Error {
     // sixth of the error path's time in the bench. A wrapped bug keeps the stack of its cause.
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
-    super(message);
+    // Messages and violations quote what the client sent: cut here, every answer and journal
+    // entry that repeats them stays small whatever the request held.
+    super(excerpt(message, MAX_MESSAGE_CHARS));
     Error.stackTraceLimit = stackTraceLimit;
     this.name = "ApiError";
     this.code = code;
     this.fixedStatus = options.status;
     this.headers = options.headers ?? {};
-    this.violations = options.violations ?? [];
+    this.violations = boundedViolations(options.violations ?? []);
   }
 
   /** The status to answer with, given the configured overrides. */

@@ -190,6 +190,7 @@ export async function startSendMock(options: SendMockOptions = {}, optionsSource
   }
   port = server.port;
   const running = server;
+  const { config } = mock;
   return {
     ...mock,
     url: running.url,
@@ -197,7 +198,7 @@ export async function startSendMock(options: SendMockOptions = {}, optionsSource
     // The stores close last: requests still in flight when the stop began need them to finish.
     async close() {
       stopWaiting();
-      await running.close();
+      await running.close({ forceAfterMs: config.shutdownGraceMs });
       await closeStores();
     },
   };

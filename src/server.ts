@@ -9,8 +9,11 @@ import type { Duplex } from "node:stream";
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
-  /** Stops accepting, lets in-flight requests finish, then resolves. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, lets in-flight requests finish, then resolves. With `forceAfterMs`, the
+   * connections still open then are cut, so a client that never finishes cannot hold the stop.
+   */
+  close(options?: { forceAfterMs?: number }): Promise<void>;
 }
 
 /** What a connection may cost: slow clients must not hold sockets forever, nor large headers memory. */
@@ -128,8 +131,12 @@ export async function listen(handler: RequestListener, options: ListenOptions): 
   return {
     url: formatUrl(options.host, port),
     port,
-    close() {
+    close(closeOptions = {}) {
       stopping = true;
+      if (closeOptions.forceAfterMs !== undefined) {
+        // Unref'd: a stop that drains sooner must not wait for the deadline.
+        setTimeout(() => server.closeAllConnections(), closeOptions.forceAfterMs).unref();
+      }
       closing ??= new Promise<void>((resolve, reject) => {
         // net.Server's close only stops accepting; http.Server's would also drop idle keep-alive
         // connections, among them those whose next request is already in the socket.

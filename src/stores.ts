@@ -17,11 +17,16 @@ export interface Stores {
 }
 
 export async function openStores(config: ResolvedConfig): Promise<Stores> {
-  const faultOptions = { initialRules: config.faults, seed: config.seed };
+  // The journal's entries are small (values are cut to excerpts): an eighth of max_bytes holds
+  // the default capacity of them, and the messages get the rest.
+  const journalBytes = Math.floor(config.maxBytes / 8);
+  const outboxLimits = { capacity: config.capacity, maxBytes: config.maxBytes - journalBytes, maxPageBytes: config.maxPageBytes };
+  const journalLimits = { capacity: config.capacity, maxBytes: journalBytes, maxPageBytes: config.maxPageBytes };
+  const faultOptions = { initialRules: config.faults, seed: config.seed, maxRules: config.maxRules };
   if (config.store.kind === "memory") {
     return {
-      outbox: createMemoryOutbox({ capacity: config.capacity }),
-      journal: createMemoryJournal({ capacity: config.capacity }),
+      outbox: createMemoryOutbox(outboxLimits),
+      journal: createMemoryJournal(journalLimits),
       faults: createMemoryFaultPlan(faultOptions),
       limiter: createMemoryRateLimiter(),
       close: () => Promise.resolve(),
@@ -29,12 +34,12 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
   }
   // Loaded only for the redis store: a plain mock has no use for the client.
   const redis = await import("./redis/index.js");
-  const connection = await redis.connectRedis({ url: config.store.url, keyPrefix: config.store.keyPrefix });
+  const connection = await redis.connectRedis({ url: config.store.url, keyPrefix: config.store.keyPrefix, commandTimeoutMs: config.redisTimeoutMs });
   try {
     const channel = await redis.openStoreChannel(connection);
     return {
-      outbox: redis.createRedisOutbox(connection, channel, { capacity: config.capacity }),
-      journal: redis.createRedisJournal(connection, channel, { capacity: config.capacity }),
+      outbox: redis.createRedisOutbox(connection, channel, outboxLimits),
+      journal: redis.createRedisJournal(connection, channel, journalLimits),
       faults: await redis.createRedisFaultPlan(connection, faultOptions),
       limiter: redis.createRedisRateLimiter(connection),
       async close() {

@@ -71,6 +71,8 @@ export interface MessageList {
   messages: CapturedMessage[];
   /** Every match, whatever `limit` cut. */
   total: number;
+  /** Present (true) when the page stopped at `max_page_bytes` before `limit`. */
+  truncated?: true;
 }
 
 /** One request to `POST /send` and what became of it. */
@@ -94,6 +96,8 @@ export interface JournalEntry {
 export interface JournalList {
   requests: JournalEntry[];
   total: number;
+  /** Present (true) when the page stopped at `max_page_bytes` before `limit`. */
+  truncated?: true;
 }
 
 export interface TemplateSummary {
@@ -146,6 +150,10 @@ export interface ConfigView {
   cors_origins: string[];
   captured_messages: number;
   dropped_messages: number;
+  /** Total kept for messages and journal; past it the oldest go. */
+  max_bytes: number;
+  /** UTF-8 bytes of the captured messages' JSON now. */
+  captured_bytes: number;
 }
 
 /** `PATCH /_mock/config`: the settings that may change at run time. */

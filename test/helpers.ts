@@ -104,8 +104,34 @@ export async function expectContract(
     const valid = validate(body);
     expect(valid, `body matches the contract: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body)}`).toBe(true);
   }
+  expectContractHeaders(answer, response);
   if (answer.status >= 400) {
     expect(answer.headers["x-sendmock-error-code"], "error answers carry X-Sendmock-Error-Code").toBeTypeOf("string");
+  }
+}
+
+/** A header's text as the value its schema describes: an integer header must be written as one. */
+function headerValue(text: string, schema: { type?: unknown }): unknown {
+  if (schema.type === "integer" || schema.type === "number") return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+  return text;
+}
+
+/**
+ * Asserts that every header the contract documents for this answer matches its schema when
+ * present (and is present when required): the app's validator looks at bodies only, so a
+ * `RateLimit-Reset: NaN` or `1e+308` would otherwise pass.
+ */
+export function expectContractHeaders(answer: ResponseCheck, response: OpenAPIV3_1.ResponseObject | undefined): void {
+  for (const [name, header] of Object.entries(response?.headers ?? {}) as [string, OpenAPIV3_1.HeaderObject][]) {
+    const raw = answer.headers[name.toLowerCase()];
+    if (raw === undefined) {
+      expect(header.required !== true, `${name} is required for ${answer.status}`).toBe(true);
+      continue;
+    }
+    const schema = (header.schema ?? {}) as { type?: unknown };
+    const validate = compiled(schema);
+    const value = headerValue(String(raw), schema);
+    expect(validate(value), `header ${name}: ${JSON.stringify(raw)} matches the contract: ${ajv.errorsText(validate.errors)}`).toBe(true);
   }
 }
 

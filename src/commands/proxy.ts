@@ -21,7 +21,7 @@ async function proxy(flags: ProxyFlags): Promise<void> {
   closeOnSignals(mock);
   process.stdout.write(
     `sendmock proxy listening on ${mock.url}\n` +
-      `  send:      POST ${mock.url}/send -> ${flags.target.replace(/\/+$/, "")}/send${flags.strict === true ? " (strict)" : ""}\n` +
+      `  send:      POST ${mock.url}/send -> ${mock.config.proxy?.target ?? ""}/send${flags.strict === true ? " (strict)" : ""}\n` +
       `  inspect:   ${mock.url}/_mock/requests\n`,
   );
 }

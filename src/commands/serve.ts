@@ -26,13 +26,22 @@ export function describeStartError(error: unknown): string {
   return `cannot start: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/** SIGINT/SIGTERM: stop accepting, finish in-flight requests, exit 0. */
-export function closeOnSignals(server: { close(): Promise<void> }): void {
+/**
+ * SIGINT/SIGTERM: stop accepting, finish in-flight requests, exit 0. The mock cuts connections
+ * still open after shutdown_grace_ms; the exit that follows it here also covers a store that
+ * does not answer its goodbye.
+ */
+export function closeOnSignals(server: { close(): Promise<void>; config: { shutdownGraceMs: number } }): void {
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    process.stderr.write(`sendmock: ${signal} received, finishing in-flight requests\n`);
+    const graceMs = server.config.shutdownGraceMs;
+    process.stderr.write(`sendmock: ${signal} received, finishing in-flight requests (at most ${graceMs} ms, shutdown_grace_ms)\n`);
+    setTimeout(() => {
+      process.stderr.write(`sendmock: shutdown_grace_ms (${graceMs} ms) passed, exiting\n`);
+      process.exit(0);
+    }, graceMs + 250).unref();
     server.close().then(
       () => process.exit(0),
       (error: unknown) => fail(`error while stopping: ${String(error)}`),

@@ -1,19 +1,24 @@
 // Fault rules: adding, matching (globs, key digest), times and seeded probability, in order.
 
 import { createHash, randomUUID } from "node:crypto";
-import picomatch from "picomatch";
 import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 import { ApiError } from "../errors.js";
 import { schemaCheck } from "../schema-check.js";
 import { FAULT_KINDS, type FaultKind, type FaultRule, type FaultRuleInput } from "../wire.js";
 import { apiKeyHint } from "./api-keys.js";
+import { compileGlob, MAX_GLOB_LENGTH } from "./glob.js";
+import { tooManyRules } from "./rule-limit.js";
 
 export const SERVER_ERROR_STATUSES = [500, 502, 503, 504] as const;
 export const DEFAULT_LATENCY_MS = 1000;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_RETRY_AFTER_S = 1;
 export const MAX_DELAY_MS = 600_000;
+// Bounded so that Retry-After and the counters stay plain integers: a day, and a billion uses.
+export const MAX_RETRY_AFTER_S = 86_400;
+export const MAX_TIMES = 1_000_000_000;
+export const DEFAULT_MAX_RULES = 1000;
 
 /** What one request offers to the rules. */
 export interface FaultTarget {
@@ -62,15 +67,15 @@ export const FAULT_RULE_SCHEMA = {
       type: "object",
       additionalProperties: false,
       properties: {
-        to: { type: "string", minLength: 1 },
-        template_id: { type: "string", minLength: 1 },
+        to: { type: "string", minLength: 1, maxLength: MAX_GLOB_LENGTH },
+        template_id: { type: "string", minLength: 1, maxLength: MAX_GLOB_LENGTH },
         api_key: { type: "string", minLength: 1 },
       },
     },
-    times: { type: "integer", minimum: 1 },
+    times: { type: "integer", minimum: 1, maximum: MAX_TIMES },
     probability: { type: "number", minimum: 0, maximum: 1 },
     status: { enum: SERVER_ERROR_STATUSES },
-    retry_after_s: { type: "integer", minimum: 0 },
+    retry_after_s: { type: "integer", minimum: 0, maximum: MAX_RETRY_AFTER_S },
     delay_ms: { type: "integer", minimum: 0, maximum: MAX_DELAY_MS },
   },
 } as const;
@@ -182,7 +187,7 @@ export function newRule(input: FaultRuleInput, source: FaultRule["source"], now:
 }
 
 export function compileRule(view: FaultRule, apiKeyDigest: string | undefined): CompiledRule {
-  const glob = (pattern: string | null) => (pattern === null ? undefined : picomatch(pattern, { nocase: true, dot: true }));
+  const glob = (pattern: string | null) => (pattern === null ? undefined : compileGlob(pattern));
   return {
     view,
     apiKeyDigest,
@@ -232,6 +237,8 @@ export interface FaultPlanOptions {
   initialRules: readonly FaultRuleInput[];
   /** Same seed and same requests give the same outcomes; null seeds at random. */
   seed: number | null;
+  /** Most rules at once (default 1000); adding past it answers 400 invalid_request. */
+  maxRules?: number;
   now?: () => Date;
 }
 
@@ -258,6 +265,8 @@ export function createMemoryFaultPlan(options: FaultPlanOptions): FaultPlan {
 
   return {
     add(input) {
+      const maxRules = options.maxRules ?? DEFAULT_MAX_RULES;
+      if (rules.length >= maxRules) return Promise.reject(tooManyRules(maxRules, "fault"));
       const { view, apiKeyDigest } = newRule(input, "api", now());
       const rule = compileRule(view, apiKeyDigest);
       rules.push(rule);

@@ -20,6 +20,29 @@ export interface MessageFilter {
 export interface SerializedMessageList {
   messages: string[];
   total: number;
+  /** True when the page stopped at `maxPageBytes` before `limit`. */
+  truncated: boolean;
+}
+
+/** What bounds an outbox: messages kept, bytes kept, bytes in one page. */
+export interface OutboxLimits {
+  capacity: number;
+  /** The JSON of kept messages, in UTF-8 bytes; past it the oldest go (the newest always stays). No bound when left out. */
+  maxBytes?: number;
+  /** One page of a list, in bytes: V8 cannot build a string past 512 MB. No bound when left out. */
+  maxPageBytes?: number;
+}
+
+/** The newest-first texts that fit in `maxBytes` (the first always does); whether some were left out. */
+export function cutToBytes(texts: readonly string[], maxBytes: number): { kept: string[]; truncated: boolean } {
+  const kept: string[] = [];
+  let bytes = 0;
+  for (const text of texts) {
+    bytes += Buffer.byteLength(text);
+    if (kept.length > 0 && bytes > maxBytes) return { kept, truncated: true };
+    kept.push(text);
+  }
+  return { kept, truncated: false };
 }
 
 export interface WaitOptions {
@@ -30,7 +53,10 @@ export interface WaitOptions {
 export interface OutboxStats {
   count: number;
   capacity: number;
-  /** Messages dropped because the outbox was full. */
+  /** UTF-8 bytes of the kept messages' JSON. */
+  bytes: number;
+  maxBytes: number;
+  /** Messages dropped because the outbox was full (by count or by bytes). */
   dropped: number;
 }
 
@@ -78,6 +104,7 @@ export interface MatchKeys {
 interface Entry extends MatchKeys {
   id: string;
   json: string;
+  bytes: number;
 }
 
 export function matchKeysOf(message: CapturedMessage): MatchKeys {
@@ -92,7 +119,8 @@ export function matchKeysOf(message: CapturedMessage): MatchKeys {
 }
 
 function entryOf(message: CapturedMessage): Entry {
-  return { ...matchKeysOf(message), id: message.id, json: JSON.stringify(message) };
+  const json = JSON.stringify(message);
+  return { ...matchKeysOf(message), id: message.id, json, bytes: Buffer.byteLength(json) };
 }
 
 function messageOf(entry: Entry): CapturedMessage {
@@ -240,8 +268,9 @@ export function waitForCapture(parts: {
   });
 }
 
-export function createMemoryOutbox(options: { capacity: number }): Outbox {
-  const { capacity } = options;
+export function createMemoryOutbox(options: OutboxLimits): Outbox {
+  const { capacity, maxBytes = Number.MAX_SAFE_INTEGER, maxPageBytes = Number.MAX_SAFE_INTEGER } = options;
+  let bytes = 0;
   let captured = new CaptureQueue();
   // Tests and the inbox mostly ask for one recipient's messages: answering those from a
   // queue per lowercased `to` keeps a list from touching every captured message.
@@ -275,6 +304,7 @@ export function createMemoryOutbox(options: { capacity: number }): Outbox {
     const gone = captured.dropOldest();
     if (gone === undefined) return;
     byId.delete(gone.id);
+    bytes -= gone.bytes;
     const sameTo = byTo.get(gone.to);
     sameTo?.dropOldest();
     if (sameTo?.size === 0) byTo.delete(gone.to);
@@ -292,7 +322,9 @@ export function createMemoryOutbox(options: { capacity: number }): Outbox {
       }
       sameTo.push(entry);
       byId.set(entry.id, entry);
-      if (captured.size > capacity) dropOldest();
+      bytes += entry.bytes;
+      // 900 KB messages under the count alone filled a default heap after ~900 sends.
+      while (captured.size > capacity || (bytes > maxBytes && captured.size > 1)) dropOldest();
       for (const listener of listeners) listener(message);
       return Promise.resolve();
     },
@@ -304,7 +336,8 @@ export function createMemoryOutbox(options: { capacity: number }): Outbox {
 
     listSerialized(filter = {}) {
       const { page, total } = select(filter);
-      return Promise.resolve({ messages: page.map((entry) => entry.json), total });
+      const { kept, truncated } = cutToBytes(page.map((entry) => entry.json), maxPageBytes);
+      return Promise.resolve({ messages: kept, total, truncated });
     },
 
     get(id) {
@@ -316,6 +349,7 @@ export function createMemoryOutbox(options: { capacity: number }): Outbox {
       captured = new CaptureQueue();
       byTo.clear();
       byId.clear();
+      bytes = 0;
       dropped = 0;
       for (const listener of clearListeners) listener();
       return Promise.resolve();
@@ -336,7 +370,7 @@ export function createMemoryOutbox(options: { capacity: number }): Outbox {
     },
 
     stats() {
-      return Promise.resolve({ count: captured.size, capacity, dropped });
+      return Promise.resolve({ count: captured.size, capacity, bytes, maxBytes, dropped });
     },
 
     onCapture(listener) {

@@ -234,13 +234,13 @@ export interface components {
         ErrorCode: components["schemas"]["ErrorCode"];
         /** @description Present when the request was accepted with warnings (such as a `data` key that matches no placeholder). */
         Warning: string;
-        /** @description Whole seconds to wait before retrying. */
+        /** @description Whole seconds to wait before retrying (at most a day, the longest refill period). */
         RetryAfter: number;
         /** @description Size of the caller's token bucket (present while a rate limit is set). */
         RateLimitLimit: number;
         /** @description Tokens left in the caller's bucket. */
         RateLimitRemaining: number;
-        /** @description Whole seconds until a token is back. */
+        /** @description Whole seconds until a token is back (at most a day). */
         RateLimitReset: number;
     };
     pathItems: never;

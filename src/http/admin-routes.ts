@@ -116,7 +116,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
     }
     // Written as stored: serializing and validating 50 full messages on every call was most of
     // this route's cost. Each message was checked against admin.yaml when it was captured.
-    res.type("application/json").send(`{"messages":[${found.messages.join(",")}],"total":${String(found.total)}}`);
+    res.type("application/json").send(`{"messages":[${found.messages.join(",")}],"total":${String(found.total)}${found.truncated ? ',"truncated":true' : ""}}`);
   });
 
   router.delete("/_mock/messages", async (_req, res) => {
@@ -144,7 +144,8 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
   });
 
   router.get("/_mock/requests", async (req, res) => {
-    res.json(await journal.list({ limit: queryNumber(req, "limit") }));
+    const { requests, total, truncated } = await journal.list({ limit: queryNumber(req, "limit") });
+    res.json(truncated ? { requests, total, truncated } : { requests, total });
   });
 
   router.get("/_mock/templates", (_req, res) => {
@@ -171,7 +172,10 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
     res.json({ subject: rendered.subject, html: rendered.html ?? null, text: rendered.text ?? null });
   });
 
-  router.get("/_mock/events", streamEvents({ outbox, journal, onReset: deps.onReset, shutdown: deps.shutdown }));
+  router.get(
+    "/_mock/events",
+    streamEvents({ outbox, journal, onReset: deps.onReset, shutdown: deps.shutdown, maxStreams: deps.config.maxEventStreams, bufferBytes: deps.config.eventBufferBytes }),
+  );
 
   const currentConfig = async () =>
     configView({

@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { apiKeyHint } from "../domain/api-keys.js";
+import { excerpt } from "../domain/excerpt.js";
 import type { Journal } from "../domain/journal.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, type ErrorCode } from "../errors.js";
@@ -23,7 +24,7 @@ export function journalRecorder(journal: Journal) {
       const body = req.body as Partial<Record<string, unknown>> | undefined;
       const field = (name: string): string | null => {
         const value = body?.[name];
-        return typeof value === "string" ? value : null;
+        return typeof value === "string" ? excerpt(value) : null;
       };
       // A journal that cannot be written (a shared store that is down) must not bring the
       // process down: the client already has its answer, a 503 naming the store if it was down.

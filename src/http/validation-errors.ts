@@ -1,6 +1,7 @@
 // Errors from the contract validator and the body parser -> ApiError with human messages.
 
 import { error as validatorErrors } from "express-openapi-validator";
+import { excerpt } from "../domain/excerpt.js";
 import { StoreUnavailableError } from "../domain/store-errors.js";
 import { ApiError, type Violation } from "../errors.js";
 
@@ -13,13 +14,15 @@ interface ValidatorIssue {
   ajvMessage: string;
 }
 
-/** `/cc/1` -> `cc[1]`, `/data/name` -> `data.name`: how a person names a field. */
+/** `/cc/1` -> `cc[1]`, `/data/name` -> `data.name`: how a person names a field (cut: a name may be as long as the body). */
 export function fieldName(pointer: string): string {
-  return pointer
-    .split("/")
-    .slice(1)
-    .map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"))
-    .reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), "");
+  return excerpt(
+    pointer
+      .split("/")
+      .slice(1)
+      .map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"))
+      .reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), ""),
+  );
 }
 
 function phrase(issue: ValidatorIssue): string {

@@ -69,5 +69,7 @@ export function configView({ config, settings, keys, stats, port }: ConfigViewSo
     cors_origins: config.corsOrigins,
     captured_messages: stats.count,
     dropped_messages: stats.dropped,
+    max_bytes: config.maxBytes,
+    captured_bytes: stats.bytes,
   };
 }

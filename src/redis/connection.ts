@@ -10,6 +10,8 @@ export interface RedisStoreOptions {
   keyPrefix: string;
   /** How long the first connection may take before the start fails (default 3000 ms). */
   connectTimeoutMs?: number;
+  /** A command not answered by then fails (redis_timeout_ms): a stalled Redis must not hold requests. */
+  commandTimeoutMs: number;
 }
 
 export interface RedisConnection {
@@ -59,6 +61,9 @@ export async function connectRedis(options: RedisStoreOptions): Promise<RedisCon
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: options.connectTimeoutMs ?? 3000,
+      // A paused or overloaded server keeps its socket open: without a deadline a request waits
+      // as long as the pause. Late replies still arrive in order, so the client stays in step.
+      commandTimeout: options.commandTimeoutMs,
       retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
     });
   const commands = client();
@@ -89,7 +94,8 @@ export async function connectRedis(options: RedisStoreOptions): Promise<RedisCon
       try {
         return await operation(commands);
       } catch (error) {
-        throw new StoreUnavailableError(store, lastError !== "" && commands.status !== "ready" ? lastError : reasonOf(error));
+        const reason = reasonOf(error) === "Command timed out" ? `no answer within redis_timeout_ms (${options.commandTimeoutMs} ms)` : reasonOf(error);
+        throw new StoreUnavailableError(store, lastError !== "" && commands.status !== "ready" ? lastError : reason);
       }
     },
     async close() {

@@ -6,6 +6,7 @@ import {
   applyOneOffs,
   compileRule,
   createDraw,
+  DEFAULT_MAX_RULES,
   digest,
   newRule,
   ruleMatches,
@@ -13,6 +14,7 @@ import {
   type FaultPlan,
   type FaultPlanOptions,
 } from "../domain/faults.js";
+import { tooManyRules } from "../domain/rule-limit.js";
 import type { FaultRule } from "../wire.js";
 import type { RedisConnection } from "./connection.js";
 
@@ -45,6 +47,18 @@ for i = 2, #ARGV, 3 do
 end
 return 1`;
 
+/**
+ * Adds a rule unless max_rules are there, counted in the same step so that two replicas adding
+ * at once cannot both take the last place. KEYS: rules, order, uses. ARGV: id, stored rule,
+ * uses left ("" for none), max_rules.
+ */
+const ADD_SCRIPT = `
+if redis.call('LLEN', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('RPUSH', KEYS[2], ARGV[1])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], ARGV[1], ARGV[3]) end
+return 1`;
+
 interface StoredRule {
   view: FaultRule;
   apiKeyDigest: string | null;
@@ -64,12 +78,6 @@ export async function createRedisFaultPlan(connection: RedisConnection, options:
   // Compiling globs per request would cost more than reading the rules; a rule never changes after it is added.
   const compiled = new Map<string, CompiledRule>();
 
-  type Multi = ReturnType<RedisConnection["commands"]["multi"]>;
-  const queueAdd = (multi: Multi, stored: StoredRule): Multi => {
-    multi.hset(rulesHash, stored.view.id, JSON.stringify(stored)).rpush(orderList, stored.view.id);
-    if (stored.view.times !== null) multi.hset(usesHash, stored.view.id, stored.view.times);
-    return multi;
-  };
   const storedOf = (input: Parameters<FaultPlan["add"]>[0], source: FaultRule["source"]): StoredRule => {
     const { view, apiKeyDigest } = newRule(input, source, now());
     return { view, apiKeyDigest: apiKeyDigest ?? null };
@@ -117,7 +125,12 @@ export async function createRedisFaultPlan(connection: RedisConnection, options:
   return {
     async add(input) {
       const stored = storedOf(input, "api");
-      await connection.run((redis) => queueAdd(redis.multi(), stored).exec());
+      const { view } = stored;
+      const maxRules = options.maxRules ?? DEFAULT_MAX_RULES;
+      const added = await connection.run((redis) =>
+        redis.eval(ADD_SCRIPT, 3, rulesHash, orderList, usesHash, view.id, JSON.stringify(stored), view.times === null ? "" : String(view.times), String(maxRules)),
+      );
+      if (added !== 1) throw tooManyRules(maxRules, "fault");
       return copyOf(stored.view);
     },
 

@@ -3,63 +3,72 @@
 // happen in one script, so no replica ever sees a half-added message.
 
 import {
+  cutToBytes,
   matchKeysOf,
   predicateBeyondTo,
   waitForCapture,
   type MatchKeys,
   type MessageFilter,
   type Outbox,
+  type OutboxLimits,
   type SerializedMessageList,
 } from "../domain/outbox.js";
 import type { CapturedMessage } from "../wire.js";
 import type { StoreChannel } from "./channel.js";
 import type { RedisConnection } from "./connection.js";
 
-// KEYS: key list, messages hash, drop counter, set of recipients. ARGV: keys JSON, id, message
-// JSON, capacity, channel, event, prefix of the per-recipient lists, lowercased to.
+// KEYS: key list, messages hash, drop counter, set of recipients, bytes counter. ARGV: keys JSON,
+// id, message JSON, capacity, channel, event, prefix of the per-recipient lists, lowercased to,
+// the message's bytes, max_bytes. The oldest go past either bound; the newest always stays.
 const ADD_SCRIPT = `
 redis.call('LPUSH', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 redis.call('LPUSH', ARGV[7] .. ARGV[8], ARGV[2])
 redis.call('SADD', KEYS[4], ARGV[8])
+local bytes = redis.call('INCRBY', KEYS[5], tonumber(ARGV[9]))
 local count = redis.call('LLEN', KEYS[1])
 local capacity = tonumber(ARGV[4])
-if count > capacity then
-  local gone = redis.call('RPOP', KEYS[1], count - capacity)
-  for _, text in ipairs(gone) do
-    local keys = cjson.decode(text)
-    redis.call('HDEL', KEYS[2], keys.id)
-    local sameTo = ARGV[7] .. keys.to
-    redis.call('RPOP', sameTo)
-    if redis.call('LLEN', sameTo) == 0 then redis.call('SREM', KEYS[4], keys.to) end
-  end
-  redis.call('INCRBY', KEYS[3], count - capacity)
+local maxBytes = tonumber(ARGV[10])
+local dropped = 0
+while count > 1 and (count > capacity or bytes > maxBytes) do
+  local keys = cjson.decode(redis.call('RPOP', KEYS[1]))
+  redis.call('HDEL', KEYS[2], keys.id)
+  local sameTo = ARGV[7] .. keys.to
+  redis.call('RPOP', sameTo)
+  if redis.call('LLEN', sameTo) == 0 then redis.call('SREM', KEYS[4], keys.to) end
+  bytes = redis.call('DECRBY', KEYS[5], keys.bytes or 0)
+  count = count - 1
+  dropped = dropped + 1
 end
+if dropped > 0 then redis.call('INCRBY', KEYS[3], dropped) end
 redis.call('PUBLISH', ARGV[5], ARGV[6])
 return count`;
 
 // KEYS as for ADD_SCRIPT. ARGV: prefix of the per-recipient lists, channel, event.
 const CLEAR_SCRIPT = `
 for _, to in ipairs(redis.call('SMEMBERS', KEYS[4])) do redis.call('DEL', ARGV[1] .. to) end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 0`;
 
 /** What the key list holds per message: enough to filter without reading the message. */
 interface StoredKeys extends MatchKeys {
   id: string;
+  /** UTF-8 bytes of the message's JSON, given back to the bytes counter when it is dropped. */
+  bytes: number;
 }
 
-export function createRedisOutbox(connection: RedisConnection, channel: StoreChannel, options: { capacity: number }): Outbox {
+export function createRedisOutbox(connection: RedisConnection, channel: StoreChannel, options: OutboxLimits): Outbox {
   const keysList = connection.key("outbox:keys");
   const messagesHash = connection.key("outbox:messages");
   const droppedCounter = connection.key("outbox:dropped");
   const recipientsSet = connection.key("outbox:recipients");
+  const bytesCounter = connection.key("outbox:bytes");
   // As in memory, a list of ids per lowercased `to`, newest first: the usual list (one
   // recipient's newest messages) reads a page and a length instead of every message's keys.
   const sameToPrefix = connection.key("outbox:to:");
-  const scriptKeys = [keysList, messagesHash, droppedCounter, recipientsSet] as const;
-  const { capacity } = options;
+  const scriptKeys = [keysList, messagesHash, droppedCounter, recipientsSet, bytesCounter] as const;
+  const { capacity, maxBytes = Number.MAX_SAFE_INTEGER, maxPageBytes = Number.MAX_SAFE_INTEGER } = options;
 
   const allKeys = (): Promise<StoredKeys[]> =>
     connection.run(async (redis) => (await redis.lrange(keysList, 0, -1)).map((text) => JSON.parse(text) as StoredKeys));
@@ -99,17 +108,18 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
 
   async function listSerialized(filter: MessageFilter = {}): Promise<SerializedMessageList> {
     const { ids, total } = await select(filter);
-    return { messages: await messagesJson(ids), total };
+    const { kept, truncated } = cutToBytes(await messagesJson(ids), maxPageBytes);
+    return { messages: kept, total, truncated };
   }
 
   const onCapture = (listener: (message: CapturedMessage) => void): (() => void) => channel.on("capture", (event) => listener(event.message));
 
   return {
     async add(message) {
-      const keys: StoredKeys = { id: message.id, ...matchKeysOf(message) };
       const json = JSON.stringify(message);
+      const keys: StoredKeys = { id: message.id, ...matchKeysOf(message), bytes: Buffer.byteLength(json) };
       await connection.run((redis) =>
-        redis.eval(ADD_SCRIPT, scriptKeys.length, ...scriptKeys, JSON.stringify(keys), message.id, json, capacity, channel.name, JSON.stringify({ type: "capture", message }), sameToPrefix, keys.to),
+        redis.eval(ADD_SCRIPT, scriptKeys.length, ...scriptKeys, JSON.stringify(keys), message.id, json, capacity, channel.name, JSON.stringify({ type: "capture", message }), sameToPrefix, keys.to, keys.bytes, maxBytes),
       );
     },
 
@@ -148,8 +158,8 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
     },
 
     async stats() {
-      const [count, dropped] = await connection.run((redis) => Promise.all([redis.llen(keysList), redis.get(droppedCounter)]));
-      return { count, capacity, dropped: Number(dropped ?? 0) };
+      const [count, dropped, bytes] = await connection.run((redis) => Promise.all([redis.llen(keysList), redis.get(droppedCounter), redis.get(bytesCounter)]));
+      return { count, capacity, bytes: Number(bytes ?? 0), maxBytes, dropped: Number(dropped ?? 0) };
     },
 
     onCapture,

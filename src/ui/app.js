@@ -113,6 +113,11 @@ startLiveUpdates({
         if (payload?.scope === "all") afterFullReset();
         else void messagesView.outboxEmptied();
         break;
+      case "dropped":
+        // The page fell too far behind (a sleeping tab); the server ends the stream and the
+        // reconnect that follows reloads the lists.
+        console.warn(`sendmock: ${payload?.reason ?? "the event stream was dropped"}`);
+        break;
       default:
         // An event this page does not know yet (a newer server): nothing to do.
         break;

@@ -4,7 +4,7 @@
 // test-results/bench.json. Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_RUNS
 // (runs per scenario, default 3), BENCH_WARMUP (seconds of discarded load before each run,
 // default 1), BENCH_SOAK_SECONDS (length of the soak, default 60, 0 skips it), BENCH_ONLY=soak
-// (the soak alone), BENCH_ONLY=startup (the startup section alone), BENCH_STRICT=1 (exit 2 when a
+// (the soak alone), BENCH_ONLY=startup or abuse (that section alone), BENCH_STRICT=1 (exit 2 when a
 // target is missed).
 
 import { spawn, spawnSync } from "node:child_process";
@@ -14,6 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
+import { measureAbuse } from "./abuse.mjs";
 import { freePort, killAll, memoryOf, ROOT, startServer, stopServer } from "./lib/servers.mjs";
 import { measureStartupSection, startupLines, startupTargets } from "./startup.mjs";
 
@@ -22,7 +23,7 @@ const RUNS = Math.round(positiveNumber("BENCH_RUNS", 3));
 const WARMUP = nonNegativeNumber("BENCH_WARMUP", 1);
 const STRICT = process.env.BENCH_STRICT === "1";
 const SOAK_SECONDS = nonNegativeNumber("BENCH_SOAK_SECONDS", 60);
-const ONLY = onlySection("BENCH_ONLY", ["soak", "startup"]);
+const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse"]);
 const CONNECTIONS = 50;
 const SETTLE_MS = 1000;
 const LIST_FILL = 10_000;
@@ -692,6 +693,10 @@ async function main() {
     memoryHeapCapped: { nodeFlag: HEAP_CAP_FLAG, ...memoryHeapCapped },
     soak,
   };
+  const abuse = await measureAbuse();
+  out.push("", ...abuse.lines);
+  targets.push(...abuse.targets);
+  Object.assign(report, abuse.report);
   finish(out, targets, report, began);
 }
 
@@ -709,7 +714,10 @@ for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) {
 }
 
 try {
-  await (ONLY === "soak" ? soakOnly() : ONLY === "startup" ? startupOnly() : main());
+  if (ONLY === "abuse") {
+    const abuse = await measureAbuse();
+    finish(["", ...abuse.lines], abuse.targets, abuse.report, 0);
+  } else await (ONLY === "soak" ? soakOnly() : ONLY === "startup" ? startupOnly() : main());
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;

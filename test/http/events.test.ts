@@ -1,5 +1,7 @@
 // GET /_mock/events and the inbox page's headers, over a real socket as a browser would use them.
 
+import { once } from "node:events";
+import net from "node:net";
 import express from "express";
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
@@ -125,6 +127,8 @@ describe("the event stream on its own", () => {
         journal: { ...journal, onRecord: (listener) => counted(journal.onRecord(listener)) },
         onReset: () => counted(() => undefined),
         shutdown: new AbortController().signal,
+        maxStreams: 10,
+        bufferBytes: 1024 * 1024,
         heartbeatMs: 20,
       }),
     );
@@ -139,6 +143,83 @@ describe("the event stream on its own", () => {
       server.close();
     }
   });
+});
+
+describe("limits of the event streams", () => {
+  it("refuses a stream past max_event_streams with 503 server_error and Retry-After, and opens one again once another closes", async () => {
+    mock = await startSendMock({ port: 0, watchTemplates: false, maxEventStreams: 2 });
+    const controllers = [new AbortController(), new AbortController()];
+    for (const controller of controllers) expect((await fetch(`${mock.url}/_mock/events`, { signal: controller.signal })).status).toBe(200);
+
+    const refused = await request(mock.url).get("/_mock/events");
+    await expectContract(refused, { contract: "admin", method: "get", path: "/_mock/events" });
+    expect(refused.status).toBe(503);
+    expect(refused.headers["x-sendmock-error-code"]).toBe("server_error");
+    expect(refused.headers["retry-after"]).toBe("1");
+    expect(refused.body).toEqual({ success: false, error: { code: "server_error", message: expect.stringContaining("at most 2 are open (max_event_streams)") as unknown } });
+
+    controllers[0]?.abort();
+    await expect.poll(async () => {
+      const controller = new AbortController();
+      const status = (await fetch(`${mock?.url ?? ""}/_mock/events`, { signal: controller.signal })).status;
+      controller.abort();
+      return status;
+    }).toBe(200);
+    controllers[1]?.abort();
+  });
+
+  it("prints no MaxListenersExceededWarning with 12 streams open", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning.name);
+    };
+    process.on("warning", onWarning);
+    try {
+      mock = await startSendMock({ port: 0, watchTemplates: false });
+      const controller = new AbortController();
+      const answers = await Promise.all(Array.from({ length: 12 }, () => fetch(`${mock?.url ?? ""}/_mock/events`, { signal: controller.signal })));
+      expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 12 }, () => 200));
+      await new Promise((resolve) => setImmediate(resolve));
+      controller.abort();
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
+  it("drops a client that never reads once event_buffer_bytes wait for it, telling it with event: dropped, while a reading client keeps up", async () => {
+    mock = await startSendMock({ port: 0, watchTemplates: false, eventBufferBytes: "2mb" });
+    const { port } = new URL(mock.url);
+    const stalled = net.connect(Number(port), "127.0.0.1");
+    await once(stalled, "connect");
+    stalled.pause();
+    stalled.write(`GET /_mock/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    // connected, then a message and a request event per send.
+    const reading = readEvents(`${mock.url}/_mock/events`, 121);
+    const big = aSendRequest({ data: { name: "n".repeat(500_000), company: "Acme", login_url: "https://x.example" } });
+    // 60 messages of about 1.5 MB: far more than the socket buffers and the 2 MB allowed.
+    for (let index = 0; index < 60; index += 1) {
+      const answer = await fetch(`${mock.url}/send`, { method: "POST", headers: { "Content-Type": "application/json", ...bearer() }, body: JSON.stringify(big) });
+      expect(answer.status).toBe(200);
+    }
+
+    const received = await new Promise<string>((resolve) => {
+      let text = "";
+      stalled.setEncoding("latin1");
+      stalled.on("data", (chunk: string) => {
+        text += chunk;
+        if (/event: dropped\ndata: .*\n\n/.test(text)) resolve(text);
+      });
+      stalled.on("close", () => resolve(text));
+      stalled.resume();
+    });
+    const dropped = /event: dropped\ndata: (.*)\n\n/.exec(received);
+    expect(JSON.parse(dropped?.[1] ?? "{}")).toEqual({ reason: expect.stringContaining("(event_buffer_bytes) behind and was dropped") as unknown });
+    expect(received.length).toBeLessThan(60 * 1_500_000);
+    stalled.destroy();
+    const { events } = await reading;
+    expect(events.filter((event) => event.event === "message")).toHaveLength(60);
+  }, 60_000);
 });
 
 describe("the inbox page", () => {

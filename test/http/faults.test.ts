@@ -487,6 +487,25 @@ describe("the rules", () => {
     expect((await send(mock, { with: { to: "ada@example.org" } })).status).toBe(200);
   });
 
+  it("match only `*` and `?` as wildcards: a hostile extglob is literal text and the send is answered at once", async () => {
+    const mock = theMock();
+    await addFault(mock, { fault: "server_error", match: { to: "+(*a)b" } });
+    await addFault(mock, { fault: "rate_limit", match: { to: "a?a+x@*.com" } });
+
+    expect((await send(mock, { with: { to: `${"a".repeat(28)}@example.com` } })).status).toBe(200);
+    expect((await send(mock, { with: { to: "aXa+x@example.com" } })).status).toBe(429);
+  });
+
+  it("are at most max_rules: one more answers 400 invalid_request, and removing one makes room", async () => {
+    const mock = await aMockForThisTest({ maxRules: 3, faults: [{ fault: "latency", delay_ms: 0 }] });
+    await addFault(mock, { fault: "server_error", match: { to: "a@example.com" } });
+    const last = await addFault(mock, { fault: "server_error", match: { to: "b@example.com" } });
+
+    expect(expectError(await postFault(mock, { fault: "rate_limit" }), { status: 400, code: "invalid_request" })).toMatch(/at most 3 \(max_rules\)/);
+    await request(mock.app).delete(`/_mock/faults/${last.id}`).expect(204);
+    expect((await postFault(mock, { fault: "rate_limit" })).status).toBe(201);
+  });
+
   it("match `template_id` as a glob such as password-*", async () => {
     const mock = theMock();
     await addFault(mock, { fault: "server_error", match: { template_id: "password-*" } });
@@ -723,6 +742,9 @@ describe("bad fault input", () => {
     { problem: "probability: 2", rule: { fault: "server_error", probability: 2 }, says: /probability/ },
     { problem: "times: 0", rule: { fault: "server_error", times: 0 }, says: /times/ },
     { problem: "delay_ms over 600000", rule: { fault: "latency", delay_ms: 600_001 }, says: /delay_ms/ },
+    { problem: "a glob over 1024 characters", rule: { fault: "server_error", match: { to: `${"a".repeat(1025)}*` } }, says: /1024/ },
+    { problem: "a template glob of 70,000 characters", rule: { fault: "server_error", match: { template_id: "x".repeat(70_000) } }, says: /1024/ },
+    { problem: "retry_after_s over a day", rule: { fault: "rate_limit", retry_after_s: 86_401 }, says: /retry_after_s/ },
   ])("POST /_mock/faults with $problem answers 400 invalid_request saying what is wrong, and adds nothing", async ({ rule, says }) => {
     const mock = theMock();
 

@@ -127,3 +127,33 @@ describe("changing the limit at run time", () => {
     expect(rateLimitHeaders(await send(mock))).toEqual({ limit: "2", remaining: "1", reset: "30" });
   });
 });
+
+describe("rate-limit numbers at the edges of their ranges", () => {
+  it.each([
+    { requests: 1, perSeconds: 0.001 },
+    { requests: 1, perSeconds: 86_400 },
+    { requests: 1_000_000, perSeconds: 0.001, burst: 1 },
+    { requests: 1, perSeconds: 1, burst: 1_000_000 },
+  ])("answer RateLimit-* and Retry-After headers the contract allows with %o", async (rateLimit) => {
+    const mock = await aLimitedMock({ rateLimit });
+    // expectContract checks the headers against their schemas in openapi/send.yaml.
+    const answers = [await send(mock), await send(mock)];
+    expect(answers.every((answer) => /^\d+$/.test(String(answer.headers["ratelimit-reset"])))).toBe(true);
+  });
+
+  it.each([
+    ["per_seconds: 1e-320, which made the reset NaN", { requests: 1, per_seconds: 1e-320 }],
+    ["per_seconds: 1e308, which made the reset 1e+308", { requests: 1, per_seconds: 1e308 }],
+    ["burst: 1e21, which made the limit 1e+21", { requests: 1, per_seconds: 1, burst: 1e21 }],
+  ])("PATCH /_mock/config refuses %s with 400 invalid_request", async (_case, rateLimit) => {
+    const mock = await aLimitedMock();
+    const answer = await request(mock.app).patch("/_mock/config").send({ rate_limit: rateLimit });
+    await expectContract(answer, { contract: "admin", method: "patch", path: "/_mock/config" });
+    expect(answer.status).toBe(400);
+    expect(answer.headers["x-sendmock-error-code"]).toBe("invalid_request");
+  });
+
+  it("refuses the same numbers as library options, naming them", async () => {
+    await expect(aMock({ rateLimit: { requests: 1, perSeconds: 1e-320 } })).rejects.toThrow("options: rate_limit.per_seconds must be >= 0.001");
+  });
+});

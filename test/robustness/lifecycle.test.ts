@@ -4,7 +4,9 @@
 // loaded before keep being served.
 
 import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -203,6 +205,35 @@ describe("stopping under load", () => {
     },
     LOAD_TEST_TIMEOUT_MS,
   );
+});
+
+describe("stopping while a client never finishes its request", () => {
+  it("exits 0 within shutdown_grace_ms after SIGTERM, though the upload would take request_timeout_ms (120 s)", async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), "sendmock-grace-"));
+    folders.push(folder);
+    const config = path.join(folder, "sendmock.yaml");
+    await writeFile(config, "shutdown_grace_ms: 500\n");
+    const server = await serveInChild(["--config", config]);
+    const answered = await fetch(`${server.url}/send`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...bearer() },
+      body: JSON.stringify({ to: "ada@example.com", template_id: "welcome", data: { name: "Ada", company: "Acme", login_url: "https://x.example" } }),
+    });
+    expect(answered.status).toBe(200);
+    // A slow uploader: headers and the first byte of a 1000-byte body, then nothing.
+    const { port } = new URL(server.url);
+    const uploader = net.connect(Number(port), "127.0.0.1");
+    uploader.on("error", () => undefined);
+    await once(uploader, "connect");
+    uploader.write(`POST /send HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key-0001\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    server.child.kill("SIGTERM");
+
+    expect(await exitOrDeadline(server, 3_000)).toBe(0);
+    expect(server.stderr()).toContain("at most 500 ms, shutdown_grace_ms");
+    uploader.destroy();
+  });
 });
 
 const PING_TEMPLATE = "subject: Ping {who}\ntext: Hello {who}\n";

@@ -94,7 +94,7 @@ describe(`${SENDS} sends at concurrency ${CONCURRENCY}`, () => {
       const ids = new Set(answeredIds(run).values());
       expect(ids.size).toBe(SENDS);
 
-      expect(await mock.outbox.stats()).toEqual({ count: capacity, capacity, dropped: SENDS - capacity });
+      expect(await mock.outbox.stats()).toMatchObject({ count: capacity, capacity, dropped: SENDS - capacity });
       const kept = await mock.outbox.list();
       expect(kept.total).toBe(capacity);
       expect(kept.messages.filter((message) => !ids.has(message.id))).toEqual([]);

@@ -23,6 +23,16 @@ export function describeFaultPlanContract(name: string, makeFaultPlan: MakeFault
 
   describe(name, () => {
     describe("keeping rules", () => {
+      it("refuses a rule past max_rules with 400 invalid_request, and takes one again after a removal", async () => {
+        const plan = await makeFaultPlan({ initialRules: [{ fault: "latency" }], seed: 7, maxRules: 2 });
+        const added = await plan.add({ fault: "server_error" });
+
+        await expect(plan.add({ fault: "rate_limit" })).rejects.toMatchObject({ code: "invalid_request", message: expect.stringContaining("at most 2 (max_rules)") as unknown });
+        expect(await plan.list()).toHaveLength(2);
+        await plan.remove(added.id);
+        await expect(plan.add({ fault: "rate_limit" })).resolves.toMatchObject({ fault: "rate_limit" });
+      });
+
       it("starts with the config's rules and lists added rules after them, in order", async () => {
         const plan = await aPlan([{ fault: "server_error", match: { to: "*@example.com" } }]);
 

@@ -3,10 +3,10 @@
 // `record` resolves, so these tests await what they hear.
 
 import { describe, expect, it } from "vitest";
-import type { Journal } from "../../src/domain/journal.js";
+import type { Journal, JournalLimits } from "../../src/domain/journal.js";
 import type { JournalEntry } from "../../src/wire.js";
 
-export type MakeJournal = (options: { capacity: number }) => Promise<Journal>;
+export type MakeJournal = (options: JournalLimits) => Promise<Journal>;
 
 let sequence = 0;
 
@@ -69,12 +69,12 @@ export function describeJournalContract(name: string, makeJournal: MakeJournal):
         });
         const journal = await aJournal([accepted, rejected]);
 
-        expect(await journal.list()).toEqual({ requests: [rejected, accepted], total: 2 });
+        expect(await journal.list()).toEqual({ requests: [rejected, accepted], total: 2, truncated: false });
       });
 
       it("lists nothing before the first request", async () => {
         const journal = await aJournal();
-        expect(await journal.list()).toEqual({ requests: [], total: 0 });
+        expect(await journal.list()).toEqual({ requests: [], total: 0, truncated: false });
       });
 
       it("returns at most limit entries, the newest, while total counts every entry", async () => {
@@ -100,6 +100,27 @@ export function describeJournalContract(name: string, makeJournal: MakeJournal):
         expect(list.total).toBe(3);
       });
 
+      it("drops the oldest entries past max_bytes, always keeping the newest", async () => {
+        const journal = await makeJournal({ capacity: 100, maxBytes: 30_000 });
+        const entries = Array.from({ length: 5 }, () => anEntry({ error_message: "e".repeat(10_000) }));
+        for (const entry of entries) await journal.record(entry);
+
+        const list = await journal.list();
+        expect(idsOf(list)).toEqual([entries[4]?.id, entries[3]?.id]);
+        expect(list.total).toBe(2);
+      });
+
+      it("cuts a page at max_page_bytes and says so", async () => {
+        const journal = await makeJournal({ capacity: 100, maxPageBytes: 25_000 });
+        const entries = Array.from({ length: 4 }, () => anEntry({ error_message: "e".repeat(10_000) }));
+        for (const entry of entries) await journal.record(entry);
+
+        const page = await journal.list();
+        expect(idsOf(page)).toEqual([entries[3]?.id, entries[2]?.id]);
+        expect(page).toMatchObject({ total: 4, truncated: true });
+        expect(await journal.list({ limit: 1 })).toMatchObject({ total: 4, truncated: false });
+      });
+
       it("stays bounded over many more requests than its capacity", async () => {
         const entries = Array.from({ length: 250 }, () => anEntry());
         const journal = await aJournal(entries, 5);
@@ -117,11 +138,11 @@ export function describeJournalContract(name: string, makeJournal: MakeJournal):
         const journal = await aJournal([anEntry(), anEntry()]);
 
         await journal.clear();
-        expect(await journal.list()).toEqual({ requests: [], total: 0 });
+        expect(await journal.list()).toEqual({ requests: [], total: 0, truncated: false });
 
         const next = anEntry();
         await journal.record(next);
-        expect(await journal.list()).toEqual({ requests: [next], total: 1 });
+        expect(await journal.list()).toEqual({ requests: [next], total: 1, truncated: false });
       });
     });
 

@@ -4,10 +4,10 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { WaitTimeoutError, type Outbox } from "../../src/domain/outbox.js";
+import { WaitTimeoutError, type Outbox, type OutboxLimits } from "../../src/domain/outbox.js";
 import type { CapturedMessage } from "../../src/wire.js";
 
-export type MakeOutbox = (options: { capacity: number }) => Promise<Outbox>;
+export type MakeOutbox = (options: OutboxLimits) => Promise<Outbox>;
 
 const START = Date.parse("2025-03-14T09:00:00.000Z");
 let sequence = 0;
@@ -239,18 +239,49 @@ export function describeOutboxContract(name: string, makeOutbox: MakeOutbox, opt
 
         expect(idsOf(await outbox.list())).toEqual([third.id, second.id]);
         expect(await outbox.get(first.id)).toBeUndefined();
-        expect(await outbox.stats()).toEqual({ count: 2, capacity: 2, dropped: 1 });
+        expect(await outbox.stats()).toMatchObject({ count: 2, capacity: 2, dropped: 1 });
 
         await outbox.add(fourth);
 
         expect(idsOf(await outbox.list())).toEqual([fourth.id, third.id]);
         expect(await outbox.get("latest")).toEqual(fourth);
-        expect(await outbox.stats()).toEqual({ count: 2, capacity: 2, dropped: 2 });
+        expect(await outbox.stats()).toMatchObject({ count: 2, capacity: 2, dropped: 2 });
+      });
+
+      it("drops the oldest past max_bytes whatever the count, counts them, and always keeps the newest", async () => {
+        const big = (): CapturedMessage => aMessage({ text: "x".repeat(40_000) });
+        const outbox = await makeOutbox({ capacity: 100, maxBytes: 100_000 });
+        const messages = [big(), big(), big(), big()];
+        for (const message of messages) await outbox.add(message);
+
+        expect(idsOf(await outbox.list())).toEqual([messages[3]?.id, messages[2]?.id]);
+        const stats = await outbox.stats();
+        expect(stats).toMatchObject({ count: 2, dropped: 2, maxBytes: 100_000 });
+        expect(stats.bytes).toBeGreaterThan(80_000);
+        expect(stats.bytes).toBeLessThanOrEqual(100_000);
+
+        const huge = aMessage({ text: "y".repeat(150_000) });
+        await outbox.add(huge);
+        expect(idsOf(await outbox.list())).toEqual([huge.id]);
+      });
+
+      it("cuts a page at max_page_bytes, saying so, but never below one message", async () => {
+        const outbox = await makeOutbox({ capacity: 100, maxPageBytes: 100_000 });
+        const messages = Array.from({ length: 5 }, () => aMessage({ text: "x".repeat(40_000) }));
+        for (const message of messages) await outbox.add(message);
+
+        const page = await outbox.listSerialized({ limit: 5 });
+        expect(page.messages).toHaveLength(2);
+        expect(page).toMatchObject({ total: 5, truncated: true });
+        expect(await outbox.listSerialized({ limit: 2 })).toMatchObject({ total: 5, truncated: false });
+        const tiny = await makeOutbox({ capacity: 100, maxPageBytes: 10 });
+        await tiny.add(aMessage());
+        expect((await tiny.listSerialized()).messages).toHaveLength(1);
       });
 
       it("counts nothing as dropped while under capacity", async () => {
         const outbox = await anOutbox([aMessage(), aMessage()], 2);
-        expect(await outbox.stats()).toEqual({ count: 2, capacity: 2, dropped: 0 });
+        expect(await outbox.stats()).toMatchObject({ count: 2, capacity: 2, dropped: 0 });
       });
 
       it("for any captures past capacity and any filter: lists the same messages, in the same order and with the same total, as a plain filter over the kept ones", async () => {
@@ -279,7 +310,7 @@ export function describeOutboxContract(name: string, makeOutbox: MakeOutbox, opt
               expect(idsOf(list)).toEqual(idsOf({ messages: matching.slice(0, filter.limit ?? matching.length) }));
               expect(list.total).toBe(matching.length);
             }
-            expect(await outbox.stats()).toEqual({ count: kept.length, capacity, dropped: messages.length - kept.length });
+            expect(await outbox.stats()).toMatchObject({ count: kept.length, capacity, dropped: messages.length - kept.length });
           }),
           options.propertyRuns === undefined ? {} : { numRuns: options.propertyRuns },
         );
@@ -294,7 +325,7 @@ export function describeOutboxContract(name: string, makeOutbox: MakeOutbox, opt
 
         expect(await outbox.list()).toEqual({ messages: [], total: 0 });
         expect(await outbox.get("latest")).toBeUndefined();
-        expect(await outbox.stats()).toEqual({ count: 0, capacity: 2, dropped: 0 });
+        expect(await outbox.stats()).toMatchObject({ count: 0, capacity: 2, dropped: 0 });
       });
 
       it("keeps capturing after a clear", async () => {

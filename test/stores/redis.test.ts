@@ -9,7 +9,7 @@ import { connectRedis, type RedisConnection } from "../../src/redis/connection.j
 import { createRedisJournal } from "../../src/redis/journal.js";
 import { createRedisOutbox } from "../../src/redis/outbox.js";
 import { createRedisRateLimiter } from "../../src/redis/rate-limiter.js";
-import type { Outbox } from "../../src/domain/outbox.js";
+import type { Outbox, OutboxLimits } from "../../src/domain/outbox.js";
 import { aKeyPrefix, redisUnavailableReason, sharedRedis } from "../support/redis.js";
 import { aTarget, describeFaultPlanContract } from "./faults-contract.js";
 import { describeJournalContract } from "./journal-contract.js";
@@ -24,15 +24,15 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
   /** A replica's connection; every call without a prefix starts a store of its own. */
   async function aConnection(keyPrefix = aKeyPrefix()): Promise<RedisConnection> {
     const { url } = await sharedRedis();
-    const connection = await connectRedis({ url, keyPrefix });
+    const connection = await connectRedis({ url, keyPrefix, commandTimeoutMs: 2000 });
     closers.push(() => connection.close());
     return connection;
   }
 
-  async function anOutboxOn(connection: RedisConnection, capacity: number): Promise<Outbox> {
+  async function anOutboxOn(connection: RedisConnection, limits: OutboxLimits): Promise<Outbox> {
     const channel = await openStoreChannel(connection);
     closers.push(() => channel.close());
-    return createRedisOutbox(connection, channel, { capacity });
+    return createRedisOutbox(connection, channel, limits);
   }
 
   afterEach(async () => {
@@ -44,7 +44,7 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
     await (await sharedRedis()).stop();
   });
 
-  describeOutboxContract("redis outbox", async (options) => anOutboxOn(await aConnection(), options.capacity), { propertyRuns: 30 });
+  describeOutboxContract("redis outbox", async (options) => anOutboxOn(await aConnection(), options), { propertyRuns: 30 });
 
   describeJournalContract("redis journal", async (options) => {
     const connection = await aConnection();
@@ -95,8 +95,8 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
 
     it("resolves a wait on one replica when another replica captures the match", async () => {
       const prefix = aKeyPrefix();
-      const waitingReplica = await anOutboxOn(await aConnection(prefix), 100);
-      const capturingReplica = await anOutboxOn(await aConnection(prefix), 100);
+      const waitingReplica = await anOutboxOn(await aConnection(prefix), { capacity: 100 });
+      const capturingReplica = await anOutboxOn(await aConnection(prefix), { capacity: 100 });
       const waiting = waitingReplica.waitFor({ to: "grace@example.com" }, { timeoutMs: 10_000 });
 
       const match = aMessage({ to: "grace@example.com" });

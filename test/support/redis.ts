@@ -14,6 +14,10 @@ export interface RedisProcess {
   stop(): Promise<void>;
   /** Starts it again on the same port, after `stop`. */
   start(): Promise<void>;
+  /** SIGSTOP: the server keeps its sockets open and answers nothing, as a stalled Redis does. */
+  pause(): void;
+  /** SIGCONT after `pause`. */
+  resume(): void;
 }
 
 const SHARED_URL = process.env.SENDMOCK_TEST_REDIS_URL;
@@ -74,10 +78,13 @@ export async function startRedisServer(): Promise<RedisProcess> {
     url,
     port,
     start,
+    pause: () => child?.kill("SIGSTOP"),
+    resume: () => child?.kill("SIGCONT"),
     async stop() {
       const running = child;
       child = undefined;
       if (!running || running.exitCode !== null) return;
+      running.kill("SIGCONT");
       running.kill("SIGKILL");
       await once(running, "exit");
     },
