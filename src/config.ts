@@ -175,8 +175,9 @@ export const DEFAULT_LIMITS = {
   // Node's own default (http.maxHeaderSize).
   maxHeaderBytes: 16_384,
   // 128 MB of kept messages and journal. Not yet enough for the 512 MB the interface promises:
-  // test/bench/abuse.mjs measured a 738 MB peak RSS under 300 sends of 900 KB (garbage of the
-  // request path the heap has not collected yet, not kept messages).
+  // test/bench/abuse.mjs measured a 732-769 MB peak RSS under 300 sends of 900 KB (garbage of
+  // the request path that V8 has not collected yet, not kept messages: the same attack on
+  // node --max-old-space-size=256 peaked at 300 MB).
   maxBytes: 128 * 1024 * 1024,
   // A list page is written as one string; V8 refuses strings past 512 MB ("Invalid string length").
   maxPageBytes: 32 * 1024 * 1024,
