@@ -1,5 +1,6 @@
 // The test suite in three tiers (vitest projects): unit, http and e2e; only e2e builds dist/.
 
+import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 
 // Tiers are chosen by folder, so a new test file lands in the tier of the folder it is put in.
@@ -15,6 +16,9 @@ const HTTP = ["test/http/**/*.test.ts", "test/library.test.ts", "test/retry-stor
 export default defineConfig({
   test: {
     testTimeout: 15_000,
+    // One worker per core, not vitest's cores - 1: most e2e tests wait on child processes,
+    // sockets and timers, and on a 2-core machine the default would run every file in turn.
+    maxWorkers: availableParallelism(),
     projects: [
       {
         extends: true,
