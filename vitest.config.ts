@@ -46,7 +46,7 @@ export default defineConfig({
           name: "e2e",
           include: ["test/**/*.test.ts"],
           // Everything unit and http do not claim, and the Redis tests they leave out.
-          exclude: [...configDefaults.exclude, ...UNIT.map(notRedis), ...HTTP],
+          exclude: [...configDefaults.exclude, ...UNIT.map(notRedis), ...HTTP.map(notRedis)],
           // The CLI, the package, proxy, check and lifecycle tests start the real dist/ bin.
           globalSetup: ["test/global-setup.ts"],
         },
