@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import request from "supertest";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import YAML from "yaml";
 import type {
   CapturedMessage,
@@ -39,6 +39,28 @@ async function aTrackedMock(options: SendMockOptions = {}): Promise<SendMock> {
   const mock = await aMock(options);
   mocks.push(mock);
   return mock;
+}
+
+/**
+ * One mock for the tests of the enclosing describe: built once, reset before each test (outbox,
+ * journal, faults, rate limiter, settings), closed at the end. For tests that only send, read
+ * and PATCH settings; a test that waits, spies, changes templates or other options builds its own.
+ */
+function sharedMock(options: SendMockOptions = {}): () => SendMock {
+  let mock: SendMock | undefined;
+  beforeAll(async () => {
+    mock = await aMock(options);
+  });
+  beforeEach(async () => {
+    await mock?.reset();
+  });
+  afterAll(async () => {
+    await mock?.close();
+  });
+  return () => {
+    if (mock === undefined) throw new Error("the shared mock was not built");
+    return mock;
+  };
 }
 
 async function aTemplatesFolder(files: Record<string, string>): Promise<string> {
@@ -119,13 +141,15 @@ function fixture(id: string): { subject: string; html?: string; text?: string; s
 }
 
 describe("GET /_mock/messages", () => {
+  const shared = sharedMock();
+
   it("answers an empty list before anything is sent", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     expect(await listMessages(mock)).toEqual({ messages: [], total: 0 });
   });
 
   it("lists the captured messages newest first, as they were rendered", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const welcomeId = await sendOk(mock);
     const receiptId = await sendOk(mock, receipt({ cc: ["billing@example.com"], reply_to: "support@example.com" }));
 
@@ -151,7 +175,7 @@ describe("GET /_mock/messages", () => {
   });
 
   it("filters on to exactly and case-insensitively, with the address written unencoded in the URL", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const adaId = await sendOk(mock, { to: "ada@example.com" });
     await sendOk(mock, { to: "adam@example.com" });
     await sendOk(mock, { to: "grace@example.com", cc: ["ada@example.com"] });
@@ -165,7 +189,7 @@ describe("GET /_mock/messages", () => {
   });
 
   it("filters on recipient across to, cc and bcc", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const direct = await sendOk(mock, { to: "billing@example.com" });
     const copied = await sendOk(mock, { to: "ada@example.com", cc: ["billing@example.com"] });
     const blind = await sendOk(mock, { to: "grace@example.com", bcc: ["Billing@Example.com"] });
@@ -178,7 +202,7 @@ describe("GET /_mock/messages", () => {
   });
 
   it("filters on template_id", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     await sendOk(mock);
     const receiptId = await sendOk(mock, receipt());
 
@@ -189,7 +213,7 @@ describe("GET /_mock/messages", () => {
   });
 
   it("filters on a case-insensitive substring of the subject", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     await sendOk(mock);
     const receiptId = await sendOk(mock, receipt());
 
@@ -198,7 +222,7 @@ describe("GET /_mock/messages", () => {
   });
 
   it("keeps messages created at or after since", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const firstId = await sendOk(mock);
     const first = await mock.outbox.get(firstId);
     await afterInstant(first?.created_at ?? "");
@@ -212,7 +236,7 @@ describe("GET /_mock/messages", () => {
   });
 
   it("returns at most limit messages, the newest, while total counts every match", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const ids = [await sendOk(mock), await sendOk(mock), await sendOk(mock)];
     await sendOk(mock, receipt());
 
@@ -223,7 +247,7 @@ describe("GET /_mock/messages", () => {
   });
 
   it("returns the newest 100 when no limit is given, as the contract's default says", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const sample = await mock.outbox.get(await sendOk(mock));
     for (let index = 1; index <= 104; index += 1) {
       await mock.outbox.add({ ...(sample as CapturedMessage), id: `msg_copy_${String(index)}` });
@@ -244,7 +268,7 @@ describe("GET /_mock/messages", () => {
     ["since without a time", { since: "2025-03-14" }],
     ["wait_ms=-1", { wait_ms: "-1" }],
   ])("rejects %s with 400 invalid_request", async (_name, query) => {
-    const mock = await aTrackedMock();
+    const mock = shared();
 
     const answer = await checked(await request(mock.app).get("/_mock/messages").query(query), "get", "/_mock/messages");
 
@@ -338,8 +362,10 @@ describe("waiting for a message with wait_ms", () => {
 });
 
 describe("GET /_mock/messages/{id}", () => {
+  const shared = sharedMock();
+
   it("answers one message by its id", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const firstId = await sendOk(mock);
     await sendOk(mock, receipt());
 
@@ -351,7 +377,7 @@ describe("GET /_mock/messages/{id}", () => {
   });
 
   it("answers the newest message for the id latest", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     await sendOk(mock);
     const newestId = await sendOk(mock, receipt());
 
@@ -362,7 +388,7 @@ describe("GET /_mock/messages/{id}", () => {
   });
 
   it("answers 404 not_found for an unknown id", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     await sendOk(mock);
 
     const answer = await checked(await request(mock.app).get("/_mock/messages/msg_nope"), "get", "/_mock/messages/{id}");
@@ -372,15 +398,17 @@ describe("GET /_mock/messages/{id}", () => {
   });
 
   it("answers 404 not_found for latest when the outbox is empty", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const answer = await checked(await request(mock.app).get("/_mock/messages/latest"), "get", "/_mock/messages/{id}");
     expectAdminError(answer, 404, "not_found");
   });
 });
 
 describe("GET /_mock/messages/{id}/html", () => {
+  const shared = sharedMock();
+
   it("answers the rendered HTML as text/html behind a restrictive Content-Security-Policy", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const id = await sendOk(mock);
     const message = await mock.outbox.get(id);
 
@@ -395,7 +423,7 @@ describe("GET /_mock/messages/{id}/html", () => {
   });
 
   it("answers the HTML of the newest message for the id latest", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     await sendOk(mock);
     await sendOk(mock, receipt());
 
@@ -406,7 +434,7 @@ describe("GET /_mock/messages/{id}/html", () => {
   });
 
   it("answers 404 not_found for an unknown id", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const answer = await checked(await request(mock.app).get("/_mock/messages/msg_nope/html"), "get", "/_mock/messages/{id}/html");
     expectAdminError(answer, 404, "not_found");
   });
@@ -439,8 +467,10 @@ describe("DELETE /_mock/messages", () => {
 });
 
 describe("GET /_mock/requests", () => {
+  const shared = sharedMock();
+
   it("lists accepted and rejected requests newest first", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const before = Date.now();
     const acceptedId = await sendOk(mock);
     const rejected = await send(mock, { to: "x" });
@@ -481,7 +511,7 @@ describe("GET /_mock/requests", () => {
   });
 
   it("points each violation of a contract failure at the field in the body", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const answer = await send(mock, {
       cc: ["not-an-address"],
       data: { name: 42, company: "Acme", login_url: "https://app.example.com/login" } as unknown as TemplateData,
@@ -497,7 +527,7 @@ describe("GET /_mock/requests", () => {
   });
 
   it("records a request without an API key with a violation on its Authorization header", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const answer = await request(mock.app).post("/send").send(aSendRequest());
     expect(answer.status).toBe(401);
 
@@ -513,7 +543,7 @@ describe("GET /_mock/requests", () => {
   });
 
   it("returns at most limit entries, the newest, while total counts every entry", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     await sendOk(mock);
     await send(mock, { to: "x" });
     const lastId = await sendOk(mock, receipt());
@@ -526,7 +556,7 @@ describe("GET /_mock/requests", () => {
   });
 
   it("finds each request in the journal as soon as its answer has arrived", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     for (let round = 1; round <= 20; round += 1) {
       const id = await sendOk(mock);
       const journal = await listRequests(mock, { limit: 1 });
@@ -536,13 +566,15 @@ describe("GET /_mock/requests", () => {
   });
 
   it.each([["0"], ["x"], ["20000"]])("rejects limit=%s with 400 invalid_request", async (limit) => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const answer = await checked(await request(mock.app).get("/_mock/requests").query({ limit }), "get", "/_mock/requests");
     expectAdminError(answer, 400, "invalid_request");
   });
 });
 
 describe("GET /_mock/templates", () => {
+  const shared = sharedMock();
+
   const shipped: Record<string, string[]> = {
     newsletter: ["month", "company", "headline", "name", "summary"],
     "order-receipt": ["order_number", "name", "items", "total"],
@@ -551,7 +583,7 @@ describe("GET /_mock/templates", () => {
   };
 
   it("lists the four shipped templates with their placeholders and sample_data", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
 
     const answer = await checked(await request(mock.app).get("/_mock/templates"), "get", "/_mock/templates");
 
@@ -577,7 +609,7 @@ describe("GET /_mock/templates", () => {
   });
 
   it("answers one template with its html and text sources", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const source = fixture("welcome");
 
     const answer = await checked(await request(mock.app).get("/_mock/templates/welcome"), "get", "/_mock/templates/{id}");
@@ -595,7 +627,7 @@ describe("GET /_mock/templates", () => {
   });
 
   it("answers 404 not_found for an unknown template", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const answer = await checked(await request(mock.app).get("/_mock/templates/wellcome"), "get", "/_mock/templates/{id}");
     expectAdminError(answer, 404, "not_found");
   });
@@ -673,8 +705,10 @@ describe("GET /_mock/config", () => {
 });
 
 describe("PATCH /_mock/config", () => {
+  const shared = sharedMock();
+
   it("switches the response shape of the next send", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
 
     const answer = await patchConfig(mock, { response_shape: "b" });
     expect(answer.status).toBe(200);
@@ -689,7 +723,7 @@ describe("PATCH /_mock/config", () => {
   });
 
   it("turns on strict_data, so that the next send with an unknown data key is rejected", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const withCoupon = { data: { ...aSendRequest().data, coupon: "SPRING" } };
     const lenient = await send(mock, withCoupon);
     expect(lenient.status).toBe(200);
@@ -703,7 +737,7 @@ describe("PATCH /_mock/config", () => {
   });
 
   it("sets and removes the rate limit", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
 
     const set = await patchConfig(mock, { rate_limit: { requests: 5, per_seconds: 1, burst: 10 } });
     expect(set.status).toBe(200);
@@ -718,7 +752,7 @@ describe("PATCH /_mock/config", () => {
   });
 
   it("keeps the keys a patch leaves out", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     await patchConfig(mock, { response_shape: "b", strict_data: true });
 
     await patchConfig(mock, { rate_limit: { requests: 2, per_seconds: 1 } });
@@ -734,7 +768,7 @@ describe("PATCH /_mock/config", () => {
     ["a rate limit of zero per second", { rate_limit: { requests: 5, per_seconds: 0 } }],
     ["a rate limit without requests", { rate_limit: { per_seconds: 1 } }],
   ])("rejects %s with 400 invalid_request and changes nothing", async (_name, patch) => {
-    const mock = await aTrackedMock();
+    const mock = shared();
 
     const answer = await patchConfig(mock, patch);
 
@@ -743,7 +777,7 @@ describe("PATCH /_mock/config", () => {
   });
 
   it("rejects a body that is not JSON with 400 invalid_json", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
 
     const answer = await checked(
       await request(mock.app).patch("/_mock/config").set("Content-Type", "application/json").send('{"response_shape": '),
@@ -779,15 +813,17 @@ describe("POST /_mock/reset", () => {
 });
 
 describe("health and the send contract", () => {
+  const shared = sharedMock();
+
   it("answers GET /_mock/health with ok true", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const answer = await checked(await request(mock.app).get("/_mock/health"), "get", "/_mock/health");
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ ok: true });
   });
 
   it("serves openapi/send.yaml as application/yaml at GET /openapi.yaml", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
 
     const answer = await checked(await request(mock.app).get("/openapi.yaml").buffer(true), "get", "/openapi.yaml");
 
@@ -799,6 +835,8 @@ describe("health and the send contract", () => {
 });
 
 describe("admin_token", () => {
+  const shared = sharedMock({ adminToken: ADMIN_TOKEN });
+
   const calls = [
     ["get", "/_mock/messages", "/_mock/messages"],
     ["delete", "/_mock/messages", "/_mock/messages"],
@@ -819,19 +857,19 @@ describe("admin_token", () => {
   }
 
   it.each(calls)("answers %s %s without the token with 401 missing_api_key", async (method, url, contractPath) => {
-    const mock = await aTrackedMock({ adminToken: ADMIN_TOKEN });
+    const mock = shared();
     const answer = await checked(await call(mock, method, url), method, contractPath);
     expectAdminError(answer, 401, "missing_api_key");
   });
 
   it.each(calls)("answers %s %s with a wrong token with 401 invalid_api_key", async (method, url, contractPath) => {
-    const mock = await aTrackedMock({ adminToken: ADMIN_TOKEN });
+    const mock = shared();
     const answer = await checked(await call(mock, method, url).set(bearer("admin-secret-2")), method, contractPath);
     expectAdminError(answer, 401, "invalid_api_key");
   });
 
   it("answers every call that carries the token", async () => {
-    const mock = await aTrackedMock({ adminToken: ADMIN_TOKEN });
+    const mock = shared();
     await sendOk(mock);
 
     for (const [method, url, contractPath] of calls) {
@@ -843,7 +881,7 @@ describe("admin_token", () => {
   });
 
   it("shows only that a token is set, never the token", async () => {
-    const mock = await aTrackedMock({ adminToken: ADMIN_TOKEN });
+    const mock = shared();
 
     const answer = await checked(await request(mock.app).get("/_mock/config").set(bearer(ADMIN_TOKEN)), "get", "/_mock/config");
 
@@ -852,7 +890,7 @@ describe("admin_token", () => {
   });
 
   it("leaves POST /send and GET /openapi.yaml to their own rules", async () => {
-    const mock = await aTrackedMock({ adminToken: ADMIN_TOKEN });
+    const mock = shared();
 
     expect(await sendOk(mock)).toMatch(/\S/);
     const contract = await checked(await request(mock.app).get("/openapi.yaml").buffer(true), "get", "/openapi.yaml");
@@ -863,8 +901,10 @@ describe("admin_token", () => {
 });
 
 describe("unknown calls", () => {
+  const shared = sharedMock();
+
   it("answers an unknown path under /_mock with 404 not_found in the admin envelope", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const answer = await request(mock.app).get("/_mock/nothing-here");
     expectAdminError(answer, 404, "not_found");
     expect(answer.headers["content-type"]).toMatch(/^application\/json/);
@@ -877,7 +917,7 @@ describe("unknown calls", () => {
   });
 
   it("answers a method the contract does not have with 405 method_not_allowed", async () => {
-    const mock = await aTrackedMock();
+    const mock = shared();
     const answer = await request(mock.app).put("/_mock/messages").send({});
     expectAdminError(answer, 405, "method_not_allowed");
   });

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import request, { type Response } from "supertest";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import type {
   CapturedMessage,
@@ -29,6 +29,28 @@ const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+
+/**
+ * One mock for the tests of the enclosing describe: built once (reading both contracts and the
+ * templates takes a while), reset before each test, closed at the end. `mock.reset()` brings
+ * back the outbox, journal, faults, rate limiter and settings; nothing here changes anything else.
+ */
+function sharedMock(options: SendMockOptions = {}): () => SendMock {
+  let mock: SendMock | undefined;
+  beforeAll(async () => {
+    mock = await aMock(options);
+  });
+  beforeEach(async () => {
+    await mock?.reset();
+  });
+  afterAll(async () => {
+    await mock?.close();
+  });
+  return () => {
+    if (mock === undefined) throw new Error("the shared mock was not built");
+    return mock;
+  };
+}
 
 /** A mock closed after the test (for tests whose options differ from their neighbours'). */
 async function aMockForThisTest(options: SendMockOptions = {}): Promise<SendMock> {
@@ -148,12 +170,10 @@ const WELCOME_DATA: TemplateData = { name: "Ada", company: "Analytical Engines",
 // ---------------------------------------------------------------------------------------------
 
 describe("the rules of the send API (spec section 4.1)", () => {
+  const shared = sharedMock();
   let mock: SendMock;
-  beforeEach(async () => {
-    mock = await aMock();
-  });
-  afterEach(async () => {
-    await mock.close();
+  beforeEach(() => {
+    mock = shared();
   });
 
   it.each(["to", "template_id", "data"] as const)(
@@ -200,12 +220,10 @@ describe("the rules of the send API (spec section 4.1)", () => {
 });
 
 describe.each(SHAPES)("an accepted send in shape %s", (shape) => {
+  const shared = sharedMock({ responseShape: shape });
   let mock: SendMock;
-  beforeEach(async () => {
-    mock = await aMock({ responseShape: shape });
-  });
-  afterEach(async () => {
-    await mock.close();
+  beforeEach(() => {
+    mock = shared();
   });
 
   it("answers 200 with the success body of its shape", async () => {
@@ -457,8 +475,10 @@ const ERROR_CASES: ErrorCase[] = [
 ];
 
 describe.each(SHAPES)("error answers in shape %s", (shape) => {
+  const shared = sharedMock({ responseShape: shape });
+
   it.each(ERROR_CASES)("$code ($status) for $condition", async ({ options, act, code, status, says, headers }) => {
-    const mock = await aMockForThisTest({ ...options, responseShape: shape });
+    const mock = options === undefined ? shared() : await aMockForThisTest({ ...options, responseShape: shape });
 
     const answer = await act(mock);
 
@@ -468,6 +488,8 @@ describe.each(SHAPES)("error answers in shape %s", (shape) => {
 });
 
 describe("authentication and content type", () => {
+  const shared = sharedMock();
+
   it("accepts a key listed in api_keys", async () => {
     const mock = await aMockForThisTest({ apiKeys: ["k1-aaaa-bbbb"] });
 
@@ -478,7 +500,7 @@ describe("authentication and content type", () => {
   });
 
   it("accepts any non-empty bearer token when api_keys is not set", async () => {
-    const mock = await aMockForThisTest();
+    const mock = shared();
 
     const answer = await send(mock, aSendRequest(), bearer("anything-goes"));
 
@@ -486,7 +508,7 @@ describe("authentication and content type", () => {
   });
 
   it("accepts Content-Type application/json with a charset parameter", async () => {
-    const mock = await aMockForThisTest();
+    const mock = shared();
 
     const answer = await sendRaw(mock, JSON.stringify(aSendRequest()), { contentType: "application/json; charset=utf-8" });
 
@@ -508,12 +530,10 @@ describe("authentication and content type", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("messages and violations name the field at fault", () => {
+  const shared = sharedMock();
   let mock: SendMock;
-  beforeEach(async () => {
-    mock = await aMock();
-  });
-  afterEach(async () => {
-    await mock.close();
+  beforeEach(() => {
+    mock = shared();
   });
 
   it.each([
@@ -556,12 +576,10 @@ describe("messages and violations name the field at fault", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("the order of the checks (interface section 2)", () => {
+  const shared = sharedMock();
   let mock: SendMock;
-  beforeEach(async () => {
-    mock = await aMock();
-  });
-  afterEach(async () => {
-    await mock.close();
+  beforeEach(() => {
+    mock = shared();
   });
 
   it("checks the API key before the content type", async () => {
@@ -602,12 +620,10 @@ describe("the order of the checks (interface section 2)", () => {
 });
 
 describe.each(SHAPES)("status_codes overrides in shape %s", (shape) => {
+  const shared = sharedMock({ responseShape: shape, statusCodes: { invalid_recipient: 400, invalid_template_id: 404 } });
   let mock: SendMock;
-  beforeEach(async () => {
-    mock = await aMock({ responseShape: shape, statusCodes: { invalid_recipient: 400, invalid_template_id: 404 } });
-  });
-  afterEach(async () => {
-    await mock.close();
+  beforeEach(() => {
+    mock = shared();
   });
 
   it("answers invalid_recipient with the configured 400", async () => {
@@ -632,10 +648,12 @@ describe.each(SHAPES)("status_codes overrides in shape %s", (shape) => {
 // ---------------------------------------------------------------------------------------------
 
 describe("data keys that match no placeholder", () => {
+  const shared = sharedMock();
+
   const withNickname = (): SendRequest => aSendRequest({ data: { ...WELCOME_DATA, nickname: "Countess" } });
 
   it("are accepted with a warning in X-Sendmock-Warning and on the captured message", async () => {
-    const mock = await aMockForThisTest();
+    const mock = shared();
 
     const answer = await send(mock, withNickname());
 
@@ -647,7 +665,7 @@ describe("data keys that match no placeholder", () => {
   });
 
   it("leave no warning header on a send whose data all match", async () => {
-    const mock = await aMockForThisTest();
+    const mock = shared();
 
     const answer = await send(mock, aSendRequest());
 
@@ -668,8 +686,10 @@ describe("data keys that match no placeholder", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("rendering, as seen in the captured message", () => {
+  const shared = sharedMock();
+
   it("escapes a value in the html but inserts it as is in the text and the subject", async () => {
-    const mock = await aMockForThisTest();
+    const mock = shared();
 
     await send(mock, aSendRequest({ data: { ...WELCOME_DATA, name: '<b>Ada & "Co"</b>' } }));
 
@@ -681,7 +701,7 @@ describe("rendering, as seen in the captured message", () => {
   });
 
   it("joins an array value with a comma and a space, escaping each item in the html", async () => {
-    const mock = await aMockForThisTest();
+    const mock = shared();
     const data = { name: "Grace", order_number: "1042", items: ["1 x Salt & pepper", "2 x <Moth>"], total: "$42.00" };
 
     await send(mock, aSendRequest({ template_id: "order-receipt", data }));
@@ -693,7 +713,7 @@ describe("rendering, as seen in the captured message", () => {
   });
 
   it("never expands braces inside a value again", async () => {
-    const mock = await aMockForThisTest();
+    const mock = shared();
 
     await send(mock, aSendRequest({ data: { ...WELCOME_DATA, name: "{company} {{x}}" } }));
 
@@ -704,7 +724,7 @@ describe("rendering, as seen in the captured message", () => {
   });
 
   it("keeps the CSS of a <style> block literally (newsletter)", async () => {
-    const mock = await aMockForThisTest();
+    const mock = shared();
     const data = { name: "Linus", company: "Acme", month: "June", headline: "Faster dashboards", summary: "CSV export." };
 
     const answer = await send(mock, aSendRequest({ template_id: "newsletter", data }));
@@ -761,7 +781,7 @@ describe("rendering, as seen in the captured message", () => {
   });
 
   it("lists the password-reset link with its token in links, entities decoded", async () => {
-    const mock = await aMockForThisTest();
+    const mock = shared();
     const data = { name: "Ada", company: "Acme", token: "3f9c2a7e&sig=b1", expires_in: "30 minutes" };
 
     await send(mock, aSendRequest({ template_id: "password-reset", data }));
@@ -792,12 +812,10 @@ describe("rendering, as seen in the captured message", () => {
 
 describe("the captured message", () => {
   const SECRET_KEY = "secret-key-123456789";
+  const shared = sharedMock({ apiKeys: [SECRET_KEY] });
   let mock: SendMock;
-  beforeEach(async () => {
-    mock = await aMock({ apiKeys: [SECRET_KEY] });
-  });
-  afterEach(async () => {
-    await mock.close();
+  beforeEach(() => {
+    mock = shared();
   });
 
   it("has every field of the interface", async () => {
@@ -872,12 +890,10 @@ describe("the captured message", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("capture and journal", () => {
+  const shared = sharedMock();
   let mock: SendMock;
-  beforeEach(async () => {
-    mock = await aMock();
-  });
-  afterEach(async () => {
-    await mock.close();
+  beforeEach(() => {
+    mock = shared();
   });
 
   it("does not capture a rejected request", async () => {

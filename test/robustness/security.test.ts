@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import request from "supertest";
 import { ConfigError, createSendMock, startSendMock, type RunningSendMock, type SendMockOptions } from "../../src/index.js";
@@ -23,6 +23,24 @@ async function aRunningMock(options: SendMockOptions = {}): Promise<RunningSendM
   const mock = await startSendMock({ port: 0, watchTemplates: false, ...options });
   running.push(mock);
   return mock;
+}
+
+/** One running mock for the tests of the enclosing describe: started once, reset before each test, closed at the end. */
+function aSharedRunningMock(options: SendMockOptions): () => RunningSendMock {
+  let mock: RunningSendMock | undefined;
+  beforeAll(async () => {
+    mock = await startSendMock({ port: 0, watchTemplates: false, ...options });
+  });
+  beforeEach(async () => {
+    await mock?.reset();
+  });
+  afterAll(async () => {
+    await mock?.close();
+  });
+  return () => {
+    if (mock === undefined) throw new Error("the shared mock was not started");
+    return mock;
+  };
 }
 
 async function postSend(url: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
@@ -137,6 +155,8 @@ async function callAdmin(mock: RunningSendMock, call: AdminCall, ids: { faultId:
 describe("with admin_token, the inspection API", () => {
   // test/http/admin.test.ts checks a list of calls without a token and with a wrong one of the
   // same length; these take every call of the contract, and the tokens a careless compare lets through or trips on.
+  // Every test here adds its own rule and sends its own messages, all of which reset clears.
+  const shared = aSharedRunningMock({ adminToken: ADMIN_TOKEN });
   const calls = adminCalls();
   const refusals = [
     ["no Authorization header", undefined, "missing_api_key"],
@@ -156,7 +176,7 @@ describe("with admin_token, the inspection API", () => {
   });
 
   it.each(refusals)("answers every call with %s 401 in the contract's shape", async (_case, authorization, code) => {
-    const mock = await aRunningMock({ adminToken: ADMIN_TOKEN });
+    const mock = shared();
     const { id: faultId } = await mock.faults.add({ fault: "latency", delay_ms: 1 });
     const before = await mock.faults.list();
 
@@ -173,7 +193,7 @@ describe("with admin_token, the inspection API", () => {
   });
 
   it("answers every call that carries the token", async () => {
-    const mock = await aRunningMock({ adminToken: ADMIN_TOKEN });
+    const mock = shared();
 
     for (const call of calls) {
       // DELETE and reset empty the outbox and the rules, so each call starts from a message and a rule.
