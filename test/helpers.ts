@@ -6,7 +6,7 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { OpenAPIV3_1 } from "openapi-types";
-import { expect } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import YAML from "yaml";
 import { createSendMock, type SendMock, type SendMockOptions, type SendRequest } from "../src/index.js";
 
@@ -30,6 +30,28 @@ export function bearer(key = API_KEY): Record<string, string> {
 /** A mock on the shipped templates, not listening, without a template watcher. */
 export function aMock(options: SendMockOptions = {}): Promise<SendMock> {
   return createSendMock({ watchTemplates: false, ...options });
+}
+
+/**
+ * One mock for the tests of the enclosing describe: built once, reset before each test (outbox,
+ * journal, faults, rate limiter, settings), closed at the end. For tests that only send, read
+ * and PATCH settings; a test that waits, spies, changes templates or other options builds its own.
+ */
+export function sharedMock(options: SendMockOptions = {}): () => SendMock {
+  let mock: SendMock | undefined;
+  beforeAll(async () => {
+    mock = await aMock(options);
+  });
+  beforeEach(async () => {
+    await mock?.reset();
+  });
+  afterAll(async () => {
+    await mock?.close();
+  });
+  return () => {
+    if (mock === undefined) throw new Error("the shared mock was not built");
+    return mock;
+  };
 }
 
 type ContractName = "send" | "admin";

@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import request from "supertest";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import YAML from "yaml";
 import type {
   CapturedMessage,
@@ -20,7 +20,7 @@ import type {
   TemplateDetail,
   TemplateList,
 } from "../../src/index.js";
-import { aMock, aSendRequest, API_KEY, bearer, expectContract, SHIPPED_TEMPLATES } from "../helpers.js";
+import { aMock, aSendRequest, API_KEY, bearer, expectContract, SHIPPED_TEMPLATES, sharedMock } from "../helpers.js";
 
 type Answer = request.Response;
 
@@ -39,28 +39,6 @@ async function aTrackedMock(options: SendMockOptions = {}): Promise<SendMock> {
   const mock = await aMock(options);
   mocks.push(mock);
   return mock;
-}
-
-/**
- * One mock for the tests of the enclosing describe: built once, reset before each test (outbox,
- * journal, faults, rate limiter, settings), closed at the end. For tests that only send, read
- * and PATCH settings; a test that waits, spies, changes templates or other options builds its own.
- */
-function sharedMock(options: SendMockOptions = {}): () => SendMock {
-  let mock: SendMock | undefined;
-  beforeAll(async () => {
-    mock = await aMock(options);
-  });
-  beforeEach(async () => {
-    await mock?.reset();
-  });
-  afterAll(async () => {
-    await mock?.close();
-  });
-  return () => {
-    if (mock === undefined) throw new Error("the shared mock was not built");
-    return mock;
-  };
 }
 
 async function aTemplatesFolder(files: Record<string, string>): Promise<string> {

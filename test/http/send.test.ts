@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import request, { type Response } from "supertest";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import type {
   CapturedMessage,
@@ -16,7 +16,7 @@ import type {
   SendRequest,
   TemplateData,
 } from "../../src/index.js";
-import { aMock, aSendRequest, API_KEY, bearer, errorCodeOf, expectContract, SHIPPED_TEMPLATES } from "../helpers.js";
+import { aMock, aSendRequest, API_KEY, bearer, errorCodeOf, expectContract, SHIPPED_TEMPLATES, sharedMock } from "../helpers.js";
 
 const SHAPES: readonly ResponseShape[] = ["a", "b"];
 
@@ -29,28 +29,6 @@ const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/**
- * One mock for the tests of the enclosing describe: built once (reading both contracts and the
- * templates takes a while), reset before each test, closed at the end. `mock.reset()` brings
- * back the outbox, journal, faults, rate limiter and settings; nothing here changes anything else.
- */
-function sharedMock(options: SendMockOptions = {}): () => SendMock {
-  let mock: SendMock | undefined;
-  beforeAll(async () => {
-    mock = await aMock(options);
-  });
-  beforeEach(async () => {
-    await mock?.reset();
-  });
-  afterAll(async () => {
-    await mock?.close();
-  });
-  return () => {
-    if (mock === undefined) throw new Error("the shared mock was not built");
-    return mock;
-  };
-}
 
 /** A mock closed after the test (for tests whose options differ from their neighbours'). */
 async function aMockForThisTest(options: SendMockOptions = {}): Promise<SendMock> {
