@@ -32,15 +32,11 @@ export function aMock(options: SendMockOptions = {}): Promise<SendMock> {
   return createSendMock({ watchTemplates: false, ...options });
 }
 
-/**
- * One mock for the tests of the enclosing describe: built once, reset before each test (outbox,
- * journal, faults, rate limiter, settings), closed at the end. For tests that only send, read
- * and PATCH settings; a test that waits, spies, changes templates or other options builds its own.
- */
-export function sharedMock(options: SendMockOptions = {}): () => SendMock {
-  let mock: SendMock | undefined;
+/** One mock for the tests of the enclosing describe, made by `build`: built once, reset before each test, closed at the end. */
+export function sharedMockBuiltBy<M extends SendMock>(build: () => Promise<M>): () => M {
+  let mock: M | undefined;
   beforeAll(async () => {
-    mock = await aMock(options);
+    mock = await build();
   });
   beforeEach(async () => {
     await mock?.reset();
@@ -52,6 +48,15 @@ export function sharedMock(options: SendMockOptions = {}): () => SendMock {
     if (mock === undefined) throw new Error("the shared mock was not built");
     return mock;
   };
+}
+
+/**
+ * One mock on the shipped templates for the tests of the enclosing describe, reset before each
+ * test (outbox, journal, faults, rate limiter, settings). For tests that only send, read and
+ * PATCH settings; a test that waits, spies, changes templates or other options builds its own.
+ */
+export function sharedMock(options: SendMockOptions = {}): () => SendMock {
+  return sharedMockBuiltBy(() => aMock(options));
 }
 
 type ContractName = "send" | "admin";

@@ -5,7 +5,7 @@
 import type { EventEmitter } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import request, { type Response } from "supertest";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   ApiError,
   ConfigError,
@@ -20,7 +20,7 @@ import {
   type SendMockOptions,
   type SendRequest,
 } from "../../src/index.js";
-import { aMock, aSendRequest, bearer, errorCodeOf, expectContract } from "../helpers.js";
+import { aMock, aSendRequest, bearer, errorCodeOf, expectContract, sharedMockBuiltBy } from "../helpers.js";
 
 const INJECTED = "(fault injected by sendmock)";
 const SHAPES: readonly ResponseShape[] = ["a", "b"];
@@ -48,24 +48,6 @@ async function aMockForThisTest(options: SendMockOptions = {}): Promise<SendMock
 /** A mock listening on a free port, for the faults that act on the connection itself. */
 function aRunningMock(options: SendMockOptions = {}): Promise<RunningSendMock> {
   return startSendMock({ port: 0, watchTemplates: false, ...options });
-}
-
-/** One mock for the tests of the enclosing describe: built once, reset before each test, closed at the end. */
-function sharedMock<M extends SendMock>(build: () => Promise<M>): () => M {
-  let mock: M | undefined;
-  beforeAll(async () => {
-    mock = await build();
-  });
-  beforeEach(async () => {
-    await mock?.reset();
-  });
-  afterAll(async () => {
-    await mock?.close();
-  });
-  return () => {
-    if (mock === undefined) throw new Error("the shared mock was not built");
-    return mock;
-  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -340,7 +322,7 @@ const START_UP_RULES = configRules([...ERROR_FAULTS.map((fault) => fault.spec), 
 // ---------------------------------------------------------------------------------------------
 
 describe.each(SHAPES)("an error fault, in response shape %s", (shape) => {
-  const theMock = sharedMock(() => aMock({ responseShape: shape, faults: START_UP_RULES }));
+  const theMock = sharedMockBuiltBy(() => aMock({ responseShape: shape, faults: START_UP_RULES }));
 
   it.each(throughEachWayIn(ERROR_FAULTS))(
     "$label through $way answers $status $code in the contract, captures nothing and journals the fault",
@@ -370,7 +352,7 @@ describe.each(SHAPES)("an error fault, in response shape %s", (shape) => {
 });
 
 describe("latency, malformed_response, timeout and disconnect", () => {
-  const theMock = sharedMock(() => aRunningMock({ faults: START_UP_RULES }));
+  const theMock = sharedMockBuiltBy(() => aRunningMock({ faults: START_UP_RULES }));
 
   it.each(throughEachWayIn([{ spec: LATENCY }]))(
     "$label through $way waits 150 ms, then answers 200 and captures the message",
@@ -467,7 +449,7 @@ describe("a timeout without a delay", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("the rules", () => {
-  const theMock = sharedMock(() => aMock());
+  const theMock = sharedMockBuiltBy(() => aMock());
 
   it("are tried in the order they were added: the first that matches applies", async () => {
     const mock = theMock();
@@ -639,7 +621,7 @@ describe("probability and seed", () => {
 });
 
 describe("which trigger wins: the header, then a magic recipient, then the rules", () => {
-  const theMock = sharedMock(() => aMock());
+  const theMock = sharedMockBuiltBy(() => aMock());
 
   it("takes the header before a magic recipient", async () => {
     const mock = theMock();
@@ -684,7 +666,7 @@ describe("which trigger wins: the header, then a magic recipient, then the rules
 });
 
 describe("with allowFaultHeader: false and allowMagicRecipients: false", () => {
-  const theMock = sharedMock(() => aMock({ allowFaultHeader: false, allowMagicRecipients: false }));
+  const theMock = sharedMockBuiltBy(() => aMock({ allowFaultHeader: false, allowMagicRecipients: false }));
 
   it("ignores the X-Sendmock-Fault header: the send is accepted and captured", async () => {
     const mock = theMock();
@@ -728,7 +710,7 @@ describe("with allowFaultHeader: false and allowMagicRecipients: false", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("bad fault input", () => {
-  const theMock = sharedMock(() => aMock());
+  const theMock = sharedMockBuiltBy(() => aMock());
 
   it.each([
     { problem: "an unknown kind", rule: { fault: "explode" }, says: /fault.*(invalid_recipient|one of)/ },
@@ -825,7 +807,7 @@ describe("bad fault input", () => {
 
 describe("managing the rules", () => {
   const FROM_CONFIG: FaultRuleInput = { fault: "server_error", status: 503, times: 2, match: { to: "config@example.com" } };
-  const theMock = sharedMock(() => aMock({ faults: [FROM_CONFIG] }));
+  const theMock = sharedMockBuiltBy(() => aMock({ faults: [FROM_CONFIG] }));
 
   async function sendToConfigRule(mock: SendMock): Promise<number> {
     return (await send(mock, { with: { to: "config@example.com" } })).status;
@@ -921,7 +903,7 @@ describe("managing the rules", () => {
 });
 
 describe("where faults sit in the pipeline: after authentication, the rate limiter and the contract", () => {
-  const theMock = sharedMock(() => aMock());
+  const theMock = sharedMockBuiltBy(() => aMock());
 
   beforeEach(async () => {
     await addFault(theMock(), { fault: "server_error", status: 503 });

@@ -4,11 +4,11 @@
 import { readFileSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import request from "supertest";
 import { ConfigError, createSendMock, startSendMock, type RunningSendMock, type SendMockOptions } from "../../src/index.js";
-import { aSendRequest, bearer, expectContract } from "../helpers.js";
+import { aSendRequest, bearer, expectContract, sharedMockBuiltBy } from "../helpers.js";
 import { exchange, parseRawResponse, type RawResponse } from "./raw-http.js";
 
 const ADMIN_TOKEN = "admin-token-7c1e";
@@ -27,20 +27,7 @@ async function aRunningMock(options: SendMockOptions = {}): Promise<RunningSendM
 
 /** One running mock for the tests of the enclosing describe: started once, reset before each test, closed at the end. */
 function aSharedRunningMock(options: SendMockOptions): () => RunningSendMock {
-  let mock: RunningSendMock | undefined;
-  beforeAll(async () => {
-    mock = await startSendMock({ port: 0, watchTemplates: false, ...options });
-  });
-  beforeEach(async () => {
-    await mock?.reset();
-  });
-  afterAll(async () => {
-    await mock?.close();
-  });
-  return () => {
-    if (mock === undefined) throw new Error("the shared mock was not started");
-    return mock;
-  };
+  return sharedMockBuiltBy(() => startSendMock({ port: 0, watchTemplates: false, ...options }));
 }
 
 async function postSend(url: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
