@@ -8,7 +8,7 @@ import bytes from "bytes";
 import YAML from "yaml";
 import { ERROR_CODES, type ErrorCode } from "./errors.js";
 import { checkFaultRule, FAULT_RULE_SCHEMA } from "./domain/faults.js";
-import { schemaCheck } from "./schema-check.js";
+import { schemaCheck } from "./contract/schema-check.js";
 import type { FaultRuleInput, ResponseShape } from "./wire.js";
 
 export const DEFAULT_PORT = 4010;

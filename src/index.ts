@@ -2,7 +2,7 @@
 
 export { createSendMock, startSendMock, type RunningSendMock, type SendMock } from "./mock.js";
 export { ConfigError, type RateLimitOptions, type SendMockOptions } from "./config.js";
-export { ContractError } from "./contract.js";
+export { ContractError } from "./contract/load.js";
 export { ApiError, DEFAULT_ERROR_STATUS, ERROR_CODES } from "./errors.js";
 export { WaitTimeoutError, type MessageFilter, type Outbox, type OutboxStats, type WaitOptions } from "./domain/outbox.js";
 export type { FaultControl } from "./domain/faults.js";

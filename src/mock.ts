@@ -3,12 +3,12 @@
 import type express from "express";
 import { createApp } from "./app.js";
 import { isLoopbackHost, resolveConfig, type ResolvedConfig, type SendMockOptions } from "./config.js";
-import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract.js";
+import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract/load.js";
 import { createKeyCheck } from "./domain/api-keys.js";
 import { createFaultControl, type FaultControl } from "./domain/faults.js";
 import type { Journal } from "./domain/journal.js";
 import type { Outbox } from "./domain/outbox.js";
-import { withCapturedMessageCheck } from "./http/captured-message-contract.js";
+import { withCapturedMessageCheck } from "./contract/captured-message.js";
 import { createClientErrorAnswer } from "./http/client-errors.js";
 import { createSendService } from "./domain/send.js";
 import { createSettingsStore, type SettingsStore } from "./domain/settings.js";
@@ -109,7 +109,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     proxy: config.proxy && {
       ...config.proxy,
       // Loaded only in proxy mode: a plain mock has no use for it.
-      checker: await (await import("./contract-check.js")).createContractChecker(sendContract),
+      checker: await (await import("./contract/check.js")).createContractChecker(sendContract),
       journal,
       outbox,
       catalog: templates,

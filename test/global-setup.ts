@@ -9,7 +9,7 @@ export default function buildOnce(): void {
   // The contracts checked at build time, so a built mock skips checking them again at start-up.
   execFileSync(
     process.execPath,
-    ["--input-type=module", "-e", "(await import('./dist/contract.js')).recordCheckedContracts()"],
+    ["--input-type=module", "-e", "(await import('./dist/contract/load.js')).recordCheckedContracts()"],
     { cwd: root, stdio: "inherit" },
   );
 }

@@ -1,6 +1,6 @@
 // What `sendmock check` prints: a line per case as it runs, a table, the totals; and JUnit XML.
 
-import type { ContractViolation } from "../schema-violations.js";
+import type { ContractViolation } from "../contract/violations.js";
 import type { CheckResult } from "./run-check.js";
 
 /** A JSON pointer as shown: the empty pointer (the whole body) reads `(body)`. */

@@ -1,9 +1,9 @@
 // Runs the battery of `sendmock check` against a base URL and judges every answer: the case's
 // own expectation, the requested shape, and openapi/send.yaml. Returns results; prints nothing.
 
-import { createContractChecker } from "../contract-check.js";
-import type { ContractViolation } from "../schema-violations.js";
-import { loadContract, SEND_CONTRACT } from "../contract.js";
+import { createContractChecker } from "../contract/check.js";
+import type { ContractViolation } from "../contract/violations.js";
+import { loadContract, SEND_CONTRACT } from "../contract/load.js";
 import { CASES, type CheckCase, type CaseInputs } from "./cases.js";
 
 export type ShapeOption = "a" | "b" | "any";

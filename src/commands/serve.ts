@@ -2,7 +2,7 @@
 
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { ConfigError, type SendMockOptions } from "../config.js";
-import { ContractError } from "../contract.js";
+import { ContractError } from "../contract/load.js";
 import { StoreUnavailableError } from "../domain/store-errors.js";
 import { TemplateFolderError } from "../domain/templates.js";
 import { startSendMock } from "../mock.js";

@@ -4,7 +4,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 import { ApiError } from "../errors.js";
-import { schemaCheck } from "../schema-check.js";
+import { schemaCheck } from "../contract/schema-check.js";
 import { FAULT_KINDS, type FaultKind, type FaultRule, type FaultRuleInput } from "../wire.js";
 import { apiKeyHint } from "./api-keys.js";
 import { compileGlob, MAX_GLOB_LENGTH } from "./glob.js";

@@ -15,8 +15,8 @@ import type { ConfigPatch } from "../wire.js";
 import { requireAdminToken } from "./auth.js";
 import { writeError } from "./error-shapes.js";
 import { streamEvents } from "./events.js";
-import { contractValidator } from "./contract-validator.js";
-import type { Contract } from "../contract.js";
+import { contractValidator } from "../contract/express-validator.js";
+import type { Contract } from "../contract/load.js";
 import { toApiError } from "./validation-errors.js";
 import { configView, rateLimitOptions, templateDetail, templateSummary } from "./views.js";
 

@@ -2,8 +2,8 @@
 
 import { randomUUID } from "node:crypto";
 import express, { type Request, type Response } from "express";
-import type { ContractChecker } from "../contract-check.js";
-import type { ContractViolation } from "../schema-violations.js";
+import type { ContractChecker } from "../contract/check.js";
+import type { ContractViolation } from "../contract/violations.js";
 import { apiKeyHint } from "../domain/api-keys.js";
 import type { Journal } from "../domain/journal.js";
 import type { Outbox } from "../domain/outbox.js";

@@ -15,8 +15,8 @@ import { successBody } from "./error-shapes.js";
 import { injectFaults, limitRate, type FaultStepDeps } from "./fault-steps.js";
 import { sendRecordOf } from "./request-record.js";
 import { headerSafe, journalRecorder, rejectOtherMethods, sendErrorHandler } from "./send-recording.js";
-import { contractValidator } from "./contract-validator.js";
-import type { Contract } from "../contract.js";
+import { contractValidator } from "../contract/express-validator.js";
+import type { Contract } from "../contract/load.js";
 
 export interface SendRoutesDeps extends FaultStepDeps {
   contract: Contract;

@@ -4,7 +4,7 @@
 import contentType from "content-type";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
-import type { Contract } from "../contract.js";
+import type { Contract } from "./load.js";
 
 /**
  * express-openapi-validator compiles, and keeps for good, one validator per distinct

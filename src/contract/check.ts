@@ -5,8 +5,8 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { OpenAPIV3_1 } from "openapi-types";
-import type { Contract } from "./contract.js";
-import { show, violationOf, type ContractViolation } from "./schema-violations.js";
+import type { Contract } from "./load.js";
+import { show, violationOf, type ContractViolation } from "./violations.js";
 
 export interface ExchangeAnswer {
   status: number;

@@ -8,15 +8,15 @@ import { fileURLToPath } from "node:url";
 import type { OpenAPIV3_1 } from "openapi-types";
 import YAML from "yaml";
 
-export const SEND_CONTRACT = fileURLToPath(new URL("../openapi/send.yaml", import.meta.url));
-export const ADMIN_CONTRACT = fileURLToPath(new URL("../openapi/admin.yaml", import.meta.url));
+export const SEND_CONTRACT = fileURLToPath(new URL("../../openapi/send.yaml", import.meta.url));
+export const ADMIN_CONTRACT = fileURLToPath(new URL("../../openapi/admin.yaml", import.meta.url));
 
 /**
  * The documents swagger-parser passed when the package was built, parsed, by the digest of
  * their bytes. Checking and parsing a document costs ~250 ms; the same bytes need not be
  * checked again at every start, while an edited document (another digest) is checked in full.
  */
-const CHECKED_CONTRACTS_FILE = fileURLToPath(new URL("./checked-contracts.json", import.meta.url));
+const CHECKED_CONTRACTS_FILE = fileURLToPath(new URL("../checked-contracts.json", import.meta.url));
 
 export interface Contract {
   file: string;

@@ -4,10 +4,10 @@
 
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import type { Contract } from "../contract.js";
+import type { Contract } from "./load.js";
 import type { Outbox } from "../domain/outbox.js";
 import { ApiError } from "../errors.js";
-import { violationOf } from "../schema-violations.js";
+import { violationOf } from "./violations.js";
 import type { CapturedMessage } from "../wire.js";
 
 const SCHEMA_POINTER = "#/components/schemas/CapturedMessage";
