@@ -14,7 +14,7 @@ import { createSendService } from "./domain/send.js";
 import { createSettingsStore, type SettingsStore } from "./domain/settings.js";
 import { loadTemplateCatalog, type TemplateCatalog } from "./domain/templates.js";
 import { listen } from "./server.js";
-import { openStores, type Stores } from "./stores.js";
+import { openStores, type Stores } from "./stores/index.js";
 
 /** A mock that is built but not listening: use `app` with supertest. */
 export interface SendMock {

@@ -22,11 +22,6 @@ export interface RateLimiter {
   reset(): Promise<void>;
 }
 
-interface Bucket {
-  tokens: number;
-  updatedAtMs: number;
-}
-
 /** The numbers of a limit that a bucket works with; `id` changes whenever the limit does. */
 export function bucketRules(limit: RateLimitOptions): { size: number; tokensPerSecond: number; id: string } {
   const size = limit.burst ?? limit.requests;
@@ -49,35 +44,5 @@ export function decisionAfterTake(allowed: boolean, tokensLeft: number, limit: R
     remaining: Math.floor(tokensLeft),
     resetSeconds: Math.ceil(secondsUntilWholeToken),
     retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokensLeft) / tokensPerSecond)),
-  };
-}
-
-export function createMemoryRateLimiter(options: { nowMs?: () => number } = {}): RateLimiter {
-  const nowMs = options.nowMs ?? (() => performance.now());
-  let buckets = new Map<string, Bucket>();
-  let appliedLimit = "";
-
-  return {
-    take(apiKey, limit) {
-      const { size, tokensPerSecond, id } = bucketRules(limit);
-      if (id !== appliedLimit) {
-        buckets = new Map();
-        appliedLimit = id;
-      }
-      const key = bucketKey(apiKey);
-      const now = nowMs();
-      const bucket = buckets.get(key) ?? { tokens: size, updatedAtMs: now };
-      bucket.tokens = Math.min(size, bucket.tokens + ((now - bucket.updatedAtMs) / 1000) * tokensPerSecond);
-      bucket.updatedAtMs = now;
-      buckets.set(key, bucket);
-
-      const allowed = bucket.tokens >= 1;
-      if (allowed) bucket.tokens -= 1;
-      return Promise.resolve(decisionAfterTake(allowed, bucket.tokens, limit));
-    },
-    reset() {
-      buckets = new Map();
-      return Promise.resolve();
-    },
   };
 }

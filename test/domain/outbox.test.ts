@@ -2,7 +2,7 @@
 // outbox promises, whichever store keeps it, is in test/stores/outbox-contract.ts.
 
 import { describe, expect, it } from "vitest";
-import { createMemoryOutbox } from "../../src/domain/outbox.js";
+import { createMemoryOutbox } from "../../src/stores/memory/index.js";
 import type { CapturedMessage } from "../../src/wire.js";
 import { aMessage } from "../stores/outbox-contract.js";
 

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { RateLimitOptions } from "../../src/config.js";
-import { createMemoryRateLimiter } from "../../src/domain/rate-limiter.js";
+import { createMemoryRateLimiter } from "../../src/stores/memory/index.js";
 import { takeMany } from "../stores/rate-limiter-contract.js";
 
 /** A limiter on a clock the test moves by hand. */

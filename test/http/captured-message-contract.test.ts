@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { ADMIN_CONTRACT, loadContract } from "../../src/contract/load.js";
-import { createMemoryOutbox } from "../../src/domain/outbox.js";
+import { createMemoryOutbox } from "../../src/stores/memory/index.js";
 import { ApiError } from "../../src/errors.js";
 import { withCapturedMessageCheck } from "../../src/contract/captured-message.js";
 import type { CapturedMessage } from "../../src/wire.js";

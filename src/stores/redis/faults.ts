@@ -5,6 +5,7 @@
 import {
   applyOneOffs,
   compileRule,
+  copyRule,
   createDraw,
   DEFAULT_MAX_RULES,
   digest,
@@ -13,9 +14,9 @@ import {
   type CompiledRule,
   type FaultPlan,
   type FaultPlanOptions,
-} from "../domain/faults.js";
-import { tooManyRules } from "../domain/rule-limit.js";
-import type { FaultRule } from "../wire.js";
+} from "../../domain/faults.js";
+import { tooManyRules } from "../../domain/rule-limit.js";
+import type { FaultRule } from "../../wire.js";
 import type { RedisConnection } from "./connection.js";
 
 /** 1 when a use was taken, 0 when none is left (another replica took the last); the last use removes the rule. */
@@ -109,8 +110,6 @@ export async function createRedisFaultPlan(connection: RedisConnection, options:
     return rules;
   }
 
-  const copyOf = (view: FaultRule): FaultRule => ({ ...view, match: { ...view.match } });
-
   /** The config's rules in place of all others; with `onlyIfNew`, only on a prefix no replica has set up. */
   const writeInitialRules = async (onlyIfNew: boolean): Promise<void> => {
     const rules = options.initialRules.flatMap((input) => {
@@ -131,11 +130,11 @@ export async function createRedisFaultPlan(connection: RedisConnection, options:
         redis.eval(ADD_SCRIPT, 3, rulesHash, orderList, usesHash, view.id, JSON.stringify(stored), view.times === null ? "" : String(view.times), String(maxRules)),
       );
       if (added !== 1) throw tooManyRules(maxRules, "fault");
-      return copyOf(stored.view);
+      return copyRule(stored.view);
     },
 
     async list() {
-      return (await currentRules()).map((rule) => copyOf(rule.view));
+      return (await currentRules()).map((rule) => copyRule(rule.view));
     },
 
     async remove(id) {

@@ -2,7 +2,7 @@
 // Every replica, the sender included, hears each event once and hands it to its own listeners,
 // so waits, wait_ms and /_mock/events behave the same whichever replica took the request.
 
-import type { CapturedMessage, JournalEntry } from "../wire.js";
+import type { CapturedMessage, JournalEntry } from "../../wire.js";
 import type { RedisConnection } from "./connection.js";
 
 export type StoreEvent = { type: "capture"; message: CapturedMessage } | { type: "clear" } | { type: "record"; entry: JournalEntry };

@@ -1,7 +1,7 @@
 // The rate limiter in Redis: one token bucket per API-key digest, refilled and taken in a
 // script on Redis's own clock, so replicas with drifting clocks still share one limit.
 
-import { bucketKey, bucketRules, decisionAfterTake, type RateLimiter } from "../domain/rate-limiter.js";
+import { bucketKey, bucketRules, decisionAfterTake, type RateLimiter } from "../../domain/rate-limiter.js";
 import type { RedisConnection } from "./connection.js";
 
 // KEYS: the bucket, the limit in force. ARGV: size, tokens per millisecond, limit id, ttl ms.

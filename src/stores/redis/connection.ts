@@ -2,7 +2,7 @@
 // (Redis reserves a subscribed connection for messages), and the key prefix of this environment.
 
 import { Redis } from "ioredis";
-import { StoreUnavailableError } from "../domain/store-errors.js";
+import { StoreUnavailableError } from "../../domain/store-errors.js";
 
 export interface RedisStoreOptions {
   url: string;

@@ -1,9 +1,9 @@
 // The request journal in Redis: one list, newest first, cut to capacity and max_bytes in the same
 // script that adds an entry and tells the other replicas.
 
-import { cutToBytes } from "../domain/outbox.js";
-import type { Journal, JournalLimits } from "../domain/journal.js";
-import type { JournalEntry } from "../wire.js";
+import { cutToBytes } from "../../domain/outbox.js";
+import type { Journal, JournalLimits } from "../../domain/journal.js";
+import type { JournalEntry } from "../../wire.js";
 import type { StoreChannel } from "./channel.js";
 import type { RedisConnection } from "./connection.js";
 

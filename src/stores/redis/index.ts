@@ -1,4 +1,4 @@
-// The Redis store, loaded on demand by src/stores.ts.
+// The Redis store, loaded on demand by src/stores/index.ts.
 
 export { openStoreChannel } from "./channel.js";
 export { connectRedis } from "./connection.js";

@@ -12,8 +12,8 @@ import {
   type Outbox,
   type OutboxLimits,
   type SerializedMessageList,
-} from "../domain/outbox.js";
-import type { CapturedMessage } from "../wire.js";
+} from "../../domain/outbox.js";
+import type { CapturedMessage } from "../../wire.js";
 import type { StoreChannel } from "./channel.js";
 import type { RedisConnection } from "./connection.js";
 

@@ -1,11 +1,12 @@
 // The state of a mock (outbox, journal, fault rules, rate limits) in memory, or in Redis to be
 // shared by replicas: the rest of sendmock sees only the interfaces.
 
-import type { ResolvedConfig } from "./config.js";
-import { createMemoryFaultPlan, type FaultPlan } from "./domain/faults.js";
-import { createMemoryJournal, type Journal } from "./domain/journal.js";
-import { createMemoryOutbox, type Outbox } from "./domain/outbox.js";
-import { createMemoryRateLimiter, type RateLimiter } from "./domain/rate-limiter.js";
+import type { ResolvedConfig } from "../config.js";
+import type { FaultPlan } from "../domain/faults.js";
+import type { Journal } from "../domain/journal.js";
+import type { Outbox } from "../domain/outbox.js";
+import type { RateLimiter } from "../domain/rate-limiter.js";
+import { createMemoryFaultPlan, createMemoryJournal, createMemoryOutbox, createMemoryRateLimiter } from "./memory/index.js";
 
 export interface Stores {
   outbox: Outbox;
