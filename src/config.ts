@@ -10,17 +10,12 @@ import { ERROR_CODES, type ErrorCode } from "./errors.js";
 import { checkFaultRule, FAULT_RULE_SCHEMA } from "./domain/faults.js";
 import { schemaCheck } from "./contract/schema-check.js";
 import type { FaultRuleInput, ResponseShape } from "./wire.js";
+import { isHttpUrl, isLoopbackHost } from "./domain/addresses.js";
+import type { RateLimitOptions } from "./domain/rate-limiter.js";
 
 export const DEFAULT_PORT = 4010;
 export const DEFAULT_HOST = "127.0.0.1";
 export const SHIPPED_TEMPLATES = fileURLToPath(new URL("../fixtures/templates", import.meta.url));
-
-export interface RateLimitOptions {
-  requests: number;
-  perSeconds: number;
-  /** Bucket size; defaults to `requests`. */
-  burst?: number;
-}
 
 /** Options of `startSendMock` / `createSendMock`: the config keys in camelCase, all optional. */
 export interface SendMockOptions {
@@ -322,12 +317,6 @@ export function readConfigFile(file: string): FileSettings {
   return settings;
 }
 
-const LOOPBACK_HOSTS = new Set(["localhost", "::1", "[::1]"]);
-
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host) || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
 /**
  * Merges defaults, the config file named by `options.config` and the options themselves
  * (options win), and checks the result once.
@@ -445,8 +434,4 @@ function resolveProxy(proxy: ProxyOptions, optionsSource: string): Required<Prox
   const timeoutMs = proxy.timeoutMs ?? 30_000;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ConfigError(`${optionsSource}: the proxy timeout must be a whole number of milliseconds >= 1`);
   return { target: proxy.target.replace(/\/+$/, ""), strict: proxy.strict ?? false, timeoutMs };
-}
-
-export function isHttpUrl(value: string): boolean {
-  return URL.canParse(value) && ["http:", "https:"].includes(new URL(value).protocol);
 }

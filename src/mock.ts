@@ -2,8 +2,9 @@
 
 import type express from "express";
 import { createApp } from "./app.js";
-import { isLoopbackHost, resolveConfig, type ResolvedConfig, type SendMockOptions } from "./config.js";
+import { resolveConfig, type ResolvedConfig, type SendMockOptions } from "./config.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract/load.js";
+import { isLoopbackHost } from "./domain/addresses.js";
 import { createKeyCheck } from "./domain/api-keys.js";
 import { createFaultControl, type FaultControl } from "./domain/faults.js";
 import type { Journal } from "./domain/journal.js";

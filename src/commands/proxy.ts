@@ -1,7 +1,8 @@
 // `sendmock proxy`: the same surface as serve, but POST /send relayed to the real service and checked against the contract.
 
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { isHttpUrl, type SendMockOptions } from "../config.js";
+import type { SendMockOptions } from "../config.js";
+import { isHttpUrl } from "../domain/addresses.js";
 import { startSendMock } from "../mock.js";
 import { closeOnSignals, describeStartError, fail, optionsFromFlags, parsePort, type ServeFlags } from "./serve.js";
 

@@ -1,7 +1,14 @@
 // A token bucket per API key: `burst` tokens, refilled at `requests` per `per_seconds`.
 
 import { createHash } from "node:crypto";
-import type { RateLimitOptions } from "../config.js";
+
+/** A rate limit as configured: `requests` per `perSeconds`, in bursts of up to `burst`. */
+export interface RateLimitOptions {
+  requests: number;
+  perSeconds: number;
+  /** Bucket size; defaults to `requests`. */
+  burst?: number;
+}
 
 export interface RateLimitDecision {
   allowed: boolean;

@@ -5,23 +5,7 @@ import { readFile, readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { parseDocument } from "yaml";
 import type { TemplateData } from "../wire.js";
-import { compileText, findMissingData, type CompiledText } from "./render.js";
-
-export interface Template {
-  readonly id: string;
-  /** Absolute path of the file it came from. */
-  readonly file: string;
-  readonly subject: CompiledText;
-  readonly html: CompiledText | undefined;
-  readonly text: CompiledText | undefined;
-  readonly subjectSource: string;
-  readonly htmlSource: string | undefined;
-  readonly textSource: string | undefined;
-  readonly description: string | undefined;
-  readonly sampleData: TemplateData | undefined;
-  /** Every placeholder, in order of first appearance: subject, then html, then text. */
-  readonly placeholders: readonly string[];
-}
+import { compileText, findMissingData, type Template } from "./render.js";
 
 /**
  * One template file as the catalog sees it: loaded (`template`) or broken (`error`). While the

@@ -3,7 +3,7 @@
 // captured emails by pointing its own host name at 127.0.0.1 (DNS rebinding).
 
 import type { NextFunction, Request, Response } from "express";
-import { isLoopbackHost } from "../config.js";
+import { isLoopbackHost } from "../domain/addresses.js";
 import { ApiError } from "../errors.js";
 
 const READ_ONLY_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);

@@ -3,7 +3,7 @@
 // test/stores/rate-limiter-contract.ts.
 
 import { describe, expect, it } from "vitest";
-import type { RateLimitOptions } from "../../src/config.js";
+import type { RateLimitOptions } from "../../src/domain/rate-limiter.js";
 import { createMemoryRateLimiter } from "../../src/stores/memory/index.js";
 import { takeMany } from "../stores/rate-limiter-contract.js";
 

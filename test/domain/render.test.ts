@@ -1,8 +1,7 @@
 // Placeholder syntax, escaping and missing/unknown data checks of the template renderer.
 
 import { describe, it, expect } from "vitest";
-import { compileText, escapeHtml, findMissingData, findUnknownData, renderTemplate } from "../../src/domain/render.js";
-import type { Template } from "../../src/domain/templates.js";
+import { compileText, escapeHtml, findMissingData, findUnknownData, renderTemplate, type Template } from "../../src/domain/render.js";
 import type { TemplateData } from "../../src/wire.js";
 
 function aTemplate(sources: { subject?: string; html?: string; text?: string }): Template {

@@ -4,7 +4,7 @@
 
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import type { RateLimitOptions } from "../../src/config.js";
+import type { RateLimitOptions } from "../../src/domain/rate-limiter.js";
 import type { RateLimitDecision, RateLimiter } from "../../src/domain/rate-limiter.js";
 
 export type MakeRateLimiter = () => Promise<RateLimiter>;
