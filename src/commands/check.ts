@@ -6,7 +6,7 @@ import { type Command, InvalidArgumentError, Option } from "commander";
 import { apiKeyHint } from "../domain/api-keys.js";
 import { finalReport, junitXml, progressLine } from "../check/report.js";
 import { runCheck, UnreachableError, type ShapeOption } from "../check/run-check.js";
-import { fail } from "./serve.js";
+import { fail } from "./shared.js";
 
 const USAGE = 2;
 const DEFAULT_API_KEY = "sendmock-check-key";

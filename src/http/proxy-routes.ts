@@ -15,7 +15,8 @@ import { forwardSend, UpstreamError, type UpstreamAnswer } from "../proxy/forwar
 import type { CapturedMessage, SendRequest } from "../wire.js";
 import { bearerToken } from "./auth.js";
 import { sendRecordOf } from "./request-record.js";
-import { headerSafe, journalRecorder, rejectOtherMethods, sendErrorHandler } from "./send-recording.js";
+import { headerSafe } from "./header-values.js";
+import { journalRecorder, rejectOtherMethods, sendErrorHandler } from "./send-recording.js";
 
 export interface ProxyRoutesDeps {
   /** The real service's base URL. */

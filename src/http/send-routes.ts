@@ -12,9 +12,11 @@ import { ApiError, type ErrorCode } from "../errors.js";
 import type { SendRequest } from "../wire.js";
 import { requireApiKey } from "./auth.js";
 import { successBody } from "./error-shapes.js";
-import { injectFaults, limitRate, type FaultStepDeps } from "./fault-steps.js";
+import { injectFaults, type FaultStepDeps } from "./fault-steps.js";
+import { headerSafe } from "./header-values.js";
+import { limitRate } from "./rate-limit-step.js";
 import { sendRecordOf } from "./request-record.js";
-import { headerSafe, journalRecorder, rejectOtherMethods, sendErrorHandler } from "./send-recording.js";
+import { journalRecorder, rejectOtherMethods, sendErrorHandler } from "./send-recording.js";
 import { contractValidator } from "../contract/express-validator.js";
 import type { Contract } from "../contract/load.js";
 
