@@ -76,12 +76,13 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     return () => resetListeners.delete(listener);
   };
 
+  const sendService = createSendService({ catalog: templates, outbox });
   const app = createApp({
     send: {
       contract: sendContract,
       keys,
       settings,
-      sendService: createSendService({ catalog: templates, outbox }),
+      sendService,
       journal,
       bodyLimitBytes: config.bodyLimitBytes,
       statusCodes: config.statusCodes,
@@ -112,8 +113,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       // Loaded only in proxy mode: a plain mock has no use for it.
       checker: await (await import("./contract/check.js")).createContractChecker(sendContract),
       journal,
-      outbox,
-      catalog: templates,
+      sendService,
       settings,
       bodyLimitBytes: config.bodyLimitBytes,
       statusCodes: config.statusCodes,
