@@ -5,6 +5,7 @@ import { createContractChecker } from "../contract/check.js";
 import type { ContractViolation } from "../contract/violations.js";
 import { loadContract, SEND_CONTRACT } from "../contract/load.js";
 import { CASES, type CheckCase, type CaseInputs } from "./cases.js";
+import { parseJson } from "../domain/json.js";
 
 export type ShapeOption = "a" | "b" | "any";
 
@@ -57,15 +58,7 @@ function shapeOf(body: unknown): Shape | undefined {
   return undefined;
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function sendUrl(baseUrl: string, path: string): string {
+function urlOf(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, "")}${path}`;
 }
 
@@ -122,7 +115,7 @@ function isConnectionError(error: unknown): boolean {
 /** The template's sample_data when the target is a sendmock (`GET /_mock/templates/{id}`); else `{}`. */
 async function sampleData(baseUrl: string, templateId: string, timeoutMs: number): Promise<Record<string, unknown>> {
   try {
-    const answer = await fetch(sendUrl(baseUrl, `/_mock/templates/${encodeURIComponent(templateId)}`), { signal: AbortSignal.timeout(timeoutMs) });
+    const answer = await fetch(urlOf(baseUrl, `/_mock/templates/${encodeURIComponent(templateId)}`), { signal: AbortSignal.timeout(timeoutMs) });
     if (!answer.ok) return {};
     const detail = (await answer.json()) as { sample_data?: unknown };
     const data = detail.sample_data;
@@ -173,20 +166,21 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
     let answerHeaders: Record<string, string>;
     let text: string;
     try {
-      const answer = await fetch(sendUrl(options.baseUrl, "/send"), { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
+      const answer = await fetch(urlOf(options.baseUrl, "/send"), { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
       status = answer.status;
       answerHeaders = Object.fromEntries(answer.headers);
       text = await answer.text();
     } catch (error) {
       if (!answered && isConnectionError(error)) {
-        throw new UnreachableError(`cannot reach ${sendUrl(options.baseUrl, "/send")}: ${describeFetchError(error, timeoutMs)}`);
+        throw new UnreachableError(`cannot reach ${urlOf(options.baseUrl, "/send")}: ${describeFetchError(error, timeoutMs)}`);
       }
       const reason = describeFetchError(error, timeoutMs);
       const problem = { path: "", message: `no answer: ${reason}`, expected: "an answer", actual: reason };
       return { ...base, outcome: "failed", problems: [problem], durationMs: Math.round(performance.now() - started) };
     }
     answered = true;
-    const parsed = parseJson(text);
+    const json = parseJson(text);
+    const parsed = json.ok ? json.value : undefined;
     const problems = expectationProblems(testCase, status, answerHeaders, parsed);
     const shape = shapeOf(parsed);
     if (wanted !== "any" && shape !== undefined && shape !== wanted) {

@@ -1,12 +1,12 @@
 // Reads the OpenAPI documents and checks them with swagger-parser before anything serves them,
 // once per process and per document content.
 
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { OpenAPIV3_1 } from "openapi-types";
 import YAML from "yaml";
+import { sha256 } from "../domain/digest.js";
 
 export const SEND_CONTRACT = fileURLToPath(new URL("../../openapi/send.yaml", import.meta.url));
 export const ADMIN_CONTRACT = fileURLToPath(new URL("../../openapi/admin.yaml", import.meta.url));
@@ -33,14 +33,10 @@ export class ContractError extends Error {
 }
 
 /** swagger-parser puts a headline first and the precise problems on the lines below it. */
-function oneLine(error: unknown): string {
+function firstLinesOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const lines = message.split("\n").map((line) => line.trim()).filter((line) => line !== "");
   return lines.slice(0, 3).join(" ") || "invalid document";
-}
-
-function digestOf(source: string): string {
-  return createHash("sha256").update(source).digest("hex");
 }
 
 type CheckedContracts = Record<string, OpenAPIV3_1.Document>;
@@ -75,7 +71,7 @@ async function checkedContract(file: string, source: string, digest: string): Pr
     document = checked ?? (YAML.parse(source) as OpenAPIV3_1.Document);
     if (!checked) await check(document);
   } catch (error) {
-    throw new ContractError(`${file}: ${oneLine(error)}`);
+    throw new ContractError(`${file}: ${firstLinesOf(error)}`);
   }
   if (!document.openapi.startsWith("3.1")) {
     throw new ContractError(`${file}: expected an OpenAPI 3.1 document, found openapi: ${document.openapi}`);
@@ -89,9 +85,9 @@ export async function loadContract(file: string): Promise<Contract> {
   try {
     source = await readFile(file, "utf8");
   } catch (error) {
-    throw new ContractError(`${file}: ${oneLine(error)}`);
+    throw new ContractError(`${file}: ${firstLinesOf(error)}`);
   }
-  const digest = digestOf(source);
+  const digest = sha256(source, "hex");
   const key = `${digest} ${file}`;
   let contract = loaded.get(key);
   if (!contract) {
@@ -109,9 +105,9 @@ export async function recordCheckedContracts(): Promise<void> {
       const source = await readFile(file, "utf8");
       const document = YAML.parse(source) as OpenAPIV3_1.Document;
       await check(document).catch((error: unknown) => {
-        throw new ContractError(`${file}: ${oneLine(error)}`);
+        throw new ContractError(`${file}: ${firstLinesOf(error)}`);
       });
-      return [digestOf(source), document] as const;
+      return [sha256(source, "hex"), document] as const;
     }),
   );
   await writeFile(CHECKED_CONTRACTS_FILE, `${JSON.stringify(Object.fromEntries(contracts))}\n`);

@@ -2,6 +2,7 @@
 // and what was found. Shared by every check against a contract, in express or outside it.
 
 import type { ErrorObject } from "ajv";
+import { valueAt } from "../domain/json.js";
 
 /** One way a value breaks the contract; `path` is a JSON pointer into the body, or `/status`, `/headers/<name>`. */
 export interface ContractViolation {
@@ -15,13 +16,6 @@ export function show(value: unknown): string {
   if (value === undefined) return "absent";
   const json = JSON.stringify(value);
   return json.length > 60 ? `${json.slice(0, 57)}...` : json;
-}
-
-function valueAt(root: unknown, pointer: string): unknown {
-  return pointer
-    .split("/")
-    .slice(1)
-    .reduce<unknown>((value, key) => (value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key.replaceAll("~1", "/").replaceAll("~0", "~")] : undefined), root);
 }
 
 export function violationOf(error: ErrorObject, root: unknown): ContractViolation {

@@ -1,12 +1,13 @@
 // Fault rules: adding, matching (globs, key digest), times and seeded probability, in order.
 
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 import { ApiError } from "../errors.js";
 import { schemaCheck } from "../contract/schema-check.js";
 import { FAULT_KINDS, type FaultKind, type FaultRule, type FaultRuleInput } from "../wire.js";
 import { apiKeyHint } from "./api-keys.js";
+import { sha256 } from "./digest.js";
 import { compileGlob, MAX_GLOB_LENGTH } from "./glob.js";
 
 export const SERVER_ERROR_STATUSES = [500, 502, 503, 504] as const;
@@ -150,10 +151,6 @@ export function chosenFault(kind: FaultKind, parameters: { status?: number; retr
   };
 }
 
-export function digest(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
-}
-
 /** A rule ready to be matched: its public view, its globs compiled, its API key as a digest. */
 export interface CompiledRule {
   view: FaultRule;
@@ -181,7 +178,7 @@ export function newRule(input: FaultRuleInput, source: FaultRule["source"], now:
       source,
       created_at: now.toISOString(),
     },
-    apiKeyDigest: apiKey === undefined ? undefined : digest(apiKey),
+    apiKeyDigest: apiKey === undefined ? undefined : sha256(apiKey, "hex"),
   };
 }
 

@@ -1,6 +1,6 @@
 // A token bucket per API key: `burst` tokens, refilled at `requests` per `per_seconds`.
 
-import { createHash } from "node:crypto";
+import { sha256 } from "./digest.js";
 
 /** A rate limit as configured: `requests` per `perSeconds`, in bursts of up to `burst`. */
 export interface RateLimitOptions {
@@ -37,7 +37,7 @@ export function bucketRules(limit: RateLimitOptions): { size: number; tokensPerS
 
 /** Buckets are keyed by a digest: no limiter may keep API keys whole. */
 export function bucketKey(apiKey: string): string {
-  return createHash("sha256").update(apiKey).digest("base64");
+  return sha256(apiKey, "base64");
 }
 
 /** What a take means for the client, from whether it got a token and the tokens left after it. */

@@ -189,7 +189,7 @@ class FolderTemplateCatalog implements TemplateCatalog {
         await this.#reloadOnce();
       }
     } catch (error) {
-      this.#log(`templates folder ${this.folder}: reload failed: ${oneLine(error)}`);
+      this.#log(`templates folder ${this.folder}: reload failed: ${firstLineOf(error)}`);
     } finally {
       this.#reloading = false;
     }
@@ -267,7 +267,7 @@ class FolderTemplateCatalog implements TemplateCatalog {
       try {
         listener();
       } catch (error) {
-        this.#log(`templates folder ${this.folder}: a change listener failed: ${oneLine(error)}`);
+        this.#log(`templates folder ${this.folder}: a change listener failed: ${firstLineOf(error)}`);
       }
     }
   }
@@ -326,7 +326,7 @@ async function readTemplateFile(id: string, file: string): Promise<TemplateEntry
     if (errorCode(error) === "ENOENT") {
       return undefined;
     }
-    return { id, file, template: undefined, error: `cannot be read: ${oneLine(error)}` };
+    return { id, file, template: undefined, error: `cannot be read: ${firstLineOf(error)}` };
   }
   const parsed = parseTemplateSource(file, source);
   if (!parsed.ok) {
@@ -351,11 +351,11 @@ function parseTemplateSource(file: string, source: string): Outcome<unknown> {
     const document = parseDocument(source);
     const firstError = document.errors[0];
     if (firstError !== undefined) {
-      return { ok: false, error: oneLine(firstError) };
+      return { ok: false, error: firstLineOf(firstError) };
     }
     return { ok: true, value: document.toJS() as unknown };
   } catch (error) {
-    return { ok: false, error: oneLine(error) };
+    return { ok: false, error: firstLineOf(error) };
   }
 }
 
@@ -488,7 +488,7 @@ function describeFolderProblem(folder: string, error: unknown): string {
     case "EPERM":
       return `templates folder ${folder} cannot be read: permission denied`;
     default:
-      return `templates folder ${folder} cannot be used: ${oneLine(error)}`;
+      return `templates folder ${folder} cannot be used: ${firstLineOf(error)}`;
   }
 }
 
@@ -504,7 +504,7 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /** The first line of an error's message, without the code frame some parsers append. */
-function oneLine(error: unknown): string {
+function firstLineOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const firstLine = message.split("\n", 1)[0] ?? "";
   return firstLine.trim().replace(/:$/, "");

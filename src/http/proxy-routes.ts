@@ -6,6 +6,7 @@ import type { ContractChecker } from "../contract/check.js";
 import type { ContractViolation } from "../contract/violations.js";
 import { apiKeyHint } from "../domain/api-keys.js";
 import type { Journal } from "../domain/journal.js";
+import { parseJson } from "../domain/json.js";
 import type { SendService } from "../domain/send.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, isErrorCode, type ErrorCode, type Violation } from "../errors.js";
@@ -36,14 +37,6 @@ export const VIOLATIONS_HEADER = "X-Sendmock-Violations";
 export const VIOLATIONS_HEADER_MAX = 512;
 
 type Json = Record<string, unknown>;
-
-function parseJson(text: Buffer): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text.toString("utf8")) as unknown };
-  } catch {
-    return { ok: false };
-  }
-}
 
 function asObject(value: unknown): Json | undefined {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Json) : undefined;

@@ -6,13 +6,13 @@ import {
   copyRule,
   createDraw,
   DEFAULT_MAX_RULES,
-  digest,
   newRule,
   ruleMatches,
   type CompiledRule,
   type FaultPlan,
   type FaultPlanOptions,
 } from "../../domain/faults.js";
+import { sha256 } from "../../domain/digest.js";
 import { tooManyRules } from "../../domain/rule-limit.js";
 
 export function createMemoryFaultPlan(options: FaultPlanOptions): FaultPlan {
@@ -66,7 +66,7 @@ export function createMemoryFaultPlan(options: FaultPlanOptions): FaultPlan {
       if (outcome.fault) return Promise.resolve(outcome);
       let { latencyMs } = outcome;
       let keyDigest: string | undefined;
-      const lazyDigest = (): string => (keyDigest ??= digest(target.apiKey));
+      const lazyDigest = (): string => (keyDigest ??= sha256(target.apiKey, "hex"));
       for (const rule of [...rules]) {
         if (!ruleMatches(rule, target, lazyDigest) || !draw.wins(rule)) continue;
         use(rule);

@@ -8,13 +8,13 @@ import {
   copyRule,
   createDraw,
   DEFAULT_MAX_RULES,
-  digest,
   newRule,
   ruleMatches,
   type CompiledRule,
   type FaultPlan,
   type FaultPlanOptions,
 } from "../../domain/faults.js";
+import { sha256 } from "../../domain/digest.js";
 import { tooManyRules } from "../../domain/rule-limit.js";
 import type { FaultRule } from "../../wire.js";
 import type { RedisConnection } from "./connection.js";
@@ -158,7 +158,7 @@ export async function createRedisFaultPlan(connection: RedisConnection, options:
       if (outcome.fault) return outcome;
       let { latencyMs } = outcome;
       let keyDigest: string | undefined;
-      const lazyDigest = (): string => (keyDigest ??= digest(target.apiKey));
+      const lazyDigest = (): string => (keyDigest ??= sha256(target.apiKey, "hex"));
       for (const rule of await currentRules()) {
         if (!ruleMatches(rule, target, lazyDigest) || !draw.wins(rule)) continue;
         if (rule.view.times !== null) {

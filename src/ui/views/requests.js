@@ -4,6 +4,7 @@
 import { LIST_LIMIT, listRequests } from "../api.js";
 import { byId, h, keyedNode, syncList } from "../dom.js";
 import { countText, durationText, preciseTimeOf, statusClass } from "../format.js";
+import { createLiveList } from "../live-list.js";
 import { errorText } from "../notice.js";
 import { hrefFor } from "../router.js";
 
@@ -14,29 +15,22 @@ export function createRequestsView() {
   const emptyState = byId("request-empty");
   const listError = byId("request-error");
 
-  const state = { entries: [], total: 0, loadSequence: 0, loading: false, arrivedWhileLoading: [] };
+  const state = { entries: [], total: 0 };
 
-  async function reload() {
-    const sequence = ++state.loadSequence;
-    state.loading = true;
-    try {
-      const answer = await listRequests();
-      if (sequence !== state.loadSequence) return;
+  const liveList = createLiveList({
+    load: () => listRequests(),
+    show: (answer) => {
       state.entries = answer.requests;
       state.total = answer.total;
       listError.textContent = "";
       syncList(rowsBody, state.entries, { key: (entry) => entry.id, render: requestRow });
       renderCountAndEmptyState();
-      const arrived = state.arrivedWhileLoading;
-      state.arrivedWhileLoading = [];
-      for (const entry of arrived) addEntry(entry);
-    } catch (error) {
-      if (sequence !== state.loadSequence) return;
+    },
+    add: (entry) => addEntry(entry),
+    showError: (error) => {
       listError.textContent = `Cannot load the journal: ${errorText(error)}`;
-    } finally {
-      if (sequence === state.loadSequence) state.loading = false;
-    }
-  }
+    },
+  });
 
   function renderCountAndEmptyState() {
     count.textContent = `Showing ${countText(state.entries.length, state.total)}`;
@@ -60,11 +54,10 @@ export function createRequestsView() {
   }
 
   return {
-    reload,
+    reload: () => liveList.reload(),
     /** A `request` event of the stream. */
     requestRecorded(entry) {
-      if (state.loading) state.arrivedWhileLoading.push(entry);
-      else addEntry(entry);
+      liveList.arrived(entry);
     },
   };
 }
