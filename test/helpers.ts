@@ -6,9 +6,9 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { OpenAPIV3_1 } from "openapi-types";
-import { afterAll, beforeAll, beforeEach, expect } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect, onTestFinished } from "vitest";
 import YAML from "yaml";
-import { createSendMock, type SendMock, type SendMockOptions, type SendRequest } from "../src/index.js";
+import { createSendMock, startSendMock, type RunningSendMock, type SendMock, type SendMockOptions, type SendRequest } from "../src/index.js";
 
 export const SHIPPED_TEMPLATES = fileURLToPath(new URL("../fixtures/templates", import.meta.url));
 export const API_KEY = "test-key-0001";
@@ -33,6 +33,18 @@ export function aMock(options: SendMockOptions = {}): Promise<SendMock> {
 }
 
 /** One mock for the tests of the enclosing describe, made by `build`: built once, reset before each test, closed at the end. */
+/** A mock listening on a free port, not watching its templates; the caller closes it. */
+export function aRunningMock(options: SendMockOptions = {}): Promise<RunningSendMock> {
+  return startSendMock({ port: 0, watchTemplates: false, ...options });
+}
+
+/** A running mock closed when the current test finishes. */
+export async function aMockForThisTest(options: SendMockOptions = {}): Promise<RunningSendMock> {
+  const mock = await aRunningMock(options);
+  onTestFinished(() => mock.close());
+  return mock;
+}
+
 export function sharedMockBuiltBy<M extends SendMock>(build: () => Promise<M>): () => M {
   let mock: M | undefined;
   beforeAll(async () => {

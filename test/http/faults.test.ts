@@ -9,7 +9,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   ApiError,
   ConfigError,
-  startSendMock,
   type ErrorCode,
   type FaultRule,
   type FaultRuleInput,
@@ -20,7 +19,7 @@ import {
   type SendMockOptions,
   type SendRequest,
 } from "../../src/index.js";
-import { aMock, aSendRequest, bearer, errorCodeOf, expectContract, sharedMockBuiltBy } from "../helpers.js";
+import { aMock, aRunningMock, aSendRequest, bearer, errorCodeOf, expectContract, sharedMockBuiltBy } from "../helpers.js";
 
 const INJECTED = "(fault injected by sendmock)";
 const SHAPES: readonly ResponseShape[] = ["a", "b"];
@@ -46,10 +45,6 @@ async function aMockForThisTest(options: SendMockOptions = {}): Promise<SendMock
 }
 
 /** A mock listening on a free port, for the faults that act on the connection itself. */
-function aRunningMock(options: SendMockOptions = {}): Promise<RunningSendMock> {
-  return startSendMock({ port: 0, watchTemplates: false, ...options });
-}
-
 // ---------------------------------------------------------------------------------------------
 // Sending, and reading what the mock did.
 // ---------------------------------------------------------------------------------------------

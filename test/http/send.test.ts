@@ -17,6 +17,7 @@ import type {
   TemplateData,
 } from "../../src/index.js";
 import { aMock, aSendRequest, API_KEY, bearer, errorCodeOf, expectContract, SHIPPED_TEMPLATES, sharedMock } from "../helpers.js";
+import { anAcceptedSendEntry } from "../support/journal-entries.js";
 
 const SHAPES: readonly ResponseShape[] = ["a", "b"];
 
@@ -886,18 +887,7 @@ describe("capture and journal", () => {
   it("records an accepted request with its status and message_id", async () => {
     const answer = await send(mock, aSendRequest());
 
-    expect(await lastJournalEntry(mock)).toMatchObject({
-      method: "POST",
-      path: "/send",
-      status: 200,
-      error_code: null,
-      error_message: null,
-      violations: [],
-      message_id: messageIdOf(answer),
-      to: "ada@example.com",
-      template_id: "welcome",
-      api_key_hint: API_KEY.slice(-4),
-    });
+    expect(await lastJournalEntry(mock)).toMatchObject(anAcceptedSendEntry({ message_id: messageIdOf(answer), api_key_hint: API_KEY.slice(-4) }));
   });
 
   it("records a rejected request with its status, error_code and error_message, and no message_id", async () => {

@@ -8,8 +8,8 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { startSendMock, type CapturedMessage, type ErrorCode, type JournalEntry, type RunningSendMock, type SendMockOptions } from "../../src/index.js";
-import { aSendRequest, API_KEY, errorCodeOf, expectContract } from "../helpers.js";
+import { type CapturedMessage, type ErrorCode, type JournalEntry, type RunningSendMock, type SendMockOptions } from "../../src/index.js";
+import { aRunningMock, aSendRequest, API_KEY, errorCodeOf, expectContract } from "../helpers.js";
 import { postRaw, type RawAnswer } from "./post-raw.js";
 
 const WELCOME_DATA = { name: "Ada", company: "Analytical Engines", login_url: "https://app.example.com/login" };
@@ -88,10 +88,6 @@ async function expectStillServing(mock: RunningSendMock): Promise<void> {
 function expectPrototypeClean(): void {
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   expect(Object.hasOwn(Object.prototype, "polluted")).toBe(false);
-}
-
-function aRunningMock(options: SendMockOptions = {}): Promise<RunningSendMock> {
-  return startSendMock({ port: 0, watchTemplates: false, ...options });
 }
 
 const cleanups: (() => Promise<void>)[] = [];

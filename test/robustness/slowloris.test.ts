@@ -3,8 +3,8 @@
 
 import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
-import { startSendMock, type RunningSendMock, type SendMockOptions } from "../../src/index.js";
-import { API_KEY, aSendRequest, bearer, expectContract } from "../helpers.js";
+import type { RunningSendMock, SendMockOptions } from "../../src/index.js";
+import { API_KEY, aRunningMock, aSendRequest, bearer, expectContract } from "../helpers.js";
 import { openConnection, parseRawResponse, type OpenConnection } from "./raw-http.js";
 
 const SLOW_CLIENTS = 50;
@@ -23,8 +23,9 @@ afterEach(async () => {
   mock = undefined;
 });
 
-async function aRunningMock(options: SendMockOptions): Promise<RunningSendMock> {
-  mock = await startSendMock({ port: 0, watchTemplates: false, ...options });
+/** The mock of this test, closed after its connections by afterEach. */
+async function theMock(options: SendMockOptions): Promise<RunningSendMock> {
+  mock = await aRunningMock(options);
   return mock;
 }
 
@@ -58,7 +59,7 @@ async function postSend(url: string, headers: Record<string, string> = {}): Prom
 
 describe("clients that send their headers too slowly", () => {
   it(`keep the mock answering, and each of ${SLOW_CLIENTS} is answered 408 and closed after headers_timeout_ms`, async () => {
-    const running = await aRunningMock({ headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: 2 * HEADERS_TIMEOUT_MS });
+    const running = await theMock({ headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: 2 * HEADERS_TIMEOUT_MS });
     const slowRequest = `POST /send HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Padding: ${"a".repeat(200)}`;
 
     const slow = await Promise.all(
@@ -103,7 +104,7 @@ describe("clients that send their headers too slowly", () => {
 describe("clients that send their body too slowly", () => {
   it("are answered 408 and closed after request_timeout_ms, in the configured shape", async () => {
     const requestTimeoutMs = 1_000;
-    const running = await aRunningMock({ headersTimeoutMs: 500, requestTimeoutMs, responseShape: "b" });
+    const running = await theMock({ headersTimeoutMs: 500, requestTimeoutMs, responseShape: "b" });
     const connection = await connect(running.port);
     const startedAt = performance.now();
     connection.socket.write(
@@ -121,7 +122,7 @@ describe("clients that send their body too slowly", () => {
   });
 
   it("do not cut a request that has arrived, however long the mock takes to answer it", async () => {
-    const running = await aRunningMock({ headersTimeoutMs: 500, requestTimeoutMs: 1_000 });
+    const running = await theMock({ headersTimeoutMs: 500, requestTimeoutMs: 1_000 });
     const sentAt = performance.now();
 
     const answer = await postSend(running.url, { "X-Sendmock-Fault": "latency", "X-Sendmock-Fault-Delay": "1500" });
@@ -134,7 +135,7 @@ describe("clients that send their body too slowly", () => {
 describe("idle keep-alive connections", () => {
   it("are closed after keep_alive_timeout_ms (plus Node's 1 s grace)", async () => {
     const keepAliveTimeoutMs = 500;
-    const running = await aRunningMock({ keepAliveTimeoutMs });
+    const running = await theMock({ keepAliveTimeoutMs });
     const connection = await connect(running.port);
     const answered = once(connection.socket, "data").then(() => performance.now());
     connection.socket.write("GET /_mock/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
