@@ -20,7 +20,7 @@ import type {
   TemplateDetail,
   TemplateList,
 } from "../../src/index.js";
-import { aMock, aSendRequest, API_KEY, bearer, expectContract, SHIPPED_TEMPLATES, sharedMock } from "../helpers.js";
+import { aMock, aSendRequest, API_KEY, bearer, expectContract, SHIPPED_TEMPLATES, sharedMock } from "../support/helpers.js";
 import { anAcceptedSendEntry } from "../support/journal-entries.js";
 
 type Answer = request.Response;

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryJournal, createMemoryOutbox } from "../../src/stores/memory/index.js";
 import { streamEvents } from "../../src/http/events.js";
 import { startSendMock, type RunningSendMock } from "../../src/index.js";
-import { aSendRequest, bearer, expectContract } from "../helpers.js";
+import { aSendRequest, bearer, expectContract } from "../support/helpers.js";
 
 interface ServerSentEvent {
   event: string;

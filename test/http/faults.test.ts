@@ -19,7 +19,7 @@ import {
   type SendMockOptions,
   type SendRequest,
 } from "../../src/index.js";
-import { aMock, aRunningMock, aSendRequest, bearer, errorCodeOf, expectContract, sharedMockBuiltBy } from "../helpers.js";
+import { aMock, aRunningMock, aSendRequest, bearer, errorCodeOf, expectContract, sharedMockBuiltBy } from "../support/helpers.js";
 
 const INJECTED = "(fault injected by sendmock)";
 const SHAPES: readonly ResponseShape[] = ["a", "b"];

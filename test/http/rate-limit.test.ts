@@ -3,7 +3,7 @@
 import request, { type Response } from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SendMock, SendMockOptions } from "../../src/index.js";
-import { aMock, aSendRequest, bearer, expectContract } from "../helpers.js";
+import { aMock, aSendRequest, bearer, expectContract } from "../support/helpers.js";
 
 const mocks: SendMock[] = [];
 

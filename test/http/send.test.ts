@@ -16,7 +16,7 @@ import type {
   SendRequest,
   TemplateData,
 } from "../../src/index.js";
-import { aMock, aSendRequest, API_KEY, bearer, errorCodeOf, expectContract, SHIPPED_TEMPLATES, sharedMock } from "../helpers.js";
+import { aMock, aSendRequest, API_KEY, bearer, errorCodeOf, expectContract, SHIPPED_TEMPLATES, sharedMock } from "../support/helpers.js";
 import { anAcceptedSendEntry } from "../support/journal-entries.js";
 
 const SHAPES: readonly ResponseShape[] = ["a", "b"];

@@ -2,8 +2,8 @@
 // against sendmock: it sends, the message is captured, and errors come back as the typed union.
 
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
-import { createSendClient, sendEmail, type SendRequest } from "../examples/openapi-fetch-client.js";
-import { startSendMock, type CapturedMessage, type RunningSendMock, type SendApiComponents } from "../src/index.js";
+import { createSendClient, sendEmail, type SendRequest } from "../../examples/openapi-fetch-client.js";
+import { startSendMock, type CapturedMessage, type RunningSendMock, type SendApiComponents } from "../../src/index.js";
 
 type Schemas = SendApiComponents["schemas"];
 

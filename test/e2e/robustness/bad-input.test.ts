@@ -8,8 +8,8 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { type CapturedMessage, type ErrorCode, type JournalEntry, type RunningSendMock, type SendMockOptions } from "../../src/index.js";
-import { aRunningMock, aSendRequest, API_KEY, errorCodeOf, expectContract } from "../helpers.js";
+import { type CapturedMessage, type ErrorCode, type JournalEntry, type RunningSendMock, type SendMockOptions } from "../../../src/index.js";
+import { aRunningMock, aSendRequest, API_KEY, errorCodeOf, expectContract } from "../../support/helpers.js";
 import { postRaw, type RawAnswer } from "./post-raw.js";
 
 const WELCOME_DATA = { name: "Ada", company: "Analytical Engines", login_url: "https://app.example.com/login" };

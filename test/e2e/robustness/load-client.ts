@@ -4,7 +4,7 @@
 
 import http from "node:http";
 import type { Socket } from "node:net";
-import { aSendRequest, bearer } from "../helpers.js";
+import { aSendRequest, bearer } from "../../support/helpers.js";
 
 /**
  * `writtenAt` is when the whole request had been handed to the socket (performance.now()), if it

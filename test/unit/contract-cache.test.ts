@@ -5,7 +5,7 @@ import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ADMIN_CONTRACT, ContractError, loadContract, SEND_CONTRACT } from "../src/contract/load.js";
+import { ADMIN_CONTRACT, ContractError, loadContract, SEND_CONTRACT } from "../../src/contract/load.js";
 
 const folders: string[] = [];
 

@@ -10,8 +10,8 @@ import {
   type RunningSendMock,
   type SendRequest,
   type SendSuccessA,
-} from "../src/index.js";
-import { aMockForThisTest, aSendRequest, bearer } from "./helpers.js";
+} from "../../src/index.js";
+import { aMockForThisTest, aSendRequest, bearer } from "../support/helpers.js";
 
 /** What an application under test does: a plain HTTP call to the mocked service. */
 async function sendThrough(mock: RunningSendMock, body: SendRequest): Promise<SendSuccessA> {

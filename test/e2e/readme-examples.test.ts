@@ -3,7 +3,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROOT, runJest, runVitest } from "./support/test-runners.js";
+import { ROOT, runJest, runVitest } from "../support/test-runners.js";
 
 const VITEST_EXAMPLE = "examples/vitest/sign-up.test.ts";
 const JEST_EXAMPLE = "examples/jest/sign-up.test.mjs";

@@ -6,8 +6,8 @@ import { fileURLToPath } from "node:url";
 import type { Response as AgentResponse } from "superagent";
 import request from "supertest";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createSendMock, type SendMock, type SendMockOptions } from "../src/index.js";
-import { aSendRequest, bearer, expectContract } from "./helpers.js";
+import { createSendMock, type SendMock, type SendMockOptions } from "../../src/index.js";
+import { aSendRequest, bearer, expectContract } from "../support/helpers.js";
 
 const SECRET_KEY = "sk_live_proxy_secret_7f3a";
 
@@ -222,7 +222,7 @@ describe("sendmock proxy", () => {
 
 describe("sendmock proxy on the command line", () => {
   it("prints its URL, forwards, and exits 0 on SIGTERM", async () => {
-    const cli = path.join(fileURLToPath(new URL("..", import.meta.url)), "dist", "cli.js");
+    const cli = path.join(fileURLToPath(new URL("../..", import.meta.url)), "dist", "cli.js");
     const child = spawn(process.execPath, [cli, "proxy", "--target", upstreamUrl, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
     try {
       let stdout = "";

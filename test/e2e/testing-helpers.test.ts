@@ -2,9 +2,9 @@
 
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { setupSendMock, type SendMockHandle, type SetupSendMockOptions } from "../src/testing.js";
-import { aSendRequest, bearer } from "./helpers.js";
-import { ROOT, runJest, runVitest } from "./support/test-runners.js";
+import { setupSendMock, type SendMockHandle, type SetupSendMockOptions } from "../../src/testing.js";
+import { aSendRequest, bearer } from "../support/helpers.js";
+import { ROOT, runJest, runVitest } from "../support/test-runners.js";
 
 const files: TestFile[] = [];
 

@@ -5,8 +5,8 @@ import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startSendMock, type RunningSendMock } from "../../src/index.js";
-import { aSendRequest, bearer, SHIPPED_TEMPLATES } from "../helpers.js";
+import { startSendMock, type RunningSendMock } from "../../../src/index.js";
+import { aSendRequest, bearer, SHIPPED_TEMPLATES } from "../../support/helpers.js";
 import { chromiumMissing, launchChromium } from "./chromium.js";
 
 const SCREENSHOTS = "test-results/screenshots";

@@ -2,8 +2,8 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, resolveConfig, SHIPPED_TEMPLATES } from "../src/config.js";
-import { isLoopbackHost } from "../src/domain/addresses.js";
+import { ConfigError, resolveConfig, SHIPPED_TEMPLATES } from "../../src/config.js";
+import { isLoopbackHost } from "../../src/domain/addresses.js";
 
 async function aConfigFile(name: string, contents: string): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "sendmock-config-"));

@@ -2,9 +2,9 @@
 // requests answer 503 naming the store after redis_timeout_ms instead of hanging, and recover.
 
 import { afterEach, describe, expect, it } from "vitest";
-import { startSendMock, type RunningSendMock } from "../../src/index.js";
-import { aSendRequest, bearer } from "../helpers.js";
-import { aKeyPrefix, redisUnavailableReason, startRedisServer, type RedisProcess } from "../support/redis.js";
+import { startSendMock, type RunningSendMock } from "../../../src/index.js";
+import { aSendRequest, bearer } from "../../support/helpers.js";
+import { aKeyPrefix, redisUnavailableReason, startRedisServer, type RedisProcess } from "../../support/redis.js";
 
 const skipReason = redisUnavailableReason({ needsOwnServer: true });
 let mock: RunningSendMock | undefined;

@@ -5,9 +5,9 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { startSendMock, type RunningSendMock, type SendMockOptions } from "../../src/index.js";
-import { aSendRequest, bearer, expectContract } from "../helpers.js";
-import { aKeyPrefix, redisUnavailableReason, sharedRedis, startRedisServer, type RedisProcess } from "../support/redis.js";
+import { startSendMock, type RunningSendMock, type SendMockOptions } from "../../../src/index.js";
+import { aSendRequest, bearer, expectContract } from "../../support/helpers.js";
+import { aKeyPrefix, redisUnavailableReason, sharedRedis, startRedisServer, type RedisProcess } from "../../support/redis.js";
 
 const skipReason = redisUnavailableReason();
 const replicas: RunningSendMock[] = [];
@@ -162,7 +162,7 @@ describe.skipIf(redisUnavailableReason({ needsOwnServer: true }) !== undefined)(
   it("stops `sendmock serve` with exit code 1 and one line naming the store", async () => {
     const server = await startRedisServer();
     await server.stop();
-    const cli = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
+    const cli = fileURLToPath(new URL("../../../dist/cli.js", import.meta.url));
     const failed = await promisify(execFile)(process.execPath, [cli, "serve", "--port", "0"], { env: { ...process.env, SENDMOCK_REDIS_URL: server.url } }).then(
       () => undefined,
       (error: unknown) => error as { code: number; stdout: string; stderr: string },

@@ -8,9 +8,9 @@ import addFormats from "ajv-formats";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { afterAll, beforeAll, beforeEach, expect, onTestFinished } from "vitest";
 import YAML from "yaml";
-import { createSendMock, startSendMock, type RunningSendMock, type SendMock, type SendMockOptions, type SendRequest } from "../src/index.js";
+import { createSendMock, startSendMock, type RunningSendMock, type SendMock, type SendMockOptions, type SendRequest } from "../../src/index.js";
 
-export const SHIPPED_TEMPLATES = fileURLToPath(new URL("../fixtures/templates", import.meta.url));
+export const SHIPPED_TEMPLATES = fileURLToPath(new URL("../../fixtures/templates", import.meta.url));
 export const API_KEY = "test-key-0001";
 
 /** A valid send of the shipped `welcome` template; override any field. */
@@ -85,7 +85,7 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv, { mode: "full" });
 
 async function loadDereferenced(name: ContractName): Promise<OpenAPIV3_1.Document> {
-  const file = fileURLToPath(new URL(`../openapi/${name}.yaml`, import.meta.url));
+  const file = fileURLToPath(new URL(`../../openapi/${name}.yaml`, import.meta.url));
   return (await SwaggerParser.dereference(YAML.parse(readFileSync(file, "utf8")) as OpenAPIV3_1.Document)) as OpenAPIV3_1.Document;
 }
 

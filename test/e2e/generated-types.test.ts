@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, expect, it } from "vitest";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 const COMMITTED = path.join(root, "src/generated/send-api.ts");
 // The same command as the `generate` script, with the output sent to a temporary file.
 const CLI = path.join(root, "node_modules/openapi-typescript/bin/cli.js");

@@ -7,8 +7,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import YAML from "yaml";
 import request from "supertest";
-import { ConfigError, createSendMock, startSendMock, type RunningSendMock, type SendMockOptions } from "../../src/index.js";
-import { aMockForThisTest, aRunningMock, aSendRequest, bearer, expectContract, sharedMockBuiltBy } from "../helpers.js";
+import { ConfigError, createSendMock, startSendMock, type RunningSendMock, type SendMockOptions } from "../../../src/index.js";
+import { aMockForThisTest, aRunningMock, aSendRequest, bearer, expectContract, sharedMockBuiltBy } from "../../support/helpers.js";
 import { exchange, parseRawResponse, type RawResponse } from "./raw-http.js";
 
 const ADMIN_TOKEN = "admin-token-7c1e";
@@ -50,8 +50,8 @@ async function canConnect(url: string): Promise<boolean> {
 }
 
 describe("the address it listens on", () => {
-  // The CLI's printed http://127.0.0.1:... line is covered by test/cli.test.ts, the refusal of
-  // 0.0.0.0 by the CLI and by resolveConfig in test/cli.test.ts and test/config.test.ts.
+  // The CLI's printed http://127.0.0.1:... line is covered by test/e2e/cli.test.ts, the refusal of
+  // 0.0.0.0 by the CLI and by resolveConfig in test/e2e/cli.test.ts and test/unit/config.test.ts.
 
   it("is 127.0.0.1 by default, unreachable from the machine's other addresses", async () => {
     const mock = await aMockForThisTest();
@@ -95,7 +95,7 @@ const ADMIN_METHODS = ["get", "post", "patch", "put", "delete"] as const;
 
 /** Every operation of the inspection API, read from its contract so a new one is covered too. */
 function adminCalls(): AdminCall[] {
-  const file = fileURLToPath(new URL("../../openapi/admin.yaml", import.meta.url));
+  const file = fileURLToPath(new URL("../../../openapi/admin.yaml", import.meta.url));
   const contract = YAML.parse(readFileSync(file, "utf8")) as { paths: Record<string, Partial<Record<string, unknown>>> };
   return Object.entries(contract.paths)
     // The inbox page loads without the token (test/http/events.test.ts), and asks for it.

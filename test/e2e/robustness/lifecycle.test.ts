@@ -11,11 +11,11 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { startSendMock, type RunningSendMock, type TemplateList, type TemplateSummary } from "../../src/index.js";
-import { bearer } from "../helpers.js";
+import { startSendMock, type RunningSendMock, type TemplateList, type TemplateSummary } from "../../../src/index.js";
+import { bearer } from "../../support/helpers.js";
 import { messageIdOf, sendConcurrently, type LoadRun, type SendResult } from "./load-client.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const CLI = path.join(ROOT, "dist", "cli.js");
 const CONCURRENCY = 100;
 // Enough answers that keep-alive sockets are being reused when the stop comes.

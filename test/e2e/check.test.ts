@@ -9,9 +9,9 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it, type ExpectStatic } from "vitest";
-import { startSendMock, type RunningSendMock } from "../src/index.js";
+import { startSendMock, type RunningSendMock } from "../../src/index.js";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CLI = path.join(ROOT, "dist", "cli.js");
 
 interface Run {

@@ -20,8 +20,8 @@ import {
   type RunningSendMock,
   type SendRequest,
   type TemplateData,
-} from "../../src/index.js";
-import { API_KEY, expectContract } from "../helpers.js";
+} from "../../../src/index.js";
+import { API_KEY, expectContract } from "../../support/helpers.js";
 import { postRaw, type RawAnswer, type RawRequest } from "./post-raw.js";
 
 const RUNS_PER_SHAPE = {

@@ -3,7 +3,7 @@
 // dropped and counted, and the sends still succeed.
 
 import { afterEach, describe, expect, it } from "vitest";
-import { startSendMock, type ConfigView, type RunningSendMock } from "../../src/index.js";
+import { startSendMock, type ConfigView, type RunningSendMock } from "../../../src/index.js";
 import { messageIdOf, recipientOf, sendConcurrently, type LoadRun } from "./load-client.js";
 
 const SENDS = 5_000;

@@ -3,8 +3,8 @@
 
 import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunningSendMock, SendMockOptions } from "../../src/index.js";
-import { API_KEY, aRunningMock, aSendRequest, bearer, expectContract } from "../helpers.js";
+import type { RunningSendMock, SendMockOptions } from "../../../src/index.js";
+import { API_KEY, aRunningMock, aSendRequest, bearer, expectContract } from "../../support/helpers.js";
 import { openConnection, parseRawResponse, type OpenConnection } from "./raw-http.js";
 
 const SLOW_CLIENTS = 50;

@@ -1,8 +1,8 @@
 // Two clients a QA engineer would test against the mock: one that honours Retry-After, one with a deadline.
 
 import { afterEach, expect, it, vi } from "vitest";
-import { startSendMock, type RunningSendMock, type SendRequest } from "../src/index.js";
-import { aSendRequest, bearer } from "./helpers.js";
+import { startSendMock, type RunningSendMock, type SendRequest } from "../../src/index.js";
+import { aSendRequest, bearer } from "../support/helpers.js";
 
 let mock: RunningSendMock | undefined;
 
