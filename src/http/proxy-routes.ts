@@ -10,7 +10,7 @@ import { parseJson } from "../domain/json.js";
 import type { SendService } from "../domain/send.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, isErrorCode, type ErrorCode, type Violation } from "../errors.js";
-import { forwardSend, UpstreamError, type UpstreamAnswer } from "../proxy/forward.js";
+import { forwardSend, UpstreamError, type UpstreamAnswer } from "./forward.js";
 import type { SendRequest } from "../wire.js";
 import { bearerToken } from "./auth.js";
 import { sendRecordOf } from "./request-record.js";
