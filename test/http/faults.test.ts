@@ -16,10 +16,9 @@ import {
   type ResponseShape,
   type RunningSendMock,
   type SendMock,
-  type SendMockOptions,
   type SendRequest,
 } from "../../src/index.js";
-import { aMock, aRunningMock, aSendRequest, bearer, errorCodeOf, expectContract, sharedMockBuiltBy } from "../support/helpers.js";
+import { aMock, aMockForThisTest, aRunningMock, aSendRequest, bearer, errorCodeOf, expectContract, sharedMockBuiltBy } from "../support/helpers.js";
 
 const INJECTED = "(fault injected by sendmock)";
 const SHAPES: readonly ResponseShape[] = ["a", "b"];
@@ -38,13 +37,6 @@ afterEach(async () => {
   await Promise.all(closeAfterTest.splice(0).map((mock) => mock.close()));
 });
 
-async function aMockForThisTest(options: SendMockOptions = {}): Promise<SendMock> {
-  const mock = await aMock(options);
-  closeAfterTest.push(mock);
-  return mock;
-}
-
-/** A mock listening on a free port, for the faults that act on the connection itself. */
 // ---------------------------------------------------------------------------------------------
 // Sending, and reading what the mock did.
 // ---------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import {
   type SendRequest,
   type SendSuccessA,
 } from "../../src/index.js";
-import { aMockForThisTest, aSendRequest, bearer } from "../support/helpers.js";
+import { aRunningMockForThisTest, aSendRequest, bearer } from "../support/helpers.js";
 
 /** What an application under test does: a plain HTTP call to the mocked service. */
 async function sendThrough(mock: RunningSendMock, body: SendRequest): Promise<SendSuccessA> {
@@ -26,14 +26,14 @@ async function sendThrough(mock: RunningSendMock, body: SendRequest): Promise<Se
 
 describe("startSendMock", () => {
   it("listens on a free port and gives its URL", async () => {
-    const mock = await aMockForThisTest();
+    const mock = await aRunningMockForThisTest();
     expect(mock.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(mock.url).toBe(`http://127.0.0.1:${mock.port}`);
     expect(await (await fetch(`${mock.url}/_mock/health`)).json()).toEqual({ ok: true });
   });
 
   it("runs many mocks in one process, each with its own outbox", async () => {
-    const [first, second] = await Promise.all([aMockForThisTest(), aMockForThisTest({ responseShape: "b" })]);
+    const [first, second] = await Promise.all([aRunningMockForThisTest(), aRunningMockForThisTest({ responseShape: "b" })]);
     await sendThrough(first, aSendRequest({ to: "first@example.com" }));
     expect((await first.outbox.list()).total).toBe(1);
     expect((await second.outbox.list()).total).toBe(0);
@@ -42,8 +42,8 @@ describe("startSendMock", () => {
   });
 
   it("shares compiled contracts between the mocks of a process, but none of their data", async () => {
-    const first = await aMockForThisTest();
-    const second = await aMockForThisTest({ responseShape: "b", strictData: true });
+    const first = await aRunningMockForThisTest();
+    const second = await aRunningMockForThisTest({ responseShape: "b", strictData: true });
     await first.faults.add({ fault: "server_error", status: 503 });
 
     const faulted = await fetch(`${first.url}/send`, { method: "POST", headers: { "Content-Type": "application/json", ...bearer() }, body: JSON.stringify(aSendRequest()) });
@@ -122,7 +122,7 @@ describe("close", () => {
 
 describe("outbox.waitFor", () => {
   it("resolves with a message captured after the wait began, as soon as it is captured", async () => {
-    const mock = await aMockForThisTest();
+    const mock = await aRunningMockForThisTest();
     const waiting = mock.outbox.waitFor({ to: "late@example.com" }, { timeoutMs: 5000 });
     const started = performance.now();
     const { message_id } = await sendThrough(mock, aSendRequest({ to: "late@example.com" }));
@@ -132,14 +132,14 @@ describe("outbox.waitFor", () => {
   });
 
   it("resolves at once with a message captured before the wait", async () => {
-    const mock = await aMockForThisTest();
+    const mock = await aRunningMockForThisTest();
     await sendThrough(mock, aSendRequest({ to: "a@b.test" }));
     const message = await mock.outbox.waitFor({ to: "a@b.test" }, { timeoutMs: 2000 });
     expect(message.subject).toBe("Welcome to Analytical Engines, Ada!");
   });
 
   it("rejects with a WaitTimeoutError that says what it waited for", async () => {
-    const mock = await aMockForThisTest();
+    const mock = await aRunningMockForThisTest();
     await sendThrough(mock, aSendRequest({ to: "someone-else@example.com" }));
     const waiting = mock.outbox.waitFor({ to: "nobody@example.com" }, { timeoutMs: 50 });
     await expect(waiting).rejects.toBeInstanceOf(WaitTimeoutError);
@@ -149,7 +149,7 @@ describe("outbox.waitFor", () => {
 
 describe("inspecting and resetting from a test", () => {
   it("lists by template, clears the outbox, reads the journal and resets", async () => {
-    const mock = await aMockForThisTest();
+    const mock = await aRunningMockForThisTest();
     await sendThrough(mock, aSendRequest());
     await sendThrough(mock, {
       to: "grace@example.com",
@@ -184,7 +184,7 @@ describe("templates folder", () => {
     const folder = await mkdtemp(path.join(os.tmpdir(), "sendmock-reload-"));
     try {
       await writeFile(path.join(folder, "ping.yaml"), "subject: Ping {who}\ntext: Hello {who}\n");
-      const mock = await aMockForThisTest({ templates: folder, watchTemplates: true });
+      const mock = await aRunningMockForThisTest({ templates: folder, watchTemplates: true });
       const ping = { to: "ada@example.com", template_id: "ping", data: { who: "Ada" } };
       await sendThrough(mock, ping);
       expect((await mock.outbox.get("latest"))?.subject).toBe("Ping Ada");

@@ -16,7 +16,7 @@ import type {
   SendRequest,
   TemplateData,
 } from "../../src/index.js";
-import { aMock, aSendRequest, API_KEY, bearer, errorCodeOf, expectContract, SHIPPED_TEMPLATES, sharedMock } from "../support/helpers.js";
+import { aMockForThisTest, aSendRequest, API_KEY, bearer, errorCodeOf, expectContract, SHIPPED_TEMPLATES, sharedMock } from "../support/helpers.js";
 import { anAcceptedSendEntry } from "../support/journal-entries.js";
 
 const SHAPES: readonly ResponseShape[] = ["a", "b"];
@@ -30,13 +30,6 @@ const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** A mock closed after the test (for tests whose options differ from their neighbours'). */
-async function aMockForThisTest(options: SendMockOptions = {}): Promise<SendMock> {
-  const mock = await aMock(options);
-  cleanups.push(() => mock.close());
-  return mock;
-}
 
 /** A temporary templates folder, removed after the test; `templates` maps a template id to its fields. */
 async function aTemplatesFolder(templates: Record<string, Record<string, unknown>>): Promise<string> {

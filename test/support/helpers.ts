@@ -32,19 +32,26 @@ export function aMock(options: SendMockOptions = {}): Promise<SendMock> {
   return createSendMock({ watchTemplates: false, ...options });
 }
 
-/** One mock for the tests of the enclosing describe, made by `build`: built once, reset before each test, closed at the end. */
 /** A mock listening on a free port, not watching its templates; the caller closes it. */
 export function aRunningMock(options: SendMockOptions = {}): Promise<RunningSendMock> {
   return startSendMock({ port: 0, watchTemplates: false, ...options });
 }
 
+/** A mock closed when the current test finishes (for tests whose options differ from their neighbours'). */
+export async function aMockForThisTest(options: SendMockOptions = {}): Promise<SendMock> {
+  const mock = await aMock(options);
+  onTestFinished(() => mock.close());
+  return mock;
+}
+
 /** A running mock closed when the current test finishes. */
-export async function aMockForThisTest(options: SendMockOptions = {}): Promise<RunningSendMock> {
+export async function aRunningMockForThisTest(options: SendMockOptions = {}): Promise<RunningSendMock> {
   const mock = await aRunningMock(options);
   onTestFinished(() => mock.close());
   return mock;
 }
 
+/** One mock for the tests of the enclosing describe, made by `build`: built once, reset before each test, closed at the end. */
 export function sharedMockBuiltBy<M extends SendMock>(build: () => Promise<M>): () => M {
   let mock: M | undefined;
   beforeAll(async () => {

@@ -8,8 +8,8 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { type CapturedMessage, type ErrorCode, type JournalEntry, type RunningSendMock, type SendMockOptions } from "../../../src/index.js";
-import { aRunningMock, aSendRequest, API_KEY, errorCodeOf, expectContract } from "../../support/helpers.js";
+import { type CapturedMessage, type ErrorCode, type JournalEntry, type RunningSendMock } from "../../../src/index.js";
+import { aRunningMock, aRunningMockForThisTest, aSendRequest, API_KEY, errorCodeOf, expectContract } from "../../support/helpers.js";
 import { postRaw, type RawAnswer } from "./post-raw.js";
 
 const WELCOME_DATA = { name: "Ada", company: "Analytical Engines", login_url: "https://app.example.com/login" };
@@ -96,11 +96,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function aMockForThisTest(options: SendMockOptions = {}): Promise<RunningSendMock> {
-  const mock = await aRunningMock(options);
-  cleanups.push(() => mock.close());
-  return mock;
-}
 
 let mock: RunningSendMock;
 
@@ -210,7 +205,7 @@ describe("content types", () => {
 
 describe("body size", () => {
   it("rejects a body over body_limit with 413 payload_too_large naming the limit, in the contract's shape", async () => {
-    const small = await aMockForThisTest({ bodyLimit: "1kb" });
+    const small = await aRunningMockForThisTest({ bodyLimit: "1kb" });
 
     const answer = await sendJson(small, aSendRequest({ data: { ...WELCOME_DATA, name: "x".repeat(2_000) } }));
 
@@ -220,7 +215,7 @@ describe("body size", () => {
   });
 
   it("rejects a gzip body that inflates past body_limit with 413 payload_too_large", async () => {
-    const small = await aMockForThisTest({ bodyLimit: "1kb" });
+    const small = await aRunningMockForThisTest({ bodyLimit: "1kb" });
     const bomb = zlib.gzipSync(JSON.stringify(aSendRequest({ data: { ...WELCOME_DATA, name: " ".repeat(200_000) } })));
     expect(bomb.length, "a small body on the wire").toBeLessThan(1024);
 
@@ -362,7 +357,7 @@ describe("prototype keys: __proto__, constructor, prototype", () => {
     const folder = await mkdtemp(path.join(os.tmpdir(), "sendmock-bad-input-"));
     cleanups.push(() => rm(folder, { recursive: true, force: true }));
     await writeFile(path.join(folder, "odd.yaml"), YAML.stringify({ subject: "Odd names", text: "c={constructor} p={__proto__} s={toString}" }));
-    const oddMock = await aMockForThisTest({ templates: folder });
+    const oddMock = await aRunningMockForThisTest({ templates: folder });
 
     const missing = await sendJson(oddMock, { to: "ada@example.com", template_id: "odd", data: {} });
     const filled = await sendRaw(oddMock, '{"to":"ada@example.com","template_id":"odd","data":{"constructor":"C","__proto__":"P","toString":"S"}}');
@@ -444,7 +439,7 @@ describe("text encoding of the body", () => {
 
 describe("duplicate keys", () => {
   it("takes the last of two `to` keys, as JSON.parse does: the answer, the outbox and the journal agree", async () => {
-    const shapeB = await aMockForThisTest({ responseShape: "b" });
+    const shapeB = await aRunningMockForThisTest({ responseShape: "b" });
     const raw = `{"to":"first@example.com","template_id":"welcome","data":${JSON.stringify(WELCOME_DATA)},"to":"second@example.com"}`;
 
     const answer = await sendRaw(shapeB, raw);

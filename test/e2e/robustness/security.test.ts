@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import YAML from "yaml";
 import request from "supertest";
 import { ConfigError, createSendMock, startSendMock, type RunningSendMock, type SendMockOptions } from "../../../src/index.js";
-import { aMockForThisTest, aRunningMock, aSendRequest, bearer, expectContract, sharedMockBuiltBy } from "../../support/helpers.js";
+import { aRunningMockForThisTest, aRunningMock, aSendRequest, bearer, expectContract, sharedMockBuiltBy } from "../../support/helpers.js";
 import { exchange, parseRawResponse, type RawResponse } from "./raw-http.js";
 
 const ADMIN_TOKEN = "admin-token-7c1e";
@@ -54,7 +54,7 @@ describe("the address it listens on", () => {
   // 0.0.0.0 by the CLI and by resolveConfig in test/e2e/cli.test.ts and test/unit/config.test.ts.
 
   it("is 127.0.0.1 by default, unreachable from the machine's other addresses", async () => {
-    const mock = await aMockForThisTest();
+    const mock = await aRunningMockForThisTest();
 
     expect(mock.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(await canConnect(`${mock.url}/_mock/health`)).toBe(true);
@@ -71,7 +71,7 @@ describe("the address it listens on", () => {
   });
 
   it("may be every interface with admin_token, and then the inspection API answers only with the token", async () => {
-    const mock = await aMockForThisTest({ host: "0.0.0.0", adminToken: ADMIN_TOKEN });
+    const mock = await aRunningMockForThisTest({ host: "0.0.0.0", adminToken: ADMIN_TOKEN });
     const onLoopback = `http://127.0.0.1:${mock.port}`;
 
     expect(mock.url).toBe(`http://0.0.0.0:${mock.port}`);
@@ -194,7 +194,7 @@ describe("CORS", () => {
   }
 
   it("is off by default: no origin is allowed, on a preflight or on an answer", async () => {
-    const mock = await aMockForThisTest();
+    const mock = await aRunningMockForThisTest();
 
     for (const origin of [APP_ORIGIN, OTHER_ORIGIN, "null"]) {
       const answers = [
@@ -211,7 +211,7 @@ describe("CORS", () => {
   });
 
   it("with cors_origins, allows those origins and no other", async () => {
-    const mock = await aMockForThisTest({ corsOrigins: [APP_ORIGIN] });
+    const mock = await aRunningMockForThisTest({ corsOrigins: [APP_ORIGIN] });
 
     const allowedPreflight = await preflight(`${mock.url}/send`, APP_ORIGIN);
     expect(allowedPreflight.status).toBe(204);
@@ -255,7 +255,7 @@ describe("API keys", () => {
 
   it("appear only as their last 4 characters in answers, the inspection API, the event stream and the log", async () => {
     const logLines: string[] = [];
-    const mock = await aMockForThisTest({
+    const mock = await aRunningMockForThisTest({
       apiKeys: [SECRET_KEY],
       rateLimit: { requests: 4, perSeconds: 3600 },
       log: (line) => logLines.push(line),
@@ -317,7 +317,7 @@ describe("API keys", () => {
 
 describe("security headers", () => {
   it("the inbox page and a message's HTML carry a Content-Security-Policy, nosniff and no-referrer", async () => {
-    const mock = await aMockForThisTest();
+    const mock = await aRunningMockForThisTest();
     await postSend(mock.url);
 
     for (const path of ["/_mock/", "/_mock/messages/latest/html"]) {
@@ -331,7 +331,7 @@ describe("security headers", () => {
   });
 
   it("every API answer carries X-Content-Type-Options: nosniff, errors included", async () => {
-    const mock = await aMockForThisTest();
+    const mock = await aRunningMockForThisTest();
     const answers = [
       await postSend(mock.url),
       await postSend(mock.url, { key: "" }),
@@ -365,7 +365,7 @@ describe("requests Node's parser refuses", () => {
   }
 
   it("answers headers over max_header_bytes with 431 in the contract's shape, naming the limit and its knob", async () => {
-    const mock = await aMockForThisTest();
+    const mock = await aRunningMockForThisTest();
 
     const answer = parseRawResponse(await exchange(mock.port, `${headersOf(20_000)}\r\n`));
 
@@ -374,7 +374,7 @@ describe("requests Node's parser refuses", () => {
   });
 
   it("answers in shape b when sends answer in shape b", async () => {
-    const mock = await aMockForThisTest({ responseShape: "b" });
+    const mock = await aRunningMockForThisTest({ responseShape: "b" });
 
     const answer = parseRawResponse(await exchange(mock.port, `${headersOf(20_000)}\r\n`));
 
@@ -383,7 +383,7 @@ describe("requests Node's parser refuses", () => {
   });
 
   it("lets max_header_bytes raise the limit", async () => {
-    const mock = await aMockForThisTest({ maxHeaderBytes: 32_768 });
+    const mock = await aRunningMockForThisTest({ maxHeaderBytes: 32_768 });
     const body = JSON.stringify(aSendRequest());
 
     const answer = await postSend(mock.url, { headers: { "X-Padding": "a".repeat(20_000) } });
@@ -398,7 +398,7 @@ describe("requests Node's parser refuses", () => {
     ["a header name with a space", "GET /_mock/health HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header: x\r\n\r\n"],
     ["both Content-Length and chunked", "POST /send HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc"],
   ])("answers %s with 400 in the contract's shape", async (_case, raw) => {
-    const mock = await aMockForThisTest();
+    const mock = await aRunningMockForThisTest();
 
     const answer = parseRawResponse(await exchange(mock.port, raw));
 
