@@ -28,7 +28,10 @@ export default tseslint.config(
           patterns: [
             { group: ["express", "express-*", "cors", "**/http/**", "**/ui/**"], message: "domain/ stays free of HTTP." },
             { group: ["ioredis", "**/stores/**", "**/stores"], message: "domain/ defines the store interfaces; stores/ implements them." },
-            { group: ["**/config", "**/config.js", "**/app.js", "**/mock.js", "**/server.js", "**/commands/**"], message: "domain/ is used by the config and the app, never the other way round." },
+            {
+              group: ["**/config", "**/config.js", "**/app.js", "**/mock.js", "**/server.js", "**/commands/**"],
+              message: "domain/ is used by the config and the app, never the other way round.",
+            },
           ],
         },
       ],

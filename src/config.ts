@@ -283,10 +283,7 @@ function renameKeys(value: unknown, rename: (key: string) => string): unknown {
   if (Array.isArray(value)) return value.map((item) => renameKeys(item, rename));
   if (value === null || typeof value !== "object") return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [
-      rename(key),
-      key === "status_codes" || key === "statusCodes" ? inner : renameKeys(inner, rename),
-    ]),
+    Object.entries(value).map(([key, inner]) => [rename(key), key === "status_codes" || key === "statusCodes" ? inner : renameKeys(inner, rename)]),
   );
 }
 
@@ -371,7 +368,9 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
     throw new ConfigError(`${sourceOf("store")}: store redis needs redis_url (or --redis-url, or SENDMOCK_REDIS_URL)`);
   }
   const store: StoreSettings =
-    storeKind === "redis" && merged.redisUrl !== undefined ? { kind: "redis", url: merged.redisUrl, keyPrefix: merged.keyPrefix ?? DEFAULT_KEY_PREFIX } : { kind: "memory" };
+    storeKind === "redis" && merged.redisUrl !== undefined
+      ? { kind: "redis", url: merged.redisUrl, keyPrefix: merged.keyPrefix ?? DEFAULT_KEY_PREFIX }
+      : { kind: "memory" };
   return {
     port: merged.port ?? DEFAULT_PORT,
     host,
@@ -422,7 +421,8 @@ function withoutCredentials(target: string): string {
 }
 
 function resolveProxy(proxy: ProxyOptions, optionsSource: string): Required<ProxyOptions> {
-  if (!isHttpUrl(proxy.target)) throw new ConfigError(`${optionsSource}: the proxy target must be an http or https URL, got ${JSON.stringify(withoutCredentials(proxy.target))}`);
+  if (!isHttpUrl(proxy.target))
+    throw new ConfigError(`${optionsSource}: the proxy target must be an http or https URL, got ${JSON.stringify(withoutCredentials(proxy.target))}`);
   const url = new URL(proxy.target);
   // Forwarded, they would go to the service on every send and be printed in the banner, the
   // journal and every 502; the app's own Authorization header is what the proxy passes on.

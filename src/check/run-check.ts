@@ -74,7 +74,12 @@ function expectationProblems(testCase: CheckCase, status: number, headers: Recor
     const record = (body ?? {}) as Record<string, unknown>;
     const id = record.message_id ?? record.email_id;
     if (typeof id !== "string" || id === "") {
-      problems.push({ path: shapeOf(body) === "b" ? "/email_id" : "/message_id", message: "no tracking id (message_id or email_id)", expected: "a non-empty message_id or email_id", actual: id === undefined ? "absent" : JSON.stringify(id) });
+      problems.push({
+        path: shapeOf(body) === "b" ? "/email_id" : "/message_id",
+        message: "no tracking id (message_id or email_id)",
+        expected: "a non-empty message_id or email_id",
+        actual: id === undefined ? "absent" : JSON.stringify(id),
+      });
     }
     return problems;
   }
@@ -86,7 +91,12 @@ function expectationProblems(testCase: CheckCase, status: number, headers: Recor
   if (status === 429) {
     problems.push({ path: "/status", message: "rate limited, so the case proved nothing", expected: "4xx other than 429", actual: "429" });
   } else if ((status === 401 || status === 403) && expect.authRejectionOk !== true) {
-    problems.push({ path: "/status", message: "the API key was rejected, so the case proved nothing (pass a working --api-key)", expected: "4xx other than 401/403", actual: String(status) });
+    problems.push({
+      path: "/status",
+      message: "the API key was rejected, so the case proved nothing (pass a working --api-key)",
+      expected: "4xx other than 401/403",
+      actual: String(status),
+    });
   }
   if (expect.errorCode !== undefined) {
     const shown = shapeOf(body) === "a" ? (body as { error?: { code?: unknown } }).error?.code : undefined;
@@ -146,7 +156,15 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
     const expected = String(testCase.expect.status);
     let result: CheckResult;
     if (testCase.sends && options.allowSend !== true) {
-      result = { id: testCase.id, name: testCase.name, outcome: "skipped", expected, problems: [], durationMs: 0, skipReason: "delivers mail: needs --allow-send --recipient ADDR" };
+      result = {
+        id: testCase.id,
+        name: testCase.name,
+        outcome: "skipped",
+        expected,
+        problems: [],
+        durationMs: 0,
+        skipReason: "delivers mail: needs --allow-send --recipient ADDR",
+      };
     } else {
       result = await runCase(testCase);
     }
@@ -166,7 +184,13 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
     let answerHeaders: Record<string, string>;
     let text: string;
     try {
-      const answer = await fetch(urlOf(options.baseUrl, "/send"), { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
+      const answer = await fetch(urlOf(options.baseUrl, "/send"), {
+        method: "POST",
+        headers,
+        body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(timeoutMs),
+      });
       status = answer.status;
       answerHeaders = Object.fromEntries(answer.headers);
       text = await answer.text();
@@ -184,7 +208,12 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
     const problems = expectationProblems(testCase, status, answerHeaders, parsed);
     const shape = shapeOf(parsed);
     if (wanted !== "any" && shape !== undefined && shape !== wanted) {
-      problems.push({ path: "", message: `the answer is in shape ${shape}, not the shape ${wanted} asked for`, expected: `shape ${wanted}`, actual: `shape ${shape}` });
+      problems.push({
+        path: "",
+        message: `the answer is in shape ${shape}, not the shape ${wanted} asked for`,
+        expected: `shape ${wanted}`,
+        actual: `shape ${shape}`,
+      });
     }
     // The same finding from both sides (an undocumented status, a missing id) is reported once.
     const seen = new Set(problems.map((problem) => `${problem.path} ${problem.actual}`));

@@ -25,7 +25,12 @@ export function registerServe(program: Command): void {
     templates: "folder of templates (default: the shipped fixtures/templates)",
     shape: "response shape of the send API",
   })
-    .addOption(new Option("--store <kind>", "where messages, journal, faults and rate limits live (default memory; redis when a Redis URL is given)").choices(["memory", "redis"]))
+    .addOption(
+      new Option("--store <kind>", "where messages, journal, faults and rate limits live (default memory; redis when a Redis URL is given)").choices([
+        "memory",
+        "redis",
+      ]),
+    )
     .addOption(new Option("--redis-url <url>", "Redis shared by several replicas, e.g. redis://127.0.0.1:6379").env("SENDMOCK_REDIS_URL"))
     .option("--key-prefix <prefix>", "prefix of every Redis key, so environments can share one Redis (default sendmock:)")
     .action(serve);

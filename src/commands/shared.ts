@@ -18,7 +18,8 @@ export function fail(message: string, exitCode = 1): never {
 }
 
 export function describeStartError(error: unknown): string {
-  if (error instanceof ConfigError || error instanceof ContractError || error instanceof TemplateFolderError || error instanceof StoreUnavailableError) return error.message;
+  if (error instanceof ConfigError || error instanceof ContractError || error instanceof TemplateFolderError || error instanceof StoreUnavailableError)
+    return error.message;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === "EADDRINUSE") return `cannot listen: the address is already in use (${(error as Error).message})`;
   if (code === "EACCES" || code === "EADDRNOTAVAIL") return `cannot listen: ${(error as Error).message}`;

@@ -36,8 +36,13 @@ export function withCapturedMessageCheck(outbox: Outbox, adminContract: Contract
     const { id } = message;
     if (validate(message)) return undefined;
     const violations = (validate.errors ?? []).map((error) => violationOf(error, message));
-    const described = violations.map((violation) => `${violation.path || "/"} ${violation.message} (expected ${violation.expected}, actual ${violation.actual})`).join("; ");
-    return new ApiError("server_error", `sendmock built message ${id} outside openapi/admin.yaml ${SCHEMA_POINTER}: ${described}. It was not captured; please report this.`);
+    const described = violations
+      .map((violation) => `${violation.path || "/"} ${violation.message} (expected ${violation.expected}, actual ${violation.actual})`)
+      .join("; ");
+    return new ApiError(
+      "server_error",
+      `sendmock built message ${id} outside openapi/admin.yaml ${SCHEMA_POINTER}: ${described}. It was not captured; please report this.`,
+    );
   };
 
   return {

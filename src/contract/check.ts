@@ -65,7 +65,14 @@ export async function createContractChecker(contract: Contract): Promise<Contrac
     checkAnswer(answer) {
       const response = responseFor(operation, answer.status);
       if (!response) {
-        return [{ path: "/status", message: `status ${answer.status} is not in the contract`, expected: `one of ${Object.keys(operation.responses).join(", ")}`, actual: String(answer.status) }];
+        return [
+          {
+            path: "/status",
+            message: `status ${answer.status} is not in the contract`,
+            expected: `one of ${Object.keys(operation.responses).join(", ")}`,
+            actual: String(answer.status),
+          },
+        ];
       }
       const violations: ContractViolation[] = [];
       for (const [name, header] of Object.entries(response.headers ?? {})) {
@@ -76,7 +83,12 @@ export async function createContractChecker(contract: Contract): Promise<Contrac
       const contentType = (answer.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
       const media = response.content?.[contentType];
       if (!media) {
-        violations.push({ path: "/headers/content-type", message: `content type ${contentType || "(none)"} is not in the contract for ${answer.status}`, expected: Object.keys(response.content ?? {}).join(", "), actual: contentType || "absent" });
+        violations.push({
+          path: "/headers/content-type",
+          message: `content type ${contentType || "(none)"} is not in the contract for ${answer.status}`,
+          expected: Object.keys(response.content ?? {}).join(", "),
+          actual: contentType || "absent",
+        });
         return violations;
       }
       let body: unknown;

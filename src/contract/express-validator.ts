@@ -15,7 +15,8 @@ function oneJsonContentType(req: Request, _res: Response, next: NextFunction): v
   const header = req.headers["content-type"];
   try {
     const parsed = header === undefined ? undefined : contentType.parse(header);
-    if (parsed?.type === "application/json" && (parsed.parameters.charset ?? "utf-8").toLowerCase() === "utf-8") req.headers["content-type"] = "application/json";
+    if (parsed?.type === "application/json" && (parsed.parameters.charset ?? "utf-8").toLowerCase() === "utf-8")
+      req.headers["content-type"] = "application/json";
   } catch {
     // A header that does not parse is left as it is, for the validator to refuse.
   }

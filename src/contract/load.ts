@@ -35,7 +35,10 @@ export class ContractError extends Error {
 /** swagger-parser puts a headline first and the precise problems on the lines below it. */
 function firstLinesOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  const lines = message.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  const lines = message
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
   return lines.slice(0, 3).join(" ") || "invalid document";
 }
 

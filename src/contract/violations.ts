@@ -41,4 +41,3 @@ export function violationOf(error: ErrorObject, root: unknown): ContractViolatio
       return { path: error.instancePath, message: error.message ?? "invalid", expected: `${error.keyword} ${show(params)}`, actual: show(actualValue) };
   }
 }
-

@@ -16,5 +16,9 @@ export function valueAt(root: unknown, pointer: string): unknown {
   return pointer
     .split("/")
     .slice(1)
-    .reduce<unknown>((value, key) => (value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key.replaceAll("~1", "/").replaceAll("~0", "~")] : undefined), root);
+    .reduce<unknown>(
+      (value, key) =>
+        value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key.replaceAll("~1", "/").replaceAll("~0", "~")] : undefined,
+      root,
+    );
 }

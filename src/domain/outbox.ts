@@ -167,19 +167,23 @@ export function waitForCapture(parts: {
       });
     };
     const timer = setTimeout(() => {
-      void parts.count().then(
-        (count) => `${count} captured`,
-        () => "count unknown",
-      ).then((counted) => {
-        finish(() => {
-          reject(new WaitTimeoutError(`no ${describeFilter(filter)} was captured within ${timeoutMs} ms (${counted})`));
+      void parts
+        .count()
+        .then(
+          (count) => `${count} captured`,
+          () => "count unknown",
+        )
+        .then((counted) => {
+          finish(() => {
+            reject(new WaitTimeoutError(`no ${describeFilter(filter)} was captured within ${timeoutMs} ms (${counted})`));
+          });
         });
-      });
     }, timeoutMs);
     const unsubscribe = parts.subscribe((message) => {
-      if (predicate(matchKeysOf(message))) finish(() => {
-        resolve(message);
-      });
+      if (predicate(matchKeysOf(message)))
+        finish(() => {
+          resolve(message);
+        });
     });
     if (options.signal?.aborted === true) {
       onAbort();
@@ -188,9 +192,10 @@ export function waitForCapture(parts: {
     options.signal?.addEventListener("abort", onAbort, { once: true });
     parts.findNow().then(
       (found) => {
-        if (found) finish(() => {
-          resolve(found);
-        });
+        if (found)
+          finish(() => {
+            resolve(found);
+          });
       },
       (error: unknown) => {
         finish(() => {

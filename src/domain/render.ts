@@ -2,9 +2,7 @@
 
 import type { TemplateData } from "../wire.js";
 
-export type Segment =
-  | { readonly kind: "literal"; readonly text: string }
-  | { readonly kind: "placeholder"; readonly name: string };
+export type Segment = { readonly kind: "literal"; readonly text: string } | { readonly kind: "placeholder"; readonly name: string };
 
 export interface CompiledText {
   readonly segments: readonly Segment[];

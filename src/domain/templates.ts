@@ -333,9 +333,7 @@ async function readTemplateFile(id: string, file: string): Promise<TemplateEntry
     return { id, file, template: undefined, error: parsed.error };
   }
   const checked = buildTemplate(id, file, parsed.value);
-  return checked.ok
-    ? { id, file, template: checked.value, error: undefined }
-    : { id, file, template: undefined, error: checked.error };
+  return checked.ok ? { id, file, template: checked.value, error: undefined } : { id, file, template: undefined, error: checked.error };
 }
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -406,9 +404,7 @@ function compileTemplate(sources: TemplateSources): Template {
   const subject = compileText(sources.subjectSource);
   const html = sources.htmlSource === undefined ? undefined : compileText(sources.htmlSource);
   const text = sources.textSource === undefined ? undefined : compileText(sources.textSource);
-  const placeholders = [
-    ...new Set([...subject.placeholders, ...(html?.placeholders ?? []), ...(text?.placeholders ?? [])]),
-  ];
+  const placeholders = [...new Set([...subject.placeholders, ...(html?.placeholders ?? []), ...(text?.placeholders ?? [])])];
   return { ...sources, subject, html, text, placeholders };
 }
 

@@ -89,9 +89,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
   const router = express.Router();
 
   router.use("/_mock", requireAdminToken(deps.config.adminToken), express.json({ limit: "100kb" }));
-  router.use(
-    contractValidator(deps.contract),
-  );
+  router.use(contractValidator(deps.contract));
 
   router.get("/openapi.yaml", (_req, res) => {
     res.type("application/yaml").send(deps.sendContractSource);
@@ -173,7 +171,14 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
 
   router.get(
     "/_mock/events",
-    streamEvents({ outbox, journal, onReset: deps.onReset, shutdown: deps.shutdown, maxStreams: deps.config.maxEventStreams, bufferBytes: deps.config.eventBufferBytes }),
+    streamEvents({
+      outbox,
+      journal,
+      onReset: deps.onReset,
+      shutdown: deps.shutdown,
+      maxStreams: deps.config.maxEventStreams,
+      bufferBytes: deps.config.eventBufferBytes,
+    }),
   );
 
   const currentConfig = async () =>

@@ -1,7 +1,17 @@
 // One send request relayed to the real service with fetch: headers in, the answer's status, headers and body out.
 
 /** Headers that concern one connection only (RFC 9110 7.6.1), never relayed in either direction. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
 
 /** Not relayed upstream: fetch sets the host and length itself and decodes any encoding it asks for. */
 const NOT_FORWARDED = new Set(["host", "content-length", "accept-encoding", "expect"]);
@@ -42,7 +52,12 @@ export function sendUrl(target: string): string {
 function connectionTokens(headers: Record<string, string | string[] | undefined>): Set<string> {
   const connection = headers.connection;
   const value = Array.isArray(connection) ? connection.join(",") : (connection ?? "");
-  return new Set(value.split(",").map((token) => token.trim().toLowerCase()).filter((token) => token !== ""));
+  return new Set(
+    value
+      .split(",")
+      .map((token) => token.trim().toLowerCase())
+      .filter((token) => token !== ""),
+  );
 }
 
 function forwardedHeaders(headers: ForwardRequest["headers"]): Headers {

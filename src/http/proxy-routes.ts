@@ -112,9 +112,7 @@ export function createProxyRoutes(deps: ProxyRoutesDeps): express.Router {
       const parsed = parseJson(raw);
       // The journal reads `to` and `template_id` from req.body.
       req.body = parsed.ok ? parsed.value : undefined;
-      const requestViolations = parsed.ok
-        ? plain(checker.checkRequest(parsed.value))
-        : [{ path: "", message: "the request body is not valid JSON" }];
+      const requestViolations = parsed.ok ? plain(checker.checkRequest(parsed.value)) : [{ path: "", message: "the request body is not valid JSON" }];
 
       const clientGone = new AbortController();
       res.once("close", () => clientGone.abort(new Error("client closed the request")));
@@ -145,7 +143,12 @@ export function createProxyRoutes(deps: ProxyRoutesDeps): express.Router {
       const request = parsed.ok ? asObject(parsed.value) : undefined;
       if (answer.status >= 200 && answer.status < 300 && typeof request?.to === "string" && typeof request.template_id === "string") {
         const id = upstreamId(answer) ?? `msg_${randomUUID()}`;
-        await sendService.captureRelayed({ request: relayedRequest(request), id, apiKeyHint: apiKeyHint(record.apiKey ?? ""), requestOk: requestViolations.length === 0 });
+        await sendService.captureRelayed({
+          request: relayedRequest(request),
+          id,
+          apiKeyHint: apiKeyHint(record.apiKey ?? ""),
+          requestOk: requestViolations.length === 0,
+        });
         record.messageId = id;
       } else if (answer.status >= 400) {
         const error = upstreamError(answer);

@@ -22,22 +22,24 @@ export function journalRecorder(journal: Journal) {
       };
       // A journal that cannot be written (a shared store that is down) must not bring the
       // process down: the client already has its answer, a 503 naming the store if it was down.
-      journal.record({
-        id: `req_${randomUUID()}`,
-        at: new Date().toISOString(),
-        method: req.method,
-        path: req.path,
-        status: res.headersSent ? res.statusCode : 0,
-        error_code: (record.errorCode ?? null) as ErrorCode | null,
-        error_message: record.errorMessage ?? null,
-        violations: [...record.violations],
-        fault: record.fault ?? null,
-        message_id: record.messageId ?? null,
-        duration_ms: Math.round((performance.now() - record.startedAt) * 1000) / 1000,
-        api_key_hint: record.apiKey === undefined ? null : apiKeyHint(record.apiKey),
-        to: field("to"),
-        template_id: field("template_id"),
-      }).catch(() => undefined);
+      journal
+        .record({
+          id: `req_${randomUUID()}`,
+          at: new Date().toISOString(),
+          method: req.method,
+          path: req.path,
+          status: res.headersSent ? res.statusCode : 0,
+          error_code: (record.errorCode ?? null) as ErrorCode | null,
+          error_message: record.errorMessage ?? null,
+          violations: [...record.violations],
+          fault: record.fault ?? null,
+          message_id: record.messageId ?? null,
+          duration_ms: Math.round((performance.now() - record.startedAt) * 1000) / 1000,
+          api_key_hint: record.apiKey === undefined ? null : apiKeyHint(record.apiKey),
+          to: field("to"),
+          template_id: field("template_id"),
+        })
+        .catch(() => undefined);
     });
     next();
   };

@@ -72,11 +72,9 @@ function requireJsonContentType(req: Request, _res: Response, next: NextFunction
   const charset = parsed.parameters.charset;
   if (charset !== undefined && charset.toLowerCase() !== "utf-8") {
     next(
-      new ApiError(
-        "unsupported_media_type",
-        `Unsupported charset ${JSON.stringify(charset)}: the body must be JSON in UTF-8 (charset=utf-8, or no charset)`,
-        { violations: [{ path: "/headers/content-type", message: "the charset must be utf-8" }] },
-      ),
+      new ApiError("unsupported_media_type", `Unsupported charset ${JSON.stringify(charset)}: the body must be JSON in UTF-8 (charset=utf-8, or no charset)`, {
+        violations: [{ path: "/headers/content-type", message: "the charset must be utf-8" }],
+      }),
     );
     return;
   }

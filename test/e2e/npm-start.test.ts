@@ -49,7 +49,11 @@ async function startAndSend(folder: string): Promise<{ stderr: string; status: n
     });
     child.once("exit", (code) => reject(new Error(`exited with ${String(code)}: ${stderr}`)));
   });
-  const answer = await fetch(`${url}/send`, { method: "POST", headers: { "Content-Type": "application/json", ...bearer() }, body: JSON.stringify(aSendRequest()) });
+  const answer = await fetch(`${url}/send`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...bearer() },
+    body: JSON.stringify(aSendRequest()),
+  });
   return { stderr, status: answer.status };
 }
 

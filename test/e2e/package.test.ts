@@ -24,9 +24,7 @@ const children = new Set<ChildProcess>();
 /** The environment, less what npm sets for the script running vitest (it would point npm at this repo). */
 function childEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([key]) => !/^(npm_package_|npm_lifecycle_|npm_config_local_prefix$|npm_command$|init_cwd$)/i.test(key),
-    ),
+    Object.entries(process.env).filter(([key]) => !/^(npm_package_|npm_lifecycle_|npm_config_local_prefix$|npm_command$|init_cwd$)/i.test(key)),
   );
 }
 
@@ -127,161 +125,157 @@ describe("the tarball", () => {
 });
 
 describe("installed into an empty project", () => {
-  it(
-    "serves with npx sendmock serve --port 0, answers a send, and stops on SIGTERM",
-    async () => {
-      const server = spawn("npx", ["sendmock", "serve", "--port", "0"], {
-        cwd: project,
-        env: childEnv(),
-        detached: true, // its own process group, so SIGTERM reaches node and not only npx
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      children.add(server);
-      let output = "";
-      const exited = new Promise<void>((resolve) => server.once("exit", () => { resolve(); }));
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => { reject(new Error(`no URL printed within 30 s:\n${output}`)); }, 30_000);
-        const onData = (chunk: Buffer): void => {
-          output += chunk.toString();
-          const found = /sendmock listening on (http:\/\/\S+)/.exec(output)?.[1];
-          if (found !== undefined) {
-            clearTimeout(timer);
-            resolve(found);
-          }
-        };
-        server.stdout.on("data", onData);
-        server.stderr.on("data", onData);
-        void exited.then(() => { reject(new Error(`npx sendmock exited before printing its URL:\n${output}`)); });
-      });
-
-      const answer = await fetch(`${url}/send`, {
-        method: "POST",
-        headers: { Authorization: "Bearer test-key-1234", "Content-Type": "application/json" },
-        body: JSON.stringify({
-          to: "ada@example.com",
-          template_id: "welcome",
-          data: { name: "Ada", company: "Acme", login_url: "https://app.example.com/login" },
-        }),
-      });
-      expect(answer.status).toBe(200);
-      expect(await answer.json()).toMatchObject({ success: true, status: "queued" });
-      expect(output).toContain("4 loaded from");
-
-      if (server.pid === undefined) throw new Error("npx has no pid");
-      process.kill(-server.pid, "SIGTERM");
-      await exited;
-      expect(output).toContain("SIGTERM received");
-      // npx may exit before node, which still answers a request on an open connection for a
-      // moment (a stopping sendmock never resets a request already sent): wait for the refusal.
-      const health = (): Promise<string> => fetch(`${url}/_mock/health`).then(() => "answered", () => "refused");
-      await expect.poll(health, { timeout: 5000, interval: 100 }).toBe("refused");
-    },
-    60_000,
-  );
-
-  it(
-    "typechecks an app.ts importing sendmock and sendmock/testing, with the types of the installed package",
-    async () => {
-      await writeFile(
-        path.join(project, "app.ts"),
-        [
-          `import { startSendMock, type CapturedMessage } from "sendmock";`,
-          `import { setupSendMock } from "sendmock/testing";`,
-          ``,
-          `const mock = await startSendMock({ port: 0, watchTemplates: false });`,
-          `const { messages } = await mock.outbox.list({ to: "ada@example.com" });`,
-          `const first: CapturedMessage | undefined = messages[0];`,
-          `console.log(first?.subject.toUpperCase());`,
-          `await mock.close();`,
-          `// @ts-expect-error: the types are sendmock's own, not any: a port is a number`,
-          `await startSendMock({ port: "4010" });`,
-          `const hook = (fn: () => Promise<void>, timeoutMs?: number): void => { void fn; void timeoutMs; };`,
-          `const handle = setupSendMock({ onContractViolation: "error" }, { beforeAll: hook, afterEach: hook, afterAll: hook });`,
-          `const url: string = handle.url;`,
-          `console.log(url);`,
-          `// @ts-expect-error: onContractViolation is "error", "warn" or "off"`,
-          `setupSendMock({ onContractViolation: "loud" }, { beforeAll: hook, afterEach: hook, afterAll: hook });`,
-          ``,
-        ].join("\n"),
-      );
-      const listed = await run(
-        process.execPath,
-        [TSC, "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext", "--strict", "--listFiles", "app.ts"],
-        project,
-      );
-      expect(listed).toContain(path.join(project, "node_modules/sendmock/dist/index.d.ts"));
-      expect(listed).toContain(path.join(project, "node_modules/sendmock/dist/testing.d.ts"));
-    },
-    60_000,
-  );
-
-  it(
-    "resolves sendmock/testing, sendmock/vitest and sendmock/jest, whose helper runs without vitest installed",
-    async () => {
-      await writeFile(
-        path.join(project, "helpers.mjs"),
-        [
-          `import { existsSync } from "node:fs";`,
-          `import { setupSendMock } from "sendmock/testing";`,
-          ``,
-          `const resolved = ["sendmock/testing", "sendmock/vitest", "sendmock/jest"].map((name) => import.meta.resolve(name));`,
-          `const hooks = {};`,
-          `const sendmock = setupSendMock({ watchTemplates: false, onContractViolation: "error" }, {`,
-          `  beforeAll: (fn) => { hooks.beforeAll = fn; }, afterEach: (fn) => { hooks.afterEach = fn; }, afterAll: (fn) => { hooks.afterAll = fn; },`,
-          `});`,
-          `await hooks.beforeAll();`,
-          `await fetch(\`\${sendmock.url}/send\`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });`,
-          `const failure = await hooks.afterEach().then(() => "passed", (error) => error.message);`,
-          `await hooks.afterAll();`,
-          `console.log(JSON.stringify({ resolved, vitestInstalled: existsSync("node_modules/vitest"), failure }));`,
-          ``,
-        ].join("\n"),
-      );
-      const { resolved, vitestInstalled, failure } = JSON.parse((await run(process.execPath, ["helpers.mjs"], project)).trim()) as {
-        resolved: string[];
-        vitestInstalled: boolean;
-        failure: string;
+  it("serves with npx sendmock serve --port 0, answers a send, and stops on SIGTERM", async () => {
+    const server = spawn("npx", ["sendmock", "serve", "--port", "0"], {
+      cwd: project,
+      env: childEnv(),
+      detached: true, // its own process group, so SIGTERM reaches node and not only npx
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    children.add(server);
+    let output = "";
+    const exited = new Promise<void>((resolve) =>
+      server.once("exit", () => {
+        resolve();
+      }),
+    );
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`no URL printed within 30 s:\n${output}`));
+      }, 30_000);
+      const onData = (chunk: Buffer): void => {
+        output += chunk.toString();
+        const found = /sendmock listening on (http:\/\/\S+)/.exec(output)?.[1];
+        if (found !== undefined) {
+          clearTimeout(timer);
+          resolve(found);
+        }
       };
-      const dist = pathToFileURL(path.join(project, "node_modules/sendmock/dist")).href;
-      expect(resolved).toEqual([`${dist}/testing.js`, `${dist}/vitest.js`, `${dist}/jest.js`]);
-      expect(vitestInstalled).toBe(false);
-      expect(failure).toMatch(/^sendmock: 1 request in this test broke the contract \(openapi\/send\.yaml\):\n {2}POST \/send -> 401 missing_api_key\n/);
-    },
-    60_000,
-  );
-
-  it(
-    "runs an app.mjs that starts a mock on port 0, sends, reads outbox.list() and closes",
-    async () => {
-      await writeFile(
-        path.join(project, "app.mjs"),
-        [
-          `import { startSendMock } from "sendmock";`,
-          ``,
-          `const mock = await startSendMock({ port: 0, watchTemplates: false });`,
-          `try {`,
-          `  const answer = await fetch(\`\${mock.url}/send\`, {`,
-          `    method: "POST",`,
-          `    headers: { Authorization: "Bearer test-key-1234", "Content-Type": "application/json" },`,
-          `    body: JSON.stringify({ to: "ada@example.com", template_id: "welcome",`,
-          `      data: { name: "Ada", company: "Acme", login_url: "https://app.example.com/login" } }),`,
-          `  });`,
-          `  const { messages, total } = await mock.outbox.list();`,
-          `  console.log(JSON.stringify({ status: answer.status, total, to: messages[0]?.to, subject: messages[0]?.subject }));`,
-          `} finally {`,
-          `  await mock.close();`,
-          `}`,
-          ``,
-        ].join("\n"),
-      );
-      const stdout = await run(process.execPath, ["app.mjs"], project);
-      expect(JSON.parse(stdout.trim())).toEqual({
-        status: 200,
-        total: 1,
-        to: "ada@example.com",
-        subject: "Welcome to Acme, Ada!",
+      server.stdout.on("data", onData);
+      server.stderr.on("data", onData);
+      void exited.then(() => {
+        reject(new Error(`npx sendmock exited before printing its URL:\n${output}`));
       });
-    },
-    60_000,
-  );
+    });
+
+    const answer = await fetch(`${url}/send`, {
+      method: "POST",
+      headers: { Authorization: "Bearer test-key-1234", "Content-Type": "application/json" },
+      body: JSON.stringify({
+        to: "ada@example.com",
+        template_id: "welcome",
+        data: { name: "Ada", company: "Acme", login_url: "https://app.example.com/login" },
+      }),
+    });
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ success: true, status: "queued" });
+    expect(output).toContain("4 loaded from");
+
+    if (server.pid === undefined) throw new Error("npx has no pid");
+    process.kill(-server.pid, "SIGTERM");
+    await exited;
+    expect(output).toContain("SIGTERM received");
+    // npx may exit before node, which still answers a request on an open connection for a
+    // moment (a stopping sendmock never resets a request already sent): wait for the refusal.
+    const health = (): Promise<string> =>
+      fetch(`${url}/_mock/health`).then(
+        () => "answered",
+        () => "refused",
+      );
+    await expect.poll(health, { timeout: 5000, interval: 100 }).toBe("refused");
+  }, 60_000);
+
+  it("typechecks an app.ts importing sendmock and sendmock/testing, with the types of the installed package", async () => {
+    await writeFile(
+      path.join(project, "app.ts"),
+      [
+        `import { startSendMock, type CapturedMessage } from "sendmock";`,
+        `import { setupSendMock } from "sendmock/testing";`,
+        ``,
+        `const mock = await startSendMock({ port: 0, watchTemplates: false });`,
+        `const { messages } = await mock.outbox.list({ to: "ada@example.com" });`,
+        `const first: CapturedMessage | undefined = messages[0];`,
+        `console.log(first?.subject.toUpperCase());`,
+        `await mock.close();`,
+        `// @ts-expect-error: the types are sendmock's own, not any: a port is a number`,
+        `await startSendMock({ port: "4010" });`,
+        `const hook = (fn: () => Promise<void>, timeoutMs?: number): void => { void fn; void timeoutMs; };`,
+        `const handle = setupSendMock({ onContractViolation: "error" }, { beforeAll: hook, afterEach: hook, afterAll: hook });`,
+        `const url: string = handle.url;`,
+        `console.log(url);`,
+        `// @ts-expect-error: onContractViolation is "error", "warn" or "off"`,
+        `setupSendMock({ onContractViolation: "loud" }, { beforeAll: hook, afterEach: hook, afterAll: hook });`,
+        ``,
+      ].join("\n"),
+    );
+    const listed = await run(
+      process.execPath,
+      [TSC, "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext", "--strict", "--listFiles", "app.ts"],
+      project,
+    );
+    expect(listed).toContain(path.join(project, "node_modules/sendmock/dist/index.d.ts"));
+    expect(listed).toContain(path.join(project, "node_modules/sendmock/dist/testing.d.ts"));
+  }, 60_000);
+
+  it("resolves sendmock/testing, sendmock/vitest and sendmock/jest, whose helper runs without vitest installed", async () => {
+    await writeFile(
+      path.join(project, "helpers.mjs"),
+      [
+        `import { existsSync } from "node:fs";`,
+        `import { setupSendMock } from "sendmock/testing";`,
+        ``,
+        `const resolved = ["sendmock/testing", "sendmock/vitest", "sendmock/jest"].map((name) => import.meta.resolve(name));`,
+        `const hooks = {};`,
+        `const sendmock = setupSendMock({ watchTemplates: false, onContractViolation: "error" }, {`,
+        `  beforeAll: (fn) => { hooks.beforeAll = fn; }, afterEach: (fn) => { hooks.afterEach = fn; }, afterAll: (fn) => { hooks.afterAll = fn; },`,
+        `});`,
+        `await hooks.beforeAll();`,
+        `await fetch(\`\${sendmock.url}/send\`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });`,
+        `const failure = await hooks.afterEach().then(() => "passed", (error) => error.message);`,
+        `await hooks.afterAll();`,
+        `console.log(JSON.stringify({ resolved, vitestInstalled: existsSync("node_modules/vitest"), failure }));`,
+        ``,
+      ].join("\n"),
+    );
+    const { resolved, vitestInstalled, failure } = JSON.parse((await run(process.execPath, ["helpers.mjs"], project)).trim()) as {
+      resolved: string[];
+      vitestInstalled: boolean;
+      failure: string;
+    };
+    const dist = pathToFileURL(path.join(project, "node_modules/sendmock/dist")).href;
+    expect(resolved).toEqual([`${dist}/testing.js`, `${dist}/vitest.js`, `${dist}/jest.js`]);
+    expect(vitestInstalled).toBe(false);
+    expect(failure).toMatch(/^sendmock: 1 request in this test broke the contract \(openapi\/send\.yaml\):\n {2}POST \/send -> 401 missing_api_key\n/);
+  }, 60_000);
+
+  it("runs an app.mjs that starts a mock on port 0, sends, reads outbox.list() and closes", async () => {
+    await writeFile(
+      path.join(project, "app.mjs"),
+      [
+        `import { startSendMock } from "sendmock";`,
+        ``,
+        `const mock = await startSendMock({ port: 0, watchTemplates: false });`,
+        `try {`,
+        `  const answer = await fetch(\`\${mock.url}/send\`, {`,
+        `    method: "POST",`,
+        `    headers: { Authorization: "Bearer test-key-1234", "Content-Type": "application/json" },`,
+        `    body: JSON.stringify({ to: "ada@example.com", template_id: "welcome",`,
+        `      data: { name: "Ada", company: "Acme", login_url: "https://app.example.com/login" } }),`,
+        `  });`,
+        `  const { messages, total } = await mock.outbox.list();`,
+        `  console.log(JSON.stringify({ status: answer.status, total, to: messages[0]?.to, subject: messages[0]?.subject }));`,
+        `} finally {`,
+        `  await mock.close();`,
+        `}`,
+        ``,
+      ].join("\n"),
+    );
+    const stdout = await run(process.execPath, ["app.mjs"], project);
+    expect(JSON.parse(stdout.trim())).toEqual({
+      status: 200,
+      total: 1,
+      to: "ada@example.com",
+      subject: "Welcome to Acme, Ada!",
+    });
+  }, 60_000);
 });

@@ -102,9 +102,23 @@ describe("sendmock proxy", () => {
     expect(seen[0]?.headers["content-type"]).toBe("application/json");
 
     const { text, entries } = await journal(mock);
-    expect(entries[0]).toMatchObject({ status: 200, error_code: null, violations: [], message_id: "up_123", api_key_hint: "7f3a", to: "ada@example.com", template_id: "welcome" });
+    expect(entries[0]).toMatchObject({
+      status: 200,
+      error_code: null,
+      violations: [],
+      message_id: "up_123",
+      api_key_hint: "7f3a",
+      to: "ada@example.com",
+      template_id: "welcome",
+    });
     const message = await request(mock.app).get("/_mock/messages/up_123").expect(200);
-    expect(message.body).toMatchObject({ id: "up_123", to: "ada@example.com", subject: "Welcome to Analytical Engines, Ada!", api_key_hint: "7f3a", warnings: [] });
+    expect(message.body).toMatchObject({
+      id: "up_123",
+      to: "ada@example.com",
+      subject: "Welcome to Analytical Engines, Ada!",
+      api_key_hint: "7f3a",
+      warnings: [],
+    });
     expect((message.body as { html: string }).html).toContain("https://app.example.com/login");
     const messages = await request(mock.app).get("/_mock/messages").expect(200);
     for (const shown of [text, messages.text]) expect(shown).not.toContain(SECRET_KEY);
@@ -115,7 +129,13 @@ describe("sendmock proxy", () => {
     const mock = await aProxy();
     await send(mock, aSendRequest({ template_id: "remote-only", subject: "Hello" })).expect(200);
     const message = await mock.outbox.get("em_9");
-    expect(message).toMatchObject({ template_id: "remote-only", subject: "Hello", html: null, text: null, warnings: ["rendered by the upstream service; no local template remote-only"] });
+    expect(message).toMatchObject({
+      template_id: "remote-only",
+      subject: "Hello",
+      html: null,
+      text: null,
+      warnings: ["rendered by the upstream service; no local template remote-only"],
+    });
   });
 
   it.each([
@@ -237,7 +257,11 @@ describe("sendmock proxy on the command line", () => {
         });
         void exited.then((code) => reject(new Error(`exited with ${String(code)}: ${stderr}`)));
       });
-      const answer = await fetch(`${url}/send`, { method: "POST", headers: { "Content-Type": "application/json", ...bearer(SECRET_KEY) }, body: JSON.stringify(aSendRequest()) });
+      const answer = await fetch(`${url}/send`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...bearer(SECRET_KEY) },
+        body: JSON.stringify(aSendRequest()),
+      });
       expect(answer.status).toBe(200);
       expect(await answer.json()).toMatchObject({ message_id: "up_123" });
       expect(seen[0]?.headers.authorization).toBe(`Bearer ${SECRET_KEY}`);

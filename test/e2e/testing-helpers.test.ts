@@ -102,7 +102,10 @@ describe('onContractViolation: "error"', () => {
     const file = await aStartedTestFile({ onContractViolation: "error" });
     await post(file.sendmock, JSON.stringify(aSendRequest({ to: 5 as unknown as string })));
     await post(file.sendmock, JSON.stringify({ to: "ada@example.com" }));
-    const failure = await file.afterEach().then(() => undefined, (error: unknown) => error);
+    const failure = await file.afterEach().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(Error);
     expect((failure as Error).message).toBe(
       [

@@ -101,7 +101,13 @@ async function getConfig(mock: SendMock): Promise<ConfigView> {
 }
 
 async function patchConfig(mock: SendMock, patch: unknown): Promise<Answer> {
-  return checked(await request(mock.app).patch("/_mock/config").send(patch as object), "patch", "/_mock/config");
+  return checked(
+    await request(mock.app)
+      .patch("/_mock/config")
+      .send(patch as object),
+    "patch",
+    "/_mock/config",
+  );
 }
 
 async function listRequests(mock: SendMock, query: Record<string, number> = {}): Promise<JournalList> {
@@ -263,9 +269,12 @@ describe("waiting for a message with wait_ms", () => {
       .get("/_mock/messages")
       .query({ to: "ada@example.com", wait_ms: 2000 })
       .then((answer) => answer);
-    await vi.waitFor(() => {
-      expect(waitFor).toHaveBeenCalled();
-    }, { timeout: 2_000, interval: 2 });
+    await vi.waitFor(
+      () => {
+        expect(waitFor).toHaveBeenCalled();
+      },
+      { timeout: 2_000, interval: 2 },
+    );
 
     const sentAt = performance.now();
     const sentId = await sendOk(mock, { to: "ada@example.com" });
@@ -284,9 +293,12 @@ describe("waiting for a message with wait_ms", () => {
       .get("/_mock/messages")
       .query({ template_id: "order-receipt", wait_ms: 2000 })
       .then((answer) => answer);
-    await vi.waitFor(() => {
-      expect(waitFor).toHaveBeenCalled();
-    }, { timeout: 2_000, interval: 2 });
+    await vi.waitFor(
+      () => {
+        expect(waitFor).toHaveBeenCalled();
+      },
+      { timeout: 2_000, interval: 2 },
+    );
 
     await sendOk(mock);
     const receiptId = await sendOk(mock, receipt());
@@ -313,9 +325,12 @@ describe("waiting for a message with wait_ms", () => {
       .get("/_mock/messages")
       .query({ to: "ada@example.com", wait_ms: 10_000 })
       .then((answer) => answer);
-    await vi.waitFor(() => {
-      expect(waitFor).toHaveBeenCalled();
-    }, { timeout: 2_000, interval: 2 });
+    await vi.waitFor(
+      () => {
+        expect(waitFor).toHaveBeenCalled();
+      },
+      { timeout: 2_000, interval: 2 },
+    );
 
     const closedAt = performance.now();
     await mock.close();
@@ -614,7 +629,12 @@ describe("GET /_mock/templates", () => {
     const broken = (list.body as TemplateList).templates.find((template) => template.id === "broken");
     expect(broken).toMatchObject({ file: "broken.yaml", ok: false, subject: null, placeholders: [], has_html: false, has_text: false, sample_data: null });
     expect(broken?.error).toMatch(/subject/);
-    expect((list.body as TemplateList).templates.find((template) => template.id === "plain")).toMatchObject({ ok: true, error: null, has_html: false, has_text: true });
+    expect((list.body as TemplateList).templates.find((template) => template.id === "plain")).toMatchObject({
+      ok: true,
+      error: null,
+      has_html: false,
+      has_text: true,
+    });
     expect(detail.status).toBe(200);
     expect(detail.body).toMatchObject({ id: "broken", ok: false, html: null, text: null } satisfies Partial<TemplateDetail>);
     expect(await sendOk(mock, { template_id: "plain", data: { name: "Ada" } })).toMatch(/\S/);

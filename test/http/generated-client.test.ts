@@ -18,10 +18,7 @@ let mock: RunningSendMock;
 let mockB: RunningSendMock;
 
 beforeAll(async () => {
-  [mock, mockB] = await Promise.all([
-    startSendMock({ port: 0, watchTemplates: false }),
-    startSendMock({ port: 0, watchTemplates: false, responseShape: "b" }),
-  ]);
+  [mock, mockB] = await Promise.all([startSendMock({ port: 0, watchTemplates: false }), startSendMock({ port: 0, watchTemplates: false, responseShape: "b" })]);
 });
 
 afterAll(async () => {

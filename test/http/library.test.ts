@@ -3,14 +3,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, expectTypeOf, it, vi } from "vitest";
-import {
-  startSendMock,
-  WaitTimeoutError,
-  type CapturedMessage,
-  type RunningSendMock,
-  type SendRequest,
-  type SendSuccessA,
-} from "../../src/index.js";
+import { startSendMock, WaitTimeoutError, type CapturedMessage, type RunningSendMock, type SendRequest, type SendSuccessA } from "../../src/index.js";
 import { aRunningMockForThisTest, aSendRequest, bearer } from "../support/helpers.js";
 
 /** What an application under test does: a plain HTTP call to the mocked service. */
@@ -46,13 +39,21 @@ describe("startSendMock", () => {
     const second = await aRunningMockForThisTest({ responseShape: "b", strictData: true });
     await first.faults.add({ fault: "server_error", status: 503 });
 
-    const faulted = await fetch(`${first.url}/send`, { method: "POST", headers: { "Content-Type": "application/json", ...bearer() }, body: JSON.stringify(aSendRequest()) });
+    const faulted = await fetch(`${first.url}/send`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...bearer() },
+      body: JSON.stringify(aSendRequest()),
+    });
     const strict = await fetch(`${second.url}/send`, {
       method: "POST",
       headers: { "Content-Type": "application/json", ...bearer() },
       body: JSON.stringify(aSendRequest({ data: { ...aSendRequest().data, extra: "x" } })),
     });
-    const invalid = await fetch(`${second.url}/send`, { method: "POST", headers: { "Content-Type": "application/json", ...bearer() }, body: JSON.stringify({ to: 1 }) });
+    const invalid = await fetch(`${second.url}/send`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...bearer() },
+      body: JSON.stringify({ to: 1 }),
+    });
 
     expect(faulted.status).toBe(503);
     expect(strict.status).toBe(422);

@@ -120,9 +120,19 @@ export function describeJournalContract(name: string, makeJournal: MakeJournal):
 
         const list = await journal.list();
 
-        expect(idsOf(list)).toEqual(entries.slice(-5).reverse().map((entry) => entry.id));
+        expect(idsOf(list)).toEqual(
+          entries
+            .slice(-5)
+            .reverse()
+            .map((entry) => entry.id),
+        );
         expect(list.total).toBe(5);
-        expect(idsOf(await journal.list({ limit: 2 }))).toEqual(entries.slice(-2).reverse().map((entry) => entry.id));
+        expect(idsOf(await journal.list({ limit: 2 }))).toEqual(
+          entries
+            .slice(-2)
+            .reverse()
+            .map((entry) => entry.id),
+        );
       });
     });
 

@@ -7,9 +7,8 @@ export default function buildOnce(): void {
   const root = fileURLToPath(new URL("../..", import.meta.url));
   execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" });
   // The contracts checked at build time, so a built mock skips checking them again at start-up.
-  execFileSync(
-    process.execPath,
-    ["--input-type=module", "-e", "(await import('./dist/contract/load.js')).recordCheckedContracts()"],
-    { cwd: root, stdio: "inherit" },
-  );
+  execFileSync(process.execPath, ["--input-type=module", "-e", "(await import('./dist/contract/load.js')).recordCheckedContracts()"], {
+    cwd: root,
+    stdio: "inherit",
+  });
 }

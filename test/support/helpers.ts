@@ -108,10 +108,7 @@ function compiled(schema: object): ValidateFunction {
   return validate;
 }
 
-function responseFor(
-  operation: OpenAPIV3_1.OperationObject,
-  status: number,
-): OpenAPIV3_1.ResponseObject | undefined {
+function responseFor(operation: OpenAPIV3_1.OperationObject, status: number): OpenAPIV3_1.ResponseObject | undefined {
   const responses = operation.responses ?? {};
   const found = responses[String(status)] ?? responses[`${String(status)[0] ?? ""}XX`] ?? responses.default;
   return found as OpenAPIV3_1.ResponseObject | undefined;
@@ -122,10 +119,7 @@ function responseFor(
  * a body matching its schema, and for an error the `X-Sendmock-Error-Code` header. The
  * validator in the app cannot do this for the error bodies it writes itself.
  */
-export async function expectContract(
-  answer: ResponseCheck,
-  where: { contract?: ContractName; method?: string; path?: string } = {},
-): Promise<void> {
+export async function expectContract(answer: ResponseCheck, where: { contract?: ContractName; method?: string; path?: string } = {}): Promise<void> {
   const name = where.contract ?? "send";
   let document = documents.get(name);
   if (!document) {

@@ -136,8 +136,16 @@ describe("bad settings give one line naming the source and the problem", () => {
     ["a request timeout over an hour", "request_timeout_ms: 3600001", "request_timeout_ms must be <= 3600000"],
     ["a keep-alive timeout given as text", "keep_alive_timeout_ms: 5s", "keep_alive_timeout_ms must be integer"],
     ["a header limit too small for an Authorization header", "max_header_bytes: 512", "max_header_bytes must be >= 1024"],
-    ["a headers timeout above the request timeout", "headers_timeout_ms: 30000\nrequest_timeout_ms: 20000", "headers_timeout_ms (30000) must not be above request_timeout_ms (20000)"],
-    ["a headers timeout above the default request timeout", "headers_timeout_ms: 130000", "headers_timeout_ms (130000) must not be above request_timeout_ms (120000)"],
+    [
+      "a headers timeout above the request timeout",
+      "headers_timeout_ms: 30000\nrequest_timeout_ms: 20000",
+      "headers_timeout_ms (30000) must not be above request_timeout_ms (20000)",
+    ],
+    [
+      "a headers timeout above the default request timeout",
+      "headers_timeout_ms: 130000",
+      "headers_timeout_ms (130000) must not be above request_timeout_ms (120000)",
+    ],
     ["a refill period so small the reset would be NaN", "rate_limit: { requests: 1, per_seconds: 1e-320 }", "rate_limit.per_seconds must be >= 0.001"],
     ["a refill period of 1e308 s", "rate_limit: { requests: 1, per_seconds: 1e308 }", "rate_limit.per_seconds must be <= 86400"],
     ["a burst of 1e21", "rate_limit: { requests: 1, per_seconds: 1, burst: 1e21 }", "rate_limit.burst must be <= 1000000"],
@@ -147,9 +155,17 @@ describe("bad settings give one line naming the source and the problem", () => {
     ["max_bytes under a megabyte", "max_bytes: 1kb", "max_bytes must be a size of at least 1MB"],
     ["a redis timeout of 0", "redis_timeout_ms: 0", "redis_timeout_ms must be >= 100"],
     ["a shutdown grace over 10 minutes", "shutdown_grace_ms: 600001", "shutdown_grace_ms must be <= 600000"],
-    ["an admin token of spaces, which no Authorization header can carry", 'admin_token: "        "', "admin_token must be a token that Authorization: Bearer can carry"],
+    [
+      "an admin token of spaces, which no Authorization header can carry",
+      'admin_token: "        "',
+      "admin_token must be a token that Authorization: Bearer can carry",
+    ],
     ["an API key with a space", 'api_keys: ["a b"]', "api_keys.0 must be a token that Authorization: Bearer can carry"],
-    ["a fault glob over 1024 characters", `faults: [{ fault: server_error, match: { to: "${"a".repeat(1025)}" } }]`, "faults.0.match.to must NOT have more than 1024 characters"],
+    [
+      "a fault glob over 1024 characters",
+      `faults: [{ fault: server_error, match: { to: "${"a".repeat(1025)}" } }]`,
+      "faults.0.match.to must NOT have more than 1024 characters",
+    ],
     ["a list instead of a mapping", "- port: 1", "must be a mapping of settings, not a list"],
     ["YAML that does not parse", "port: [1, 2", "config file"],
   ])("rejects %s", async (_case, yaml, expected) => {
@@ -188,7 +204,9 @@ describe("keys and tokens", () => {
   });
 
   it("refuses an admin token that cannot be sent, even bound to 0.0.0.0, from options too", () => {
-    expect(configErrorOf(() => resolveConfig({ host: "0.0.0.0", adminToken: "        " }))).toMatch(/^options: admin_token must be a token that Authorization: Bearer can carry/);
+    expect(configErrorOf(() => resolveConfig({ host: "0.0.0.0", adminToken: "        " }))).toMatch(
+      /^options: admin_token must be a token that Authorization: Bearer can carry/,
+    );
     expect(configErrorOf(() => resolveConfig({ apiKeys: ["key\u00e9-1234"] }, "command line"))).toMatch(/^command line: api_keys.0 must be a token/);
   });
 });

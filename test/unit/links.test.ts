@@ -15,10 +15,7 @@ describe("extractLinks", () => {
   });
 
   it("ends a URL at an encoded quote or angle bracket", () => {
-    expect(extractLinks("&lt;https://a.test/x&gt; and &quot;https://b.test/y&quot;", undefined)).toEqual([
-      "https://a.test/x",
-      "https://b.test/y",
-    ]);
+    expect(extractLinks("&lt;https://a.test/x&gt; and &quot;https://b.test/y&quot;", undefined)).toEqual(["https://a.test/x", "https://b.test/y"]);
   });
 
   it("lists each URL once, html first, then those found only in the text", () => {

@@ -50,7 +50,12 @@ async function load(folder: string, options: { watch: boolean } = { watch: false
 function entryOf(catalog: TemplateCatalog, id: string): TemplateEntry {
   const entry = catalog.list().find((candidate) => candidate.id === id);
   if (entry === undefined) {
-    throw new Error(`no entry ${id} in ${catalog.list().map((listed) => listed.id).join(", ")}`);
+    throw new Error(
+      `no entry ${id} in ${catalog
+        .list()
+        .map((listed) => listed.id)
+        .join(", ")}`,
+    );
   }
   return entry;
 }
@@ -151,7 +156,11 @@ describe("broken files", () => {
   });
 
   it("reports both files when two files define the same id", async () => {
-    const folder = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML, "welcome.json": `{"subject": "x", "text": "y"}`, "other.yml": "subject: o\ntext: t\n" });
+    const folder = await aTemplatesFolder({
+      "welcome.yaml": WELCOME_YAML,
+      "welcome.json": `{"subject": "x", "text": "y"}`,
+      "other.yml": "subject: o\ntext: t\n",
+    });
     const { catalog, logLines } = await load(folder);
 
     expect(catalog.get("welcome")).toBeUndefined();

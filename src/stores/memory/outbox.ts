@@ -148,7 +148,10 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
 
     listSerialized(filter = {}) {
       const { page, total } = select(filter);
-      const { kept, truncated } = cutToBytes(page.map((entry) => entry.json), maxPageBytes);
+      const { kept, truncated } = cutToBytes(
+        page.map((entry) => entry.json),
+        maxPageBytes,
+      );
       return Promise.resolve({ messages: kept, total, truncated });
     },
 

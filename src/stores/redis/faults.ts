@@ -127,7 +127,17 @@ export async function createRedisFaultPlan(connection: RedisConnection, options:
       const { view } = stored;
       const maxRules = options.maxRules ?? DEFAULT_MAX_RULES;
       const added = await connection.run((redis) =>
-        redis.eval(ADD_SCRIPT, 3, rulesHash, orderList, usesHash, view.id, JSON.stringify(stored), view.times === null ? "" : String(view.times), String(maxRules)),
+        redis.eval(
+          ADD_SCRIPT,
+          3,
+          rulesHash,
+          orderList,
+          usesHash,
+          view.id,
+          JSON.stringify(stored),
+          view.times === null ? "" : String(view.times),
+          String(maxRules),
+        ),
       );
       if (added !== 1) throw tooManyRules(maxRules, "fault");
       return copyRule(stored.view);

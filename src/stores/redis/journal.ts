@@ -30,7 +30,17 @@ export function createRedisJournal(connection: RedisConnection, channel: StoreCh
   return {
     async record(entry) {
       await connection.run((redis) =>
-        redis.eval(RECORD_SCRIPT, 2, entriesList, bytesCounter, JSON.stringify(entry), capacity, maxBytes, channel.name, JSON.stringify({ type: "record", entry })),
+        redis.eval(
+          RECORD_SCRIPT,
+          2,
+          entriesList,
+          bytesCounter,
+          JSON.stringify(entry),
+          capacity,
+          maxBytes,
+          channel.name,
+          JSON.stringify({ type: "record", entry }),
+        ),
       );
     },
 

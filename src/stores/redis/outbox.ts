@@ -75,7 +75,9 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
 
   /** The first `limit` items of a list, and its length. */
   const page = (list: string, limit: number): Promise<[string[], number]> =>
-    connection.run((redis) => Promise.all([limit < 1 ? Promise.resolve([]) : redis.lrange(list, 0, Number.isFinite(limit) ? limit - 1 : -1), redis.llen(list)]));
+    connection.run((redis) =>
+      Promise.all([limit < 1 ? Promise.resolve([]) : redis.lrange(list, 0, Number.isFinite(limit) ? limit - 1 : -1), redis.llen(list)]),
+    );
 
   async function select(filter: MessageFilter): Promise<{ ids: string[]; total: number }> {
     const to = filter.to?.toLowerCase();
@@ -119,7 +121,21 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
       const json = JSON.stringify(message);
       const keys: StoredKeys = { id: message.id, ...matchKeysOf(message), bytes: Buffer.byteLength(json) };
       await connection.run((redis) =>
-        redis.eval(ADD_SCRIPT, scriptKeys.length, ...scriptKeys, JSON.stringify(keys), message.id, json, capacity, channel.name, JSON.stringify({ type: "capture", message }), sameToPrefix, keys.to, keys.bytes, maxBytes),
+        redis.eval(
+          ADD_SCRIPT,
+          scriptKeys.length,
+          ...scriptKeys,
+          JSON.stringify(keys),
+          message.id,
+          json,
+          capacity,
+          channel.name,
+          JSON.stringify({ type: "capture", message }),
+          sameToPrefix,
+          keys.to,
+          keys.bytes,
+          maxBytes,
+        ),
       );
     },
 
@@ -139,7 +155,9 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
     },
 
     async clear() {
-      await connection.run((redis) => redis.eval(CLEAR_SCRIPT, scriptKeys.length, ...scriptKeys, sameToPrefix, channel.name, JSON.stringify({ type: "clear" })));
+      await connection.run((redis) =>
+        redis.eval(CLEAR_SCRIPT, scriptKeys.length, ...scriptKeys, sameToPrefix, channel.name, JSON.stringify({ type: "clear" })),
+      );
     },
 
     waitFor(filter = {}, waitOptions = {}) {

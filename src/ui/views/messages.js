@@ -138,12 +138,7 @@ export function createMessagesView({ openMessage, closeMessage }) {
         h("span", { class: "row-to" }, message.to),
         h("span", { class: "row-time" }, shortTime(message.created_at)),
         h("span", { class: "row-subject" }, message.subject),
-        h(
-          "span",
-          { class: "row-meta" },
-          h("code", { class: "row-template" }, message.template_id),
-          h("span", { class: "badge badge-queued" }, message.status),
-        ),
+        h("span", { class: "row-meta" }, h("code", { class: "row-template" }, message.template_id), h("span", { class: "badge badge-queued" }, message.status)),
       ),
     );
   }

@@ -104,9 +104,7 @@ function errorDetails(entry) {
       h(
         "ul",
         { class: "violations", "aria-label": "Contract violations" },
-        entry.violations.map((violation) =>
-          h("li", {}, h("code", { class: "pointer" }, violation.path || "/"), " ", violation.message),
-        ),
+        entry.violations.map((violation) => h("li", {}, h("code", { class: "pointer" }, violation.path || "/"), " ", violation.message)),
       ),
     );
   }
@@ -115,9 +113,5 @@ function errorDetails(entry) {
 
 function messageLink(messageId) {
   if (messageId === null) return "—";
-  return h(
-    "a",
-    { href: hrefFor("messages", messageId), class: "message-link", "data-testid": "request-message-link", title: "Open the message" },
-    messageId,
-  );
+  return h("a", { href: hrefFor("messages", messageId), class: "message-link", "data-testid": "request-message-link", title: "Open the message" }, messageId);
 }

@@ -60,7 +60,10 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
       void dialog.accept();
     });
     await page.goto(`${mock.url}/_mock/`);
-    await page.getByTestId("live-status").filter({ hasText: /^live$/i }).waitFor();
+    await page
+      .getByTestId("live-status")
+      .filter({ hasText: /^live$/i })
+      .waitFor();
   });
 
   afterEach(async () => {

@@ -96,7 +96,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-
 let mock: RunningSendMock;
 
 beforeAll(async () => {
@@ -302,7 +301,11 @@ describe("prototype keys: __proto__, constructor, prototype", () => {
 
   it.each([
     { where: "at the top level", raw: `{"__proto__":${POLLUTER},${SEND},"data":{"name":"Ada"}}`, named: "__proto__ is not a known field" },
-    { where: "as constructor.prototype at the top level", raw: `{"constructor":{"prototype":${POLLUTER}},${SEND},"data":{}}`, named: "constructor is not a known field" },
+    {
+      where: "as constructor.prototype at the top level",
+      raw: `{"constructor":{"prototype":${POLLUTER}},${SEND},"data":{}}`,
+      named: "constructor is not a known field",
+    },
     { where: "as prototype at the top level", raw: `{"prototype":${POLLUTER},${SEND},"data":{}}`, named: "prototype is not a known field" },
     { where: "inside data", raw: `{${SEND},"data":{"__proto__":${POLLUTER}}}`, named: "data.__proto__ must be a string or an array of strings" },
     { where: "inside a nested object in data", raw: `{${SEND},"data":{"name":[{"__proto__":${POLLUTER}}]}}`, named: "data.name[0] must be a string" },
@@ -492,7 +495,11 @@ describe("recipient lists", () => {
 
     const answer = await sendRaw(mock, raw);
 
-    expectRejected(answer, { status: 400, code: "invalid_request", says: /^Invalid request: cc must not have more than 1000 items; cc\[0\] must be a string; .* and \d+ more$/ });
+    expectRejected(answer, {
+      status: 400,
+      code: "invalid_request",
+      says: /^Invalid request: cc must not have more than 1000 items; cc\[0\] must be a string; .* and \d+ more$/,
+    });
     expect(answer.text.length, "the answer does not grow with the number of problems").toBeLessThan(2_000);
     expect((await lastJournalEntry(mock)).violations.length).toBeLessThanOrEqual(50);
   });
@@ -500,6 +507,10 @@ describe("recipient lists", () => {
   it("names the first bad addresses and counts the rest when many cc entries are invalid", async () => {
     const answer = await sendJson(mock, aSendRequest({ cc: Array.from({ length: 500 }, (_, index) => `not-an-address-${index}`) }));
 
-    expectRejected(answer, { status: 422, code: "invalid_recipient", says: /^Invalid recipient email address in cc\[0\] \("not-an-address-0"\), .*, and 490 more$/ });
+    expectRejected(answer, {
+      status: 422,
+      code: "invalid_recipient",
+      says: /^Invalid recipient email address in cc\[0\] \("not-an-address-0"\), .*, and 490 more$/,
+    });
   });
 });

@@ -83,11 +83,7 @@ interface CheckedAnswer {
  * Sends one request and checks what a client can see: a documented answer, no 5xx, the error
  * code header, and the outbox grown by exactly one message for a 2xx and by none otherwise.
  */
-async function sendAndCheck(
-  mock: RunningSendMock,
-  agent: http.Agent,
-  request: RawRequest,
-): Promise<CheckedAnswer> {
+async function sendAndCheck(mock: RunningSendMock, agent: http.Agent, request: RawRequest): Promise<CheckedAnswer> {
   const countBefore = (await mock.outbox.stats()).count;
   const answer = await postRaw(`${mock.url}/send`, request, agent);
   expect(answer.status, `no 5xx: ${answer.text.slice(0, 300)}`).toBeLessThan(500);
@@ -129,9 +125,43 @@ function aWelcomeSend(): SendRequest {
 
 /** Pieces that break naive string handling: zero-width, bidi, astral, lone surrogates, controls, markup. */
 const AWKWARD_PIECES = [
-  "\u200b", "\u200c", "\u200d", "\ufeff", "\u202e", "\u200f", "\u061c", "\u{1f600}", "\u{10ffff}", "\ud800", "\udfff",
-  "\u0000", "\u0007", "\r\n", "\n", "\r", "\u2028", "\u0085", "{name}", "{{", "}}", "{", "<script>alert(1)</script>",
-  "&amp;", '"', "\\", "'", "%00", "e\u0301", "\ufdfa", "עברית", "العربية", "𝕏", "@", "a@b", "ada@example.com", " ",
+  "\u200b",
+  "\u200c",
+  "\u200d",
+  "\ufeff",
+  "\u202e",
+  "\u200f",
+  "\u061c",
+  "\u{1f600}",
+  "\u{10ffff}",
+  "\ud800",
+  "\udfff",
+  "\u0000",
+  "\u0007",
+  "\r\n",
+  "\n",
+  "\r",
+  "\u2028",
+  "\u0085",
+  "{name}",
+  "{{",
+  "}}",
+  "{",
+  "<script>alert(1)</script>",
+  "&amp;",
+  '"',
+  "\\",
+  "'",
+  "%00",
+  "e\u0301",
+  "\ufdfa",
+  "עברית",
+  "العربية",
+  "𝕏",
+  "@",
+  "a@b",
+  "ada@example.com",
+  " ",
 ];
 
 const awkwardString = fc
@@ -152,8 +182,26 @@ const anyString = fc.oneof(
 );
 
 const ODD_KEYS = [
-  "__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "", " ", "to ", "TO", "$ref",
-  "a.b", "a/b", "~1", "0", "length", "\u0000", "\u202eto", "data", "cc",
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "",
+  " ",
+  "to ",
+  "TO",
+  "$ref",
+  "a.b",
+  "a/b",
+  "~1",
+  "0",
+  "length",
+  "\u0000",
+  "\u202eto",
+  "data",
+  "cc",
 ];
 const oddKey = fc.oneof(fc.constantFrom(...ODD_KEYS), awkwardString);
 
@@ -243,7 +291,10 @@ const aMutation: fc.Arbitrary<Mutation> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant("recipients" as const),
       field: fc.constantFrom("cc" as const, "bcc" as const),
-      addresses: fc.oneof(fc.array(anAddress, { maxLength: 5 }), fc.integer({ min: 990, max: 1_010 }).map((count) => Array.from({ length: count }, (_, index) => `r${index}@example.com`))),
+      addresses: fc.oneof(
+        fc.array(anAddress, { maxLength: 5 }),
+        fc.integer({ min: 990, max: 1_010 }).map((count) => Array.from({ length: count }, (_, index) => `r${index}@example.com`)),
+      ),
     }),
   },
 );
@@ -252,7 +303,10 @@ const aValidSend = fc.record({
   templateId: fc.constantFrom(...SHIPPED_TEMPLATE_IDS),
   cc: fc.option(fc.array(fc.constantFrom("grace@example.com", "linus@example.org"), { maxLength: 2 }), { nil: undefined }),
   replyTo: fc.option(fc.constant("support@example.com"), { nil: undefined }),
-  subject: fc.option(awkwardLine.filter((line) => line.length > 0), { nil: undefined }),
+  subject: fc.option(
+    awkwardLine.filter((line) => line.length > 0),
+    { nil: undefined },
+  ),
 });
 
 type GeneratedSend = Record<string, unknown> & { data?: unknown };
@@ -291,7 +345,19 @@ function applyMutation(send: GeneratedSend, mutation: Mutation): GeneratedSend {
 // ---------------------------------------------------------------------------------------------
 
 /** Framing and connection headers belong to Node's HTTP parser, not to the app. */
-const FRAMING_HEADERS = ["host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "expect", "te", "trailer", "proxy-connection", "http2-settings"];
+const FRAMING_HEADERS = [
+  "host",
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "upgrade",
+  "expect",
+  "te",
+  "trailer",
+  "proxy-connection",
+  "http2-settings",
+];
 /** Generated on their own, so that most cases still reach the parser and the contract check. */
 const HEADERS_GENERATED_APART = ["content-type", "authorization", "content-encoding"];
 const HEADERS_LEFT_OUT = new Set([...FRAMING_HEADERS, ...HEADERS_GENERATED_APART]);
@@ -301,9 +367,22 @@ const TOKEN_CHARACTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 const headerName = fc
   .oneof(
     fc.constantFrom(
-      "x-sendmock-fault", "X-Sendmock-Fault-Status", "x-sendmock-fault-delay", "accept", "accept-charset", "accept-encoding",
-      "x-http-method-override", "x-forwarded-for", "x-forwarded-proto", "origin", "cookie", "range", "if-none-match",
-      "content-language", "x-request-id", "x-sendmock-warning",
+      "x-sendmock-fault",
+      "X-Sendmock-Fault-Status",
+      "x-sendmock-fault-delay",
+      "accept",
+      "accept-charset",
+      "accept-encoding",
+      "x-http-method-override",
+      "x-forwarded-for",
+      "x-forwarded-proto",
+      "origin",
+      "cookie",
+      "range",
+      "if-none-match",
+      "content-language",
+      "x-request-id",
+      "x-sendmock-warning",
     ),
     fc.string({ unit: fc.constantFrom(...TOKEN_CHARACTERS), minLength: 1, maxLength: 30 }),
   )
@@ -319,13 +398,28 @@ const headerValue = fc.oneof(
 );
 
 const extraHeaders = fc
-  .array(fc.tuple(headerName, fc.oneof({ weight: 4, arbitrary: headerValue }, { weight: 1, arbitrary: fc.array(headerValue, { minLength: 2, maxLength: 3 }) })), { maxLength: 6 })
+  .array(
+    fc.tuple(headerName, fc.oneof({ weight: 4, arbitrary: headerValue }, { weight: 1, arbitrary: fc.array(headerValue, { minLength: 2, maxLength: 3 }) })),
+    { maxLength: 6 },
+  )
   .map((entries) => Object.fromEntries(entries.map(([name, value]) => [name.toLowerCase(), value])) as Record<string, string | string[]>);
 
 const MEDIA_TYPES = [
-  "application/json", "APPLICATION/JSON", "Application/Json", "text/json", "text/plain", "application/x-www-form-urlencoded",
-  "multipart/form-data; boundary=x", "application/vnd.api+json", "application/merge-patch+json", "application/octet-stream",
-  "*/*", "application/*", "json", "application/json/extra", "",
+  "application/json",
+  "APPLICATION/JSON",
+  "Application/Json",
+  "text/json",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "application/vnd.api+json",
+  "application/merge-patch+json",
+  "application/octet-stream",
+  "*/*",
+  "application/*",
+  "json",
+  "application/json/extra",
+  "",
 ];
 const CHARSETS = ["utf-8", "UTF-8", '"utf-8"', "Utf-8", "utf8", "latin1", "iso-8859-1", "utf-16", "utf-16le", "utf-32", "us-ascii", "x-unknown", '""', ""];
 

@@ -53,7 +53,15 @@ const WITHOUT_FILE_OVERRIDE = ["setpriv", "--bounding-set=-dac_override,-dac_rea
 
 /** Starts `sendmock serve --port 0 ...args` and resolves once it prints the URL it serves on. */
 async function serveInChild(args: string[] = [], options: { heldToFileModes?: boolean } = {}): Promise<ServingProcess> {
-  const command = [...(options.heldToFileModes === true && RUNNING_AS_ROOT ? WITHOUT_FILE_OVERRIDE : []), process.execPath, CLI, "serve", "--port", "0", ...args];
+  const command = [
+    ...(options.heldToFileModes === true && RUNNING_AS_ROOT ? WITHOUT_FILE_OVERRIDE : []),
+    process.execPath,
+    CLI,
+    "serve",
+    "--port",
+    "0",
+    ...args,
+  ];
   const child = spawn(command[0] ?? process.execPath, command.slice(1), { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let stdout = "";
@@ -162,9 +170,7 @@ describe("stopping under load", () => {
 
       const sentBefore = writtenBefore(run, signalledAt);
       const sentAfter = run.results.filter((result) => !sentBefore.includes(result));
-      console.info(
-        `SIGTERM after ${sentBefore.length} sends: exit in ${Math.round(exitMs)} ms; sent later: ${JSON.stringify(countBy(sentAfter, outcomeOf))}`,
-      );
+      console.info(`SIGTERM after ${sentBefore.length} sends: exit in ${Math.round(exitMs)} ms; sent later: ${JSON.stringify(countBy(sentAfter, outcomeOf))}`);
       expect(notAccepted(sentBefore)).toEqual([]);
       // A send after the signal is answered or finds no server (a reset socket, a refused connection), never left hanging.
       expect(sentAfter.filter((result) => result.kind === "failed" && !["ECONNREFUSED", "ECONNRESET"].includes(result.code))).toEqual([]);
@@ -225,7 +231,9 @@ describe("stopping while a client never finishes its request", () => {
     const uploader = net.connect(Number(port), "127.0.0.1");
     uploader.on("error", () => undefined);
     await once(uploader, "connect");
-    uploader.write(`POST /send HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key-0001\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+    uploader.write(
+      `POST /send HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key-0001\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     server.child.kill("SIGTERM");
@@ -312,7 +320,10 @@ describe("a templates folder that goes away while the mock runs", () => {
     await vi.waitFor(() => {
       expect(logLines()).toContain(`templates folder ${folder} cannot be read: permission denied; still serving the 1 template(s) loaded before`);
     }, RELOAD_TIMEOUT);
-    expect(await listedPing(server.url)).toMatchObject({ ok: true, error: `templates folder ${folder} cannot be read: permission denied; serving the version loaded before` });
+    expect(await listedPing(server.url)).toMatchObject({
+      ok: true,
+      error: `templates folder ${folder} cannot be read: permission denied; serving the version loaded before`,
+    });
     expect(await sendPing(server.url)).toEqual({ subject: "Ping Ada", text: "Hello Ada" });
 
     await chmod(folder, 0o700);

@@ -97,10 +97,12 @@ const ADMIN_METHODS = ["get", "post", "patch", "put", "delete"] as const;
 function adminCalls(): AdminCall[] {
   const file = fileURLToPath(new URL("../../../openapi/admin.yaml", import.meta.url));
   const contract = YAML.parse(readFileSync(file, "utf8")) as { paths: Record<string, Partial<Record<string, unknown>>> };
-  return Object.entries(contract.paths)
-    // The inbox page loads without the token (test/http/events.test.ts), and asks for it.
-    .filter(([contractPath]) => contractPath.startsWith("/_mock/") && contractPath !== "/_mock/")
-    .flatMap(([contractPath, item]) => ADMIN_METHODS.filter((method) => item[method] !== undefined).map((method) => ({ method, contractPath })));
+  return (
+    Object.entries(contract.paths)
+      // The inbox page loads without the token (test/http/events.test.ts), and asks for it.
+      .filter(([contractPath]) => contractPath.startsWith("/_mock/") && contractPath !== "/_mock/")
+      .flatMap(([contractPath, item]) => ADMIN_METHODS.filter((method) => item[method] !== undefined).map((method) => ({ method, contractPath })))
+  );
 }
 
 /** A request body each call accepts, where it needs one. */
@@ -443,7 +445,10 @@ describe("pages in the developer's browser", () => {
     const refused = await request(mock.app).post("/_mock/reset").set("Origin", "https://attacker.example");
     expect(refused.status).toBe(403);
     expect(refused.headers["x-sendmock-error-code"]).toBe("invalid_request");
-    expect(refused.body).toMatchObject({ success: false, error: { code: "invalid_request", message: expect.stringContaining("https://attacker.example") as unknown } });
+    expect(refused.body).toMatchObject({
+      success: false,
+      error: { code: "invalid_request", message: expect.stringContaining("https://attacker.example") as unknown },
+    });
     const addFault = await request(mock.app).post("/_mock/faults").set("Origin", "null").send({ fault: "server_error" });
     expect(addFault.status).toBe(403);
     expect((await mock.outbox.stats()).count).toBe(1);
