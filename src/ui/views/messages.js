@@ -1,10 +1,10 @@
 // The Messages view: the filter form, the list of captured messages (newest first, live)
 // and the detail of the selected one.
 
-import { clearMessages, getMessage, LIST_LIMIT, listMessages, SEND_URL } from "../api.js";
-import { byId, h, keyedNode, replaceContent, syncList } from "../dom.js";
+import { clearMessages, getMessage, listMessages, SEND_URL } from "../api.js";
+import { byId, h, replaceContent, syncList } from "../dom.js";
 import { countText, shortTime } from "../format.js";
-import { createLiveList } from "../live-list.js";
+import { createLiveList, prependItem } from "../live-list.js";
 import { errorText, notify } from "../notice.js";
 import { messageDetail, messageUnavailable, noMessageSelected } from "./message-detail.js";
 
@@ -146,17 +146,8 @@ export function createMessagesView({ openMessage, closeMessage }) {
   /** A message captured now: shown at the top when it matches the filters in force. */
   function addMessage(message) {
     if (!matchesFilters(message, state.filters)) return;
-    if (state.messages.some((known) => known.id === message.id)) return;
-    state.messages.unshift(message);
+    if (!prependItem({ items: state.messages, container: list, item: message, row: messageRow })) return;
     state.total += 1;
-    const row = keyedNode(messageRow(message), message.id);
-    row.classList.add("is-new");
-    list.prepend(row);
-    // Keep the page as light as the first load: at most LIST_LIMIT rows.
-    while (state.messages.length > LIST_LIMIT) {
-      state.messages.pop();
-      list.lastElementChild?.remove();
-    }
     renderCountAndEmptyState();
   }
 

@@ -1,10 +1,10 @@
 // The Requests view: the journal of every call to POST /send (newest first, live), with
 // its status, error, contract violations, injected fault and the message it captured.
 
-import { LIST_LIMIT, listRequests } from "../api.js";
-import { byId, h, keyedNode, syncList } from "../dom.js";
+import { listRequests } from "../api.js";
+import { byId, h, syncList } from "../dom.js";
 import { countText, durationText, preciseTimeOf, statusClass } from "../format.js";
-import { createLiveList } from "../live-list.js";
+import { createLiveList, prependItem } from "../live-list.js";
 import { errorText } from "../notice.js";
 import { hrefFor } from "../router.js";
 
@@ -40,16 +40,8 @@ export function createRequestsView() {
   }
 
   function addEntry(entry) {
-    if (state.entries.some((known) => known.id === entry.id)) return;
-    state.entries.unshift(entry);
+    if (!prependItem({ items: state.entries, container: rowsBody, item: entry, row: requestRow })) return;
     state.total += 1;
-    const row = keyedNode(requestRow(entry), entry.id);
-    row.classList.add("is-new");
-    rowsBody.prepend(row);
-    while (state.entries.length > LIST_LIMIT) {
-      state.entries.pop();
-      rowsBody.lastElementChild?.remove();
-    }
     renderCountAndEmptyState();
   }
 
