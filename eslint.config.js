@@ -17,12 +17,37 @@ export default tseslint.config(
       "@typescript-eslint/no-confusing-void-expression": ["error", { ignoreArrowShorthand: true }],
     },
   },
+  // The layers (see README, "Development"): domain/ is interfaces and pure logic, stores/ implement
+  // its interfaces, http/ is express at the edge. Import cycles are checked by scripts/check-cycles.mjs.
   {
     files: ["src/domain/**/*.ts"],
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [{ group: ["express", "express-*", "../http/*", "../ui/*"], message: "domain/ stays free of HTTP." }] },
+        {
+          patterns: [
+            { group: ["express", "express-*", "cors", "**/http/**", "**/ui/**"], message: "domain/ stays free of HTTP." },
+            { group: ["ioredis", "**/stores/**", "**/stores"], message: "domain/ defines the store interfaces; stores/ implements them." },
+            {
+              group: ["**/config", "**/config.js", "**/app.js", "**/mock.js", "**/server.js", "**/commands/**"],
+              message: "domain/ is used by the config and the app, never the other way round.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/stores/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["express", "express-*", "**/http/**", "**/ui/**"], message: "stores/ keep state; HTTP is http/'s business." },
+            { group: ["**/app.js", "**/mock.js", "**/server.js", "**/commands/**"], message: "stores/ are picked by the mock, not the other way round." },
+          ],
+        },
       ],
     },
   },

@@ -4,14 +4,14 @@ import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 
 // Tiers are chosen by folder, so a new test file lands in the tier of the folder it is put in.
-// Anything not claimed by unit or http (a new top-level file, a new folder) runs in e2e.
+// Anything not claimed by unit or http (test/e2e/, a new top-level file or folder) runs in e2e.
 
 /** Plain TypeScript: no socket, no build, no child process. */
-const UNIT = ["test/domain/**/*.test.ts", "test/stores/**/*.test.ts", "test/config.test.ts", "test/contract-cache.test.ts"];
+const UNIT = ["test/unit/**/*.test.ts", "test/stores/**/*.test.ts"];
 /** The store contracts against a real Redis belong to e2e, whatever folder they sit in. */
-const REDIS = ["test/**/redis*.test.ts", "test/redis/**/*.test.ts"];
+const REDIS = ["test/**/redis*.test.ts", "test/e2e/redis/**/*.test.ts"];
 /** The app in this process, through supertest or on a socket of its own; no build, no child process. */
-const HTTP = ["test/http/**/*.test.ts", "test/library.test.ts", "test/retry-stories.test.ts", "test/generated-client.test.ts"];
+const HTTP = ["test/http/**/*.test.ts"];
 
 export default defineConfig({
   test: {
@@ -48,7 +48,7 @@ export default defineConfig({
           // Everything unit and http do not claim, and the Redis tests they leave out.
           exclude: [...configDefaults.exclude, ...UNIT.map(notRedis), ...HTTP.map(notRedis)],
           // The CLI, the package, proxy, check and lifecycle tests start the real dist/ bin.
-          globalSetup: ["test/global-setup.ts"],
+          globalSetup: ["test/support/global-setup.ts"],
         },
       },
     ],

@@ -3,9 +3,8 @@
 import cors from "cors";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { ApiError, type ErrorCode } from "./errors.js";
+import { createErrorHandler } from "./http/error-handler.js";
 import { createAdminRoutes, type AdminRoutesDeps } from "./http/admin-routes.js";
-import { writeError } from "./http/error-shapes.js";
-import { toApiError } from "./http/validation-errors.js";
 import { createInboxPage } from "./http/inbox-page.js";
 import { refuseCrossSiteWrites, refuseForeignHosts } from "./http/request-guards.js";
 import { createProxyRoutes, type ProxyRoutesDeps } from "./http/proxy-routes.js";
@@ -49,13 +48,6 @@ export function createApp(deps: AppDeps): express.Express {
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new ApiError("not_found", `No route ${req.method} ${req.path}: the send API is POST /send, the inspection API is under /_mock`));
   });
-  app.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) {
-      next(error);
-      return;
-    }
-    const apiError = toApiError(error, undefined);
-    writeError(res, apiError, { shape: deps.settings.current().responseShape, statusCodes: deps.statusCodes });
-  });
+  app.use(createErrorHandler({ shape: () => deps.settings.current().responseShape, statusCodes: deps.statusCodes, quoteBody: false }));
   return app;
 }

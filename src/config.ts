@@ -8,19 +8,14 @@ import bytes from "bytes";
 import YAML from "yaml";
 import { ERROR_CODES, type ErrorCode } from "./errors.js";
 import { checkFaultRule, FAULT_RULE_SCHEMA } from "./domain/faults.js";
-import { schemaCheck } from "./schema-check.js";
+import { schemaCheck } from "./contract/schema-check.js";
 import type { FaultRuleInput, ResponseShape } from "./wire.js";
+import { isHttpUrl, isLoopbackHost } from "./domain/addresses.js";
+import type { RateLimitOptions } from "./domain/rate-limiter.js";
 
 export const DEFAULT_PORT = 4010;
 export const DEFAULT_HOST = "127.0.0.1";
 export const SHIPPED_TEMPLATES = fileURLToPath(new URL("../fixtures/templates", import.meta.url));
-
-export interface RateLimitOptions {
-  requests: number;
-  perSeconds: number;
-  /** Bucket size; defaults to `requests`. */
-  burst?: number;
-}
 
 /** Options of `startSendMock` / `createSendMock`: the config keys in camelCase, all optional. */
 export interface SendMockOptions {
@@ -288,10 +283,7 @@ function renameKeys(value: unknown, rename: (key: string) => string): unknown {
   if (Array.isArray(value)) return value.map((item) => renameKeys(item, rename));
   if (value === null || typeof value !== "object") return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [
-      rename(key),
-      key === "status_codes" || key === "statusCodes" ? inner : renameKeys(inner, rename),
-    ]),
+    Object.entries(value).map(([key, inner]) => [rename(key), key === "status_codes" || key === "statusCodes" ? inner : renameKeys(inner, rename)]),
   );
 }
 
@@ -320,12 +312,6 @@ export function readConfigFile(file: string): FileSettings {
     settings.templates = path.resolve(path.dirname(file), settings.templates);
   }
   return settings;
-}
-
-const LOOPBACK_HOSTS = new Set(["localhost", "::1", "[::1]"]);
-
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host) || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 /**
@@ -382,7 +368,9 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
     throw new ConfigError(`${sourceOf("store")}: store redis needs redis_url (or --redis-url, or SENDMOCK_REDIS_URL)`);
   }
   const store: StoreSettings =
-    storeKind === "redis" && merged.redisUrl !== undefined ? { kind: "redis", url: merged.redisUrl, keyPrefix: merged.keyPrefix ?? DEFAULT_KEY_PREFIX } : { kind: "memory" };
+    storeKind === "redis" && merged.redisUrl !== undefined
+      ? { kind: "redis", url: merged.redisUrl, keyPrefix: merged.keyPrefix ?? DEFAULT_KEY_PREFIX }
+      : { kind: "memory" };
   return {
     port: merged.port ?? DEFAULT_PORT,
     host,
@@ -433,7 +421,8 @@ function withoutCredentials(target: string): string {
 }
 
 function resolveProxy(proxy: ProxyOptions, optionsSource: string): Required<ProxyOptions> {
-  if (!isHttpUrl(proxy.target)) throw new ConfigError(`${optionsSource}: the proxy target must be an http or https URL, got ${JSON.stringify(withoutCredentials(proxy.target))}`);
+  if (!isHttpUrl(proxy.target))
+    throw new ConfigError(`${optionsSource}: the proxy target must be an http or https URL, got ${JSON.stringify(withoutCredentials(proxy.target))}`);
   const url = new URL(proxy.target);
   // Forwarded, they would go to the service on every send and be printed in the banner, the
   // journal and every 502; the app's own Authorization header is what the proxy passes on.
@@ -445,8 +434,4 @@ function resolveProxy(proxy: ProxyOptions, optionsSource: string): Required<Prox
   const timeoutMs = proxy.timeoutMs ?? 30_000;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ConfigError(`${optionsSource}: the proxy timeout must be a whole number of milliseconds >= 1`);
   return { target: proxy.target.replace(/\/+$/, ""), strict: proxy.strict ?? false, timeoutMs };
-}
-
-export function isHttpUrl(value: string): boolean {
-  return URL.canParse(value) && ["http:", "https:"].includes(new URL(value).protocol);
 }

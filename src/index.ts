@@ -1,8 +1,9 @@
 // The public API of the sendmock package: start a mock in tests, and the wire types.
 
 export { createSendMock, startSendMock, type RunningSendMock, type SendMock } from "./mock.js";
-export { ConfigError, type RateLimitOptions, type SendMockOptions } from "./config.js";
-export { ContractError } from "./contract.js";
+export { ConfigError, type SendMockOptions } from "./config.js";
+export type { RateLimitOptions } from "./domain/rate-limiter.js";
+export { ContractError } from "./contract/load.js";
 export { ApiError, DEFAULT_ERROR_STATUS, ERROR_CODES } from "./errors.js";
 export { WaitTimeoutError, type MessageFilter, type Outbox, type OutboxStats, type WaitOptions } from "./domain/outbox.js";
 export type { FaultControl } from "./domain/faults.js";

@@ -2,19 +2,20 @@
 
 import type express from "express";
 import { createApp } from "./app.js";
-import { isLoopbackHost, resolveConfig, type ResolvedConfig, type SendMockOptions } from "./config.js";
-import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract.js";
+import { resolveConfig, type ResolvedConfig, type SendMockOptions } from "./config.js";
+import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract/load.js";
+import { isLoopbackHost } from "./domain/addresses.js";
 import { createKeyCheck } from "./domain/api-keys.js";
 import { createFaultControl, type FaultControl } from "./domain/faults.js";
 import type { Journal } from "./domain/journal.js";
 import type { Outbox } from "./domain/outbox.js";
-import { withCapturedMessageCheck } from "./http/captured-message-contract.js";
+import { withCapturedMessageCheck } from "./contract/captured-message.js";
 import { createClientErrorAnswer } from "./http/client-errors.js";
 import { createSendService } from "./domain/send.js";
 import { createSettingsStore, type SettingsStore } from "./domain/settings.js";
 import { loadTemplateCatalog, type TemplateCatalog } from "./domain/templates.js";
 import { listen } from "./server.js";
-import { openStores, type Stores } from "./stores.js";
+import { openStores, type Stores } from "./stores/index.js";
 
 /** A mock that is built but not listening: use `app` with supertest. */
 export interface SendMock {
@@ -75,12 +76,13 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     return () => resetListeners.delete(listener);
   };
 
+  const sendService = createSendService({ catalog: templates, outbox });
   const app = createApp({
     send: {
       contract: sendContract,
       keys,
       settings,
-      sendService: createSendService({ catalog: templates, outbox }),
+      sendService,
       journal,
       bodyLimitBytes: config.bodyLimitBytes,
       statusCodes: config.statusCodes,
@@ -109,10 +111,9 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     proxy: config.proxy && {
       ...config.proxy,
       // Loaded only in proxy mode: a plain mock has no use for it.
-      checker: await (await import("./contract-check.js")).createContractChecker(sendContract),
+      checker: await (await import("./contract/check.js")).createContractChecker(sendContract),
       journal,
-      outbox,
-      catalog: templates,
+      sendService,
       settings,
       bodyLimitBytes: config.bodyLimitBytes,
       statusCodes: config.statusCodes,

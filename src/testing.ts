@@ -32,9 +32,7 @@ const HOOK_TIMEOUT_MS = 30_000;
 
 /** The requests of `requests` that broke the contract: refused for their shape, headers, JSON or method. */
 export function contractBreaks(requests: readonly JournalEntry[]): JournalEntry[] {
-  return requests.filter(
-    (entry) => entry.violations.length > 0 || entry.error_code === "invalid_json" || entry.error_code === "method_not_allowed",
-  );
+  return requests.filter((entry) => entry.violations.length > 0 || entry.error_code === "invalid_json" || entry.error_code === "method_not_allowed");
 }
 
 /**
@@ -107,15 +105,35 @@ export function setupSendMock(options: SetupSendMockOptions, hooks: TestHooks): 
   }, HOOK_TIMEOUT_MS);
 
   return {
-    get url() { return current().url; },
-    get port() { return current().port; },
-    get app() { return current().app; },
-    get config() { return current().config; },
-    get outbox() { return current().outbox; },
-    get journal() { return current().journal; },
-    get templates() { return current().templates; },
-    get settings() { return current().settings; },
-    get faults() { return current().faults; },
-    reset() { return current().reset(); },
+    get url() {
+      return current().url;
+    },
+    get port() {
+      return current().port;
+    },
+    get app() {
+      return current().app;
+    },
+    get config() {
+      return current().config;
+    },
+    get outbox() {
+      return current().outbox;
+    },
+    get journal() {
+      return current().journal;
+    },
+    get templates() {
+      return current().templates;
+    },
+    get settings() {
+      return current().settings;
+    },
+    get faults() {
+      return current().faults;
+    },
+    reset() {
+      return current().reset();
+    },
   };
 }

@@ -1,4 +1,4 @@
-// Runs the README's vitest example on its own (test/readme-examples.test.ts starts it), apart from sendmock's suite.
+// Runs the README's vitest example on its own (test/e2e/readme-examples.test.ts starts it), apart from sendmock's suite.
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 

@@ -54,7 +54,13 @@ function without(body: Record<string, unknown>, field: string): Record<string, u
 
 export const CASES: readonly CheckCase[] = [
   { id: "missing-to", name: "missing to", sends: false, request: (i) => ({ body: without(valid(i), "to") }), expect: { status: "4xx" } },
-  { id: "missing-template-id", name: "missing template_id", sends: false, request: (i) => ({ body: without(valid(i), "template_id") }), expect: { status: "4xx" } },
+  {
+    id: "missing-template-id",
+    name: "missing template_id",
+    sends: false,
+    request: (i) => ({ body: without(valid(i), "template_id") }),
+    expect: { status: "4xx" },
+  },
   { id: "missing-data", name: "missing data", sends: false, request: (i) => ({ body: without(valid(i), "data") }), expect: { status: "4xx" } },
   {
     id: "invalid-recipient",
@@ -63,11 +69,35 @@ export const CASES: readonly CheckCase[] = [
     request: (i) => ({ body: { ...valid(i), to: "not-an-address" } }),
     expect: { status: "4xx", errorCode: "invalid_recipient" },
   },
-  { id: "unknown-template", name: "unknown template", sends: false, request: (i) => ({ body: { ...valid(i), template_id: NO_SUCH_TEMPLATE } }), expect: { status: "4xx" } },
+  {
+    id: "unknown-template",
+    name: "unknown template",
+    sends: false,
+    request: (i) => ({ body: { ...valid(i), template_id: NO_SUCH_TEMPLATE } }),
+    expect: { status: "4xx" },
+  },
   // The spec leaves the answer to a missing or wrong key open ("not shown"), so any 4xx passes.
-  { id: "missing-auth", name: "missing auth", sends: false, request: (i) => ({ authorization: null, body: valid(i) }), expect: { status: "4xx", authRejectionOk: true } },
-  { id: "malformed-auth", name: "malformed auth", sends: false, request: (i) => ({ authorization: "Basic abc", body: valid(i) }), expect: { status: "4xx", authRejectionOk: true } },
-  { id: "wrong-content-type", name: "wrong content type", sends: false, request: (i) => ({ contentType: "text/plain", body: valid(i) }), expect: { status: "4xx" } },
+  {
+    id: "missing-auth",
+    name: "missing auth",
+    sends: false,
+    request: (i) => ({ authorization: null, body: valid(i) }),
+    expect: { status: "4xx", authRejectionOk: true },
+  },
+  {
+    id: "malformed-auth",
+    name: "malformed auth",
+    sends: false,
+    request: (i) => ({ authorization: "Basic abc", body: valid(i) }),
+    expect: { status: "4xx", authRejectionOk: true },
+  },
+  {
+    id: "wrong-content-type",
+    name: "wrong content type",
+    sends: false,
+    request: (i) => ({ contentType: "text/plain", body: valid(i) }),
+    expect: { status: "4xx" },
+  },
   { id: "malformed-json", name: "malformed JSON", sends: false, request: () => ({ body: "{bad", raw: true }), expect: { status: "4xx" } },
   { id: "unknown-field", name: "unknown field", sends: false, request: (i) => ({ body: { ...valid(i), zzz: 1 } }), expect: { status: "4xx" } },
   {

@@ -1,6 +1,6 @@
 // What `sendmock check` prints: a line per case as it runs, a table, the totals; and JUnit XML.
 
-import type { ContractViolation } from "../schema-violations.js";
+import type { ContractViolation } from "../contract/violations.js";
 import type { CheckResult } from "./run-check.js";
 
 /** A JSON pointer as shown: the empty pointer (the whole body) reads `(body)`. */
@@ -18,7 +18,12 @@ export function progressLine(result: CheckResult): string {
   const status = result.status === undefined ? "no answer" : String(result.status);
   if (result.outcome === "passed") return `✓ ${result.name} … ${status}\n`;
   const first = result.problems[0];
-  const short = first === undefined ? "" : first.path === "/status" && first.actual === status ? ` (expected ${first.expected})` : ` (${showPointer(first.path)}: expected ${first.expected}, actual ${first.actual})`;
+  const short =
+    first === undefined
+      ? ""
+      : first.path === "/status" && first.actual === status
+        ? ` (expected ${first.expected})`
+        : ` (${showPointer(first.path)}: expected ${first.expected}, actual ${first.actual})`;
   return `✗ ${result.name} … ${status}${short}\n${result.problems.map((problem) => `    ${describeProblem(problem)}\n`).join("")}`;
 }
 
@@ -36,7 +41,11 @@ export function summaryTable(results: readonly CheckResult[]): string {
   ]);
   const header = ["case", "status", "result", "first problem"];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-  const line = (cells: string[]): string => `${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ").trimEnd()}\n`;
+  const line = (cells: string[]): string =>
+    `${cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join(" | ")
+      .trimEnd()}\n`;
   return line(header) + line(widths.map((width) => "-".repeat(width))) + rows.map(line).join("");
 }
 
@@ -54,14 +63,16 @@ export function finalReport(results: readonly CheckResult[]): string {
 
 /** Escapes text for XML content and attributes; drops characters XML 1.0 cannot hold. */
 export function xmlEscape(text: string): string {
-  return text
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, "")
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;")
-    .replaceAll("'", "&apos;");
+  return (
+    text
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, "")
+      .replaceAll("&", "&amp;")
+      .replaceAll("<", "&lt;")
+      .replaceAll(">", "&gt;")
+      .replaceAll('"', "&quot;")
+      .replaceAll("'", "&apos;")
+  );
 }
 
 export function junitXml(results: readonly CheckResult[], target: string): string {

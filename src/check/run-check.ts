@@ -1,10 +1,11 @@
 // Runs the battery of `sendmock check` against a base URL and judges every answer: the case's
 // own expectation, the requested shape, and openapi/send.yaml. Returns results; prints nothing.
 
-import { createContractChecker } from "../contract-check.js";
-import type { ContractViolation } from "../schema-violations.js";
-import { loadContract, SEND_CONTRACT } from "../contract.js";
+import { createContractChecker } from "../contract/check.js";
+import type { ContractViolation } from "../contract/violations.js";
+import { loadContract, SEND_CONTRACT } from "../contract/load.js";
 import { CASES, type CheckCase, type CaseInputs } from "./cases.js";
+import { parseJson } from "../domain/json.js";
 
 export type ShapeOption = "a" | "b" | "any";
 
@@ -57,15 +58,7 @@ function shapeOf(body: unknown): Shape | undefined {
   return undefined;
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function sendUrl(baseUrl: string, path: string): string {
+function urlOf(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, "")}${path}`;
 }
 
@@ -81,7 +74,12 @@ function expectationProblems(testCase: CheckCase, status: number, headers: Recor
     const record = (body ?? {}) as Record<string, unknown>;
     const id = record.message_id ?? record.email_id;
     if (typeof id !== "string" || id === "") {
-      problems.push({ path: shapeOf(body) === "b" ? "/email_id" : "/message_id", message: "no tracking id (message_id or email_id)", expected: "a non-empty message_id or email_id", actual: id === undefined ? "absent" : JSON.stringify(id) });
+      problems.push({
+        path: shapeOf(body) === "b" ? "/email_id" : "/message_id",
+        message: "no tracking id (message_id or email_id)",
+        expected: "a non-empty message_id or email_id",
+        actual: id === undefined ? "absent" : JSON.stringify(id),
+      });
     }
     return problems;
   }
@@ -93,7 +91,12 @@ function expectationProblems(testCase: CheckCase, status: number, headers: Recor
   if (status === 429) {
     problems.push({ path: "/status", message: "rate limited, so the case proved nothing", expected: "4xx other than 429", actual: "429" });
   } else if ((status === 401 || status === 403) && expect.authRejectionOk !== true) {
-    problems.push({ path: "/status", message: "the API key was rejected, so the case proved nothing (pass a working --api-key)", expected: "4xx other than 401/403", actual: String(status) });
+    problems.push({
+      path: "/status",
+      message: "the API key was rejected, so the case proved nothing (pass a working --api-key)",
+      expected: "4xx other than 401/403",
+      actual: String(status),
+    });
   }
   if (expect.errorCode !== undefined) {
     const shown = shapeOf(body) === "a" ? (body as { error?: { code?: unknown } }).error?.code : undefined;
@@ -122,7 +125,7 @@ function isConnectionError(error: unknown): boolean {
 /** The template's sample_data when the target is a sendmock (`GET /_mock/templates/{id}`); else `{}`. */
 async function sampleData(baseUrl: string, templateId: string, timeoutMs: number): Promise<Record<string, unknown>> {
   try {
-    const answer = await fetch(sendUrl(baseUrl, `/_mock/templates/${encodeURIComponent(templateId)}`), { signal: AbortSignal.timeout(timeoutMs) });
+    const answer = await fetch(urlOf(baseUrl, `/_mock/templates/${encodeURIComponent(templateId)}`), { signal: AbortSignal.timeout(timeoutMs) });
     if (!answer.ok) return {};
     const detail = (await answer.json()) as { sample_data?: unknown };
     const data = detail.sample_data;
@@ -153,7 +156,15 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
     const expected = String(testCase.expect.status);
     let result: CheckResult;
     if (testCase.sends && options.allowSend !== true) {
-      result = { id: testCase.id, name: testCase.name, outcome: "skipped", expected, problems: [], durationMs: 0, skipReason: "delivers mail: needs --allow-send --recipient ADDR" };
+      result = {
+        id: testCase.id,
+        name: testCase.name,
+        outcome: "skipped",
+        expected,
+        problems: [],
+        durationMs: 0,
+        skipReason: "delivers mail: needs --allow-send --recipient ADDR",
+      };
     } else {
       result = await runCase(testCase);
     }
@@ -173,24 +184,36 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
     let answerHeaders: Record<string, string>;
     let text: string;
     try {
-      const answer = await fetch(sendUrl(options.baseUrl, "/send"), { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
+      const answer = await fetch(urlOf(options.baseUrl, "/send"), {
+        method: "POST",
+        headers,
+        body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(timeoutMs),
+      });
       status = answer.status;
       answerHeaders = Object.fromEntries(answer.headers);
       text = await answer.text();
     } catch (error) {
       if (!answered && isConnectionError(error)) {
-        throw new UnreachableError(`cannot reach ${sendUrl(options.baseUrl, "/send")}: ${describeFetchError(error, timeoutMs)}`);
+        throw new UnreachableError(`cannot reach ${urlOf(options.baseUrl, "/send")}: ${describeFetchError(error, timeoutMs)}`);
       }
       const reason = describeFetchError(error, timeoutMs);
       const problem = { path: "", message: `no answer: ${reason}`, expected: "an answer", actual: reason };
       return { ...base, outcome: "failed", problems: [problem], durationMs: Math.round(performance.now() - started) };
     }
     answered = true;
-    const parsed = parseJson(text);
+    const json = parseJson(text);
+    const parsed = json.ok ? json.value : undefined;
     const problems = expectationProblems(testCase, status, answerHeaders, parsed);
     const shape = shapeOf(parsed);
     if (wanted !== "any" && shape !== undefined && shape !== wanted) {
-      problems.push({ path: "", message: `the answer is in shape ${shape}, not the shape ${wanted} asked for`, expected: `shape ${wanted}`, actual: `shape ${shape}` });
+      problems.push({
+        path: "",
+        message: `the answer is in shape ${shape}, not the shape ${wanted} asked for`,
+        expected: `shape ${wanted}`,
+        actual: `shape ${shape}`,
+      });
     }
     // The same finding from both sides (an undocumented status, a missing id) is reported once.
     const seen = new Set(problems.map((problem) => `${problem.path} ${problem.actual}`));

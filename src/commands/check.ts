@@ -6,7 +6,7 @@ import { type Command, InvalidArgumentError, Option } from "commander";
 import { apiKeyHint } from "../domain/api-keys.js";
 import { finalReport, junitXml, progressLine } from "../check/report.js";
 import { runCheck, UnreachableError, type ShapeOption } from "../check/run-check.js";
-import { fail } from "./serve.js";
+import { fail } from "./shared.js";
 
 const USAGE = 2;
 const DEFAULT_API_KEY = "sendmock-check-key";
@@ -56,7 +56,8 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
   if (flags.allowSend === true && (flags.recipient === undefined || flags.recipient === "")) {
     fail("--allow-send needs --recipient ADDR: the one case that delivers mail sends only there", USAGE);
   }
-  if (flags.recipient !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(flags.recipient)) fail(`--recipient is not an email address: ${flags.recipient}`, USAGE);
+  if (flags.recipient !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(flags.recipient))
+    fail(`--recipient is not an email address: ${flags.recipient}`, USAGE);
   const fromEnv = process.env.SENDMOCK_API_KEY;
   const apiKey = flags.apiKey ?? (fromEnv !== undefined && fromEnv !== "" ? fromEnv : DEFAULT_API_KEY);
 
@@ -75,11 +76,15 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
       process.stdout.write(header + progressLine(result));
       header = "";
     },
-  }).catch((error: unknown) => fail(error instanceof UnreachableError ? error.message : `check failed: ${error instanceof Error ? error.message : String(error)}`, USAGE));
+  }).catch((error: unknown) =>
+    fail(error instanceof UnreachableError ? error.message : `check failed: ${error instanceof Error ? error.message : String(error)}`, USAGE),
+  );
 
   process.stdout.write(finalReport(results));
   if (flags.junit !== undefined) {
-    await writeFile(flags.junit, junitXml(results, baseUrl)).catch((error: unknown) => fail(`cannot write --junit ${flags.junit ?? ""}: ${(error as Error).message}`, USAGE));
+    await writeFile(flags.junit, junitXml(results, baseUrl)).catch((error: unknown) =>
+      fail(`cannot write --junit ${flags.junit ?? ""}: ${(error as Error).message}`, USAGE),
+    );
   }
   process.exitCode = results.some((result) => result.outcome === "failed") ? 1 : 0;
 }

@@ -1,14 +1,14 @@
 // Fault rules: adding, matching (globs, key digest), times and seeded probability, in order.
 
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 import { ApiError } from "../errors.js";
-import { schemaCheck } from "../schema-check.js";
+import { schemaCheck } from "../contract/schema-check.js";
 import { FAULT_KINDS, type FaultKind, type FaultRule, type FaultRuleInput } from "../wire.js";
 import { apiKeyHint } from "./api-keys.js";
+import { sha256 } from "./digest.js";
 import { compileGlob, MAX_GLOB_LENGTH } from "./glob.js";
-import { tooManyRules } from "./rule-limit.js";
 
 export const SERVER_ERROR_STATUSES = [500, 502, 503, 504] as const;
 export const DEFAULT_LATENCY_MS = 1000;
@@ -151,10 +151,6 @@ export function chosenFault(kind: FaultKind, parameters: { status?: number; retr
   };
 }
 
-export function digest(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
-}
-
 /** A rule ready to be matched: its public view, its globs compiled, its API key as a digest. */
 export interface CompiledRule {
   view: FaultRule;
@@ -182,7 +178,7 @@ export function newRule(input: FaultRuleInput, source: FaultRule["source"], now:
       source,
       created_at: now.toISOString(),
     },
-    apiKeyDigest: apiKey === undefined ? undefined : digest(apiKey),
+    apiKeyDigest: apiKey === undefined ? undefined : sha256(apiKey, "hex"),
   };
 }
 
@@ -228,7 +224,8 @@ export function applyOneOffs(oneOffs: readonly ChosenFault[]): FaultOutcome {
   return { latencyMs, fault: undefined };
 }
 
-function copyOf(view: FaultRule): FaultRule {
+/** A copy of a rule's view that a caller may change without changing the stored rule. */
+export function copyRule(view: FaultRule): FaultRule {
   return { ...view, match: { ...view.match } };
 }
 
@@ -240,67 +237,4 @@ export interface FaultPlanOptions {
   /** Most rules at once (default 1000); adding past it answers 400 invalid_request. */
   maxRules?: number;
   now?: () => Date;
-}
-
-export function createMemoryFaultPlan(options: FaultPlanOptions): FaultPlan {
-  const now = options.now ?? (() => new Date());
-  const draw = createDraw(options.seed);
-  let rules: CompiledRule[] = [];
-
-  function restore(): void {
-    rules = options.initialRules.map((input) => {
-      const { view, apiKeyDigest } = newRule(input, "config", now());
-      return compileRule(view, apiKeyDigest);
-    });
-    draw.reseed();
-  }
-  restore();
-
-  /** Counts one use down; synchronous, so two requests can never both take the last one. */
-  function use(rule: CompiledRule): void {
-    if (rule.view.times === null) return;
-    rule.view.times -= 1;
-    if (rule.view.times <= 0) rules = rules.filter((candidate) => candidate !== rule);
-  }
-
-  return {
-    add(input) {
-      const maxRules = options.maxRules ?? DEFAULT_MAX_RULES;
-      if (rules.length >= maxRules) return Promise.reject(tooManyRules(maxRules, "fault"));
-      const { view, apiKeyDigest } = newRule(input, "api", now());
-      const rule = compileRule(view, apiKeyDigest);
-      rules.push(rule);
-      return Promise.resolve(copyOf(rule.view));
-    },
-    list() {
-      return Promise.resolve(rules.map((rule) => copyOf(rule.view)));
-    },
-    remove(id) {
-      const before = rules.length;
-      rules = rules.filter((rule) => rule.view.id !== id);
-      return Promise.resolve(rules.length < before);
-    },
-    clear() {
-      rules = [];
-      return Promise.resolve();
-    },
-    reset() {
-      restore();
-      return Promise.resolve();
-    },
-    decide(target, oneOffs) {
-      const outcome = applyOneOffs(oneOffs);
-      if (outcome.fault) return Promise.resolve(outcome);
-      let { latencyMs } = outcome;
-      let keyDigest: string | undefined;
-      const lazyDigest = (): string => (keyDigest ??= digest(target.apiKey));
-      for (const rule of [...rules]) {
-        if (!ruleMatches(rule, target, lazyDigest) || !draw.wins(rule)) continue;
-        use(rule);
-        if (rule.chosen.kind !== "latency") return Promise.resolve({ latencyMs, fault: rule.chosen });
-        latencyMs += rule.chosen.delayMs;
-      }
-      return Promise.resolve({ latencyMs, fault: undefined });
-    },
-  };
 }

@@ -1,7 +1,14 @@
 // A token bucket per API key: `burst` tokens, refilled at `requests` per `per_seconds`.
 
-import { createHash } from "node:crypto";
-import type { RateLimitOptions } from "../config.js";
+import { sha256 } from "./digest.js";
+
+/** A rate limit as configured: `requests` per `perSeconds`, in bursts of up to `burst`. */
+export interface RateLimitOptions {
+  requests: number;
+  perSeconds: number;
+  /** Bucket size; defaults to `requests`. */
+  burst?: number;
+}
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -22,11 +29,6 @@ export interface RateLimiter {
   reset(): Promise<void>;
 }
 
-interface Bucket {
-  tokens: number;
-  updatedAtMs: number;
-}
-
 /** The numbers of a limit that a bucket works with; `id` changes whenever the limit does. */
 export function bucketRules(limit: RateLimitOptions): { size: number; tokensPerSecond: number; id: string } {
   const size = limit.burst ?? limit.requests;
@@ -35,7 +37,7 @@ export function bucketRules(limit: RateLimitOptions): { size: number; tokensPerS
 
 /** Buckets are keyed by a digest: no limiter may keep API keys whole. */
 export function bucketKey(apiKey: string): string {
-  return createHash("sha256").update(apiKey).digest("base64");
+  return sha256(apiKey, "base64");
 }
 
 /** What a take means for the client, from whether it got a token and the tokens left after it. */
@@ -49,35 +51,5 @@ export function decisionAfterTake(allowed: boolean, tokensLeft: number, limit: R
     remaining: Math.floor(tokensLeft),
     resetSeconds: Math.ceil(secondsUntilWholeToken),
     retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokensLeft) / tokensPerSecond)),
-  };
-}
-
-export function createMemoryRateLimiter(options: { nowMs?: () => number } = {}): RateLimiter {
-  const nowMs = options.nowMs ?? (() => performance.now());
-  let buckets = new Map<string, Bucket>();
-  let appliedLimit = "";
-
-  return {
-    take(apiKey, limit) {
-      const { size, tokensPerSecond, id } = bucketRules(limit);
-      if (id !== appliedLimit) {
-        buckets = new Map();
-        appliedLimit = id;
-      }
-      const key = bucketKey(apiKey);
-      const now = nowMs();
-      const bucket = buckets.get(key) ?? { tokens: size, updatedAtMs: now };
-      bucket.tokens = Math.min(size, bucket.tokens + ((now - bucket.updatedAtMs) / 1000) * tokensPerSecond);
-      bucket.updatedAtMs = now;
-      buckets.set(key, bucket);
-
-      const allowed = bucket.tokens >= 1;
-      if (allowed) bucket.tokens -= 1;
-      return Promise.resolve(decisionAfterTake(allowed, bucket.tokens, limit));
-    },
-    reset() {
-      buckets = new Map();
-      return Promise.resolve();
-    },
   };
 }

@@ -1,15 +1,29 @@
 // Compiles template text into literal and placeholder segments and renders them with request data.
 
 import type { TemplateData } from "../wire.js";
-import type { Template } from "./templates.js";
 
-export type Segment =
-  | { readonly kind: "literal"; readonly text: string }
-  | { readonly kind: "placeholder"; readonly name: string };
+export type Segment = { readonly kind: "literal"; readonly text: string } | { readonly kind: "placeholder"; readonly name: string };
 
 export interface CompiledText {
   readonly segments: readonly Segment[];
   /** Distinct placeholder names, in order of first appearance. */
+  readonly placeholders: readonly string[];
+}
+
+/** A template file, compiled: what the catalog serves and rendering works on. */
+export interface Template {
+  readonly id: string;
+  /** Absolute path of the file it came from. */
+  readonly file: string;
+  readonly subject: CompiledText;
+  readonly html: CompiledText | undefined;
+  readonly text: CompiledText | undefined;
+  readonly subjectSource: string;
+  readonly htmlSource: string | undefined;
+  readonly textSource: string | undefined;
+  readonly description: string | undefined;
+  readonly sampleData: TemplateData | undefined;
+  /** Every placeholder, in order of first appearance: subject, then html, then text. */
   readonly placeholders: readonly string[];
 }
 

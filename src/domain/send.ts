@@ -1,11 +1,12 @@
-// One valid send request -> the template rendered and the message captured in the outbox.
+// One valid send request -> the template rendered and the message captured in the outbox; in
+// proxy mode, one the real service accepted -> captured, rendered locally when a template can.
 
 import { randomUUID } from "node:crypto";
 import { ApiError } from "../errors.js";
 import type { CapturedMessage, SendRequest } from "../wire.js";
 import { extractLinks } from "./links.js";
 import type { Outbox } from "./outbox.js";
-import { findMissingData, findUnknownData, renderTemplate } from "./render.js";
+import { findMissingData, findUnknownData, renderTemplate, type RenderedEmail } from "./render.js";
 import type { TemplateCatalog } from "./templates.js";
 
 export interface SendContext {
@@ -14,8 +15,20 @@ export interface SendContext {
   strictData: boolean;
 }
 
+/** What the proxy knows of a request the real service accepted: it may break the contract. */
+export interface RelayedSend {
+  request: SendRequest;
+  /** The id the real service gave the message. */
+  id: string;
+  apiKeyHint: string;
+  /** Whether the request keeps to the contract: only then may a local template render it. */
+  requestOk: boolean;
+}
+
 export interface SendService {
   send(request: SendRequest, context: SendContext): Promise<CapturedMessage>;
+  /** Captures a message the real service accepted, rendered by the local template when it can render it. */
+  captureRelayed(relayed: RelayedSend): Promise<CapturedMessage>;
 }
 
 export interface SendServiceDeps {
@@ -37,52 +50,84 @@ function findTemplate(catalog: TemplateCatalog, templateId: string) {
   throw new ApiError("invalid_template_id", `Invalid template ID: ${reason}`);
 }
 
+/** The captured form of `request`; `content` is what rendering (or the lack of it) gave. */
+function capturedMessage(
+  request: SendRequest,
+  parts: { id: string; createdAt: Date; apiKeyHint: string; content: RenderedEmail; warnings: string[] },
+): CapturedMessage {
+  const { content } = parts;
+  return {
+    id: parts.id,
+    status: "queued",
+    created_at: parts.createdAt.toISOString(),
+    to: request.to,
+    cc: request.cc ?? [],
+    bcc: request.bcc ?? [],
+    reply_to: request.reply_to ?? null,
+    template_id: request.template_id,
+    subject: content.subject,
+    html: content.html ?? null,
+    text: content.text ?? null,
+    data: request.data,
+    warnings: parts.warnings,
+    links: extractLinks(content.html, content.text),
+    api_key_hint: parts.apiKeyHint,
+  };
+}
+
 export function createSendService(deps: SendServiceDeps): SendService {
   const { catalog, outbox } = deps;
   const now = deps.now ?? (() => new Date());
   const newId = deps.newId ?? (() => `msg_${randomUUID()}`);
 
+  /** The template rendered with the request's data, or the ApiError that says why it cannot be. */
+  function render(request: SendRequest, strictData: boolean): { content: RenderedEmail; warnings: string[] } {
+    const template = findTemplate(catalog, request.template_id);
+    const options = { subjectOverride: request.subject };
+
+    const missing = findMissingData(template, request.data, options);
+    if (missing.length > 0) {
+      throw new ApiError("missing_template_data", `Missing template data: template "${template.id}" needs ${dataKeys(missing)}`);
+    }
+    const unknown = findUnknownData(template, request.data);
+    if (unknown.length > 0 && strictData) {
+      throw new ApiError("unknown_template_data", `Unknown template data: ${dataKeys(unknown)} matches no placeholder of template "${template.id}"`);
+    }
+    const warnings = unknown.map((name) => `unknown_template_data: data.${name} matches no placeholder of template "${template.id}"`);
+    return { content: renderTemplate(template, request.data, options), warnings };
+  }
+
+  /** What the proxy captures when no local template renders the message: the request as sent, and why. */
+  function relayedAsSent(relayed: RelayedSend): { content: RenderedEmail; warnings: string[] } {
+    const { request, requestOk } = relayed;
+    const templateId = request.template_id;
+    const asSent = { subject: request.subject ?? "", html: undefined, text: undefined };
+    if (!catalog.get(templateId)) return { content: asSent, warnings: [`rendered by the upstream service; no local template ${templateId}`] };
+    if (!requestOk) {
+      return {
+        content: asSent,
+        warnings: [`rendered by the upstream service; the request breaks the contract, so the local template ${templateId} was not used`],
+      };
+    }
+    try {
+      return render(request, false);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return { content: asSent, warnings: [`rendered by the upstream service; the local template ${templateId} could not render it: ${error.message}`] };
+    }
+  }
+
   return {
     async send(request, context) {
-      const template = findTemplate(catalog, request.template_id);
-      const options = { subjectOverride: request.subject };
+      const { content, warnings } = render(request, context.strictData);
+      const message = capturedMessage(request, { id: newId(), createdAt: now(), apiKeyHint: context.apiKeyHint, content, warnings });
+      await outbox.add(message);
+      return message;
+    },
 
-      const missing = findMissingData(template, request.data, options);
-      if (missing.length > 0) {
-        throw new ApiError(
-          "missing_template_data",
-          `Missing template data: template "${template.id}" needs ${dataKeys(missing)}`,
-        );
-      }
-      const unknown = findUnknownData(template, request.data);
-      if (unknown.length > 0 && context.strictData) {
-        throw new ApiError(
-          "unknown_template_data",
-          `Unknown template data: ${dataKeys(unknown)} matches no placeholder of template "${template.id}"`,
-        );
-      }
-      const warnings = unknown.map(
-        (name) => `unknown_template_data: data.${name} matches no placeholder of template "${template.id}"`,
-      );
-
-      const rendered = renderTemplate(template, request.data, options);
-      const message: CapturedMessage = {
-        id: newId(),
-        status: "queued",
-        created_at: now().toISOString(),
-        to: request.to,
-        cc: request.cc ?? [],
-        bcc: request.bcc ?? [],
-        reply_to: request.reply_to ?? null,
-        template_id: template.id,
-        subject: rendered.subject,
-        html: rendered.html ?? null,
-        text: rendered.text ?? null,
-        data: request.data,
-        warnings,
-        links: extractLinks(rendered.html, rendered.text),
-        api_key_hint: context.apiKeyHint,
-      };
+    async captureRelayed(relayed) {
+      const { content, warnings } = relayedAsSent(relayed);
+      const message = capturedMessage(relayed.request, { id: relayed.id, createdAt: now(), apiKeyHint: relayed.apiKeyHint, content, warnings });
       await outbox.add(message);
       return message;
     },

@@ -1,6 +1,6 @@
 // The settings that may change while the mock runs, and their start-up values for reset.
 
-import type { RateLimitOptions } from "../config.js";
+import type { RateLimitOptions } from "./rate-limiter.js";
 import type { ResponseShape } from "../wire.js";
 
 export interface RuntimeSettings {

@@ -5,23 +5,7 @@ import { readFile, readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { parseDocument } from "yaml";
 import type { TemplateData } from "../wire.js";
-import { compileText, findMissingData, type CompiledText } from "./render.js";
-
-export interface Template {
-  readonly id: string;
-  /** Absolute path of the file it came from. */
-  readonly file: string;
-  readonly subject: CompiledText;
-  readonly html: CompiledText | undefined;
-  readonly text: CompiledText | undefined;
-  readonly subjectSource: string;
-  readonly htmlSource: string | undefined;
-  readonly textSource: string | undefined;
-  readonly description: string | undefined;
-  readonly sampleData: TemplateData | undefined;
-  /** Every placeholder, in order of first appearance: subject, then html, then text. */
-  readonly placeholders: readonly string[];
-}
+import { compileText, findMissingData, type Template } from "./render.js";
 
 /**
  * One template file as the catalog sees it: loaded (`template`) or broken (`error`). While the
@@ -205,7 +189,7 @@ class FolderTemplateCatalog implements TemplateCatalog {
         await this.#reloadOnce();
       }
     } catch (error) {
-      this.#log(`templates folder ${this.folder}: reload failed: ${oneLine(error)}`);
+      this.#log(`templates folder ${this.folder}: reload failed: ${firstLineOf(error)}`);
     } finally {
       this.#reloading = false;
     }
@@ -283,7 +267,7 @@ class FolderTemplateCatalog implements TemplateCatalog {
       try {
         listener();
       } catch (error) {
-        this.#log(`templates folder ${this.folder}: a change listener failed: ${oneLine(error)}`);
+        this.#log(`templates folder ${this.folder}: a change listener failed: ${firstLineOf(error)}`);
       }
     }
   }
@@ -342,16 +326,14 @@ async function readTemplateFile(id: string, file: string): Promise<TemplateEntry
     if (errorCode(error) === "ENOENT") {
       return undefined;
     }
-    return { id, file, template: undefined, error: `cannot be read: ${oneLine(error)}` };
+    return { id, file, template: undefined, error: `cannot be read: ${firstLineOf(error)}` };
   }
   const parsed = parseTemplateSource(file, source);
   if (!parsed.ok) {
     return { id, file, template: undefined, error: parsed.error };
   }
   const checked = buildTemplate(id, file, parsed.value);
-  return checked.ok
-    ? { id, file, template: checked.value, error: undefined }
-    : { id, file, template: undefined, error: checked.error };
+  return checked.ok ? { id, file, template: checked.value, error: undefined } : { id, file, template: undefined, error: checked.error };
 }
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -367,11 +349,11 @@ function parseTemplateSource(file: string, source: string): Outcome<unknown> {
     const document = parseDocument(source);
     const firstError = document.errors[0];
     if (firstError !== undefined) {
-      return { ok: false, error: oneLine(firstError) };
+      return { ok: false, error: firstLineOf(firstError) };
     }
     return { ok: true, value: document.toJS() as unknown };
   } catch (error) {
-    return { ok: false, error: oneLine(error) };
+    return { ok: false, error: firstLineOf(error) };
   }
 }
 
@@ -422,9 +404,7 @@ function compileTemplate(sources: TemplateSources): Template {
   const subject = compileText(sources.subjectSource);
   const html = sources.htmlSource === undefined ? undefined : compileText(sources.htmlSource);
   const text = sources.textSource === undefined ? undefined : compileText(sources.textSource);
-  const placeholders = [
-    ...new Set([...subject.placeholders, ...(html?.placeholders ?? []), ...(text?.placeholders ?? [])]),
-  ];
+  const placeholders = [...new Set([...subject.placeholders, ...(html?.placeholders ?? []), ...(text?.placeholders ?? [])])];
   return { ...sources, subject, html, text, placeholders };
 }
 
@@ -504,7 +484,7 @@ function describeFolderProblem(folder: string, error: unknown): string {
     case "EPERM":
       return `templates folder ${folder} cannot be read: permission denied`;
     default:
-      return `templates folder ${folder} cannot be used: ${oneLine(error)}`;
+      return `templates folder ${folder} cannot be used: ${firstLineOf(error)}`;
   }
 }
 
@@ -520,7 +500,7 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /** The first line of an error's message, without the code frame some parsers append. */
-function oneLine(error: unknown): string {
+function firstLineOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const firstLine = message.split("\n", 1)[0] ?? "";
   return firstLine.trim().replace(/:$/, "");

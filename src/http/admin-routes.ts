@@ -13,11 +13,10 @@ import type { TemplateCatalog } from "../domain/templates.js";
 import { ApiError } from "../errors.js";
 import type { ConfigPatch } from "../wire.js";
 import { requireAdminToken } from "./auth.js";
-import { writeError } from "./error-shapes.js";
+import { createErrorHandler } from "./error-handler.js";
 import { streamEvents } from "./events.js";
-import { contractValidator } from "./contract-validator.js";
-import type { Contract } from "../contract.js";
-import { toApiError } from "./validation-errors.js";
+import { contractValidator } from "../contract/express-validator.js";
+import type { Contract } from "../contract/load.js";
 import { configView, rateLimitOptions, templateDetail, templateSummary } from "./views.js";
 
 export interface AdminRoutesDeps {
@@ -90,9 +89,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
   const router = express.Router();
 
   router.use("/_mock", requireAdminToken(deps.config.adminToken), express.json({ limit: "100kb" }));
-  router.use(
-    contractValidator(deps.contract),
-  );
+  router.use(contractValidator(deps.contract));
 
   router.get("/openapi.yaml", (_req, res) => {
     res.type("application/yaml").send(deps.sendContractSource);
@@ -174,7 +171,14 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
 
   router.get(
     "/_mock/events",
-    streamEvents({ outbox, journal, onReset: deps.onReset, shutdown: deps.shutdown, maxStreams: deps.config.maxEventStreams, bufferBytes: deps.config.eventBufferBytes }),
+    streamEvents({
+      outbox,
+      journal,
+      onReset: deps.onReset,
+      shutdown: deps.shutdown,
+      maxStreams: deps.config.maxEventStreams,
+      bufferBytes: deps.config.eventBufferBytes,
+    }),
   );
 
   const currentConfig = async () =>
@@ -235,13 +239,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
     next(new ApiError("not_found", `No inspection call ${req.method} /_mock${req.path}`));
   });
 
-  router.use("/_mock", (error: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) {
-      next(error);
-      return;
-    }
-    writeError(res, toApiError(error, req.body), { shape: "a", statusCodes: {} });
-  });
+  router.use("/_mock", createErrorHandler({ shape: () => "a", statusCodes: {}, quoteBody: true }));
 
   return router;
 }

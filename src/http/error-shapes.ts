@@ -8,9 +8,7 @@ import type { ResponseShape, SendError, SendSuccess } from "../wire.js";
 export const ERROR_CODE_HEADER = "X-Sendmock-Error-Code";
 
 export function errorBody(error: ApiError, shape: ResponseShape): SendError {
-  return shape === "a"
-    ? { success: false, error: { code: error.code, message: error.message } }
-    : { status: "error", message: error.message };
+  return shape === "a" ? { success: false, error: { code: error.code, message: error.message } } : { status: "error", message: error.message };
 }
 
 export function successBody(messageId: string, to: string, shape: ResponseShape): SendSuccess {

@@ -1,38 +1,12 @@
-// The rate limiter and the fault plan as steps of POST /send, and what each fault does to the socket.
+// The fault plan as a step of POST /send, and what each fault does to the socket.
 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { NextFunction, Request, Response } from "express";
 import { faultFromHeaders, faultFromRecipient } from "../domain/fault-triggers.js";
 import type { ChosenFault, FaultPlan } from "../domain/faults.js";
-import type { RateLimiter } from "../domain/rate-limiter.js";
-import type { SettingsStore } from "../domain/settings.js";
 import { ApiError } from "../errors.js";
 import type { SendRequest } from "../wire.js";
 import { sendRecordOf } from "./request-record.js";
-
-export function limitRate(deps: { limiter: RateLimiter; settings: SettingsStore }) {
-  return async (_req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const limit = deps.settings.current().rateLimit;
-    if (limit === null) {
-      next();
-      return;
-    }
-    const decision = await deps.limiter.take(sendRecordOf(res).apiKey ?? "", limit);
-    res.set({
-      "RateLimit-Limit": String(decision.limit),
-      "RateLimit-Remaining": String(decision.remaining),
-      "RateLimit-Reset": String(decision.resetSeconds),
-    });
-    if (!decision.allowed) {
-      throw new ApiError(
-        "rate_limited",
-        `Rate limit exceeded: ${limit.requests} requests per ${limit.perSeconds} s for this API key; retry after ${decision.retryAfterSeconds} s`,
-        { headers: { "Retry-After": String(decision.retryAfterSeconds) } },
-      );
-    }
-    next();
-  };
-}
 
 export interface FaultStepDeps {
   faults: FaultPlan;

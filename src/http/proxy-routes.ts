@@ -2,20 +2,20 @@
 
 import { randomUUID } from "node:crypto";
 import express, { type Request, type Response } from "express";
-import type { ContractChecker } from "../contract-check.js";
-import type { ContractViolation } from "../schema-violations.js";
+import type { ContractChecker } from "../contract/check.js";
+import type { ContractViolation } from "../contract/violations.js";
 import { apiKeyHint } from "../domain/api-keys.js";
 import type { Journal } from "../domain/journal.js";
-import type { Outbox } from "../domain/outbox.js";
-import { createSendService } from "../domain/send.js";
+import { parseJson } from "../domain/json.js";
+import type { SendService } from "../domain/send.js";
 import type { SettingsStore } from "../domain/settings.js";
-import type { TemplateCatalog } from "../domain/templates.js";
 import { ApiError, isErrorCode, type ErrorCode, type Violation } from "../errors.js";
-import { forwardSend, UpstreamError, type UpstreamAnswer } from "../proxy/forward.js";
-import type { CapturedMessage, SendRequest } from "../wire.js";
+import type { SendRequest } from "../wire.js";
 import { bearerToken } from "./auth.js";
+import { forwardSend, UpstreamError, type UpstreamAnswer } from "./forward.js";
 import { sendRecordOf } from "./request-record.js";
-import { headerSafe, journalRecorder, rejectOtherMethods, sendErrorHandler } from "./send-recording.js";
+import { headerSafe } from "./header-values.js";
+import { journalRecorder, rejectOtherMethods, sendErrorHandler } from "./send-recording.js";
 
 export interface ProxyRoutesDeps {
   /** The real service's base URL. */
@@ -25,8 +25,8 @@ export interface ProxyRoutesDeps {
   timeoutMs: number;
   checker: ContractChecker;
   journal: Journal;
-  outbox: Outbox;
-  catalog: TemplateCatalog;
+  /** The mock's one send service: captures what the real service accepted. */
+  sendService: SendService;
   settings: SettingsStore;
   bodyLimitBytes: number;
   statusCodes: Partial<Record<ErrorCode, number>>;
@@ -37,14 +37,6 @@ export const VIOLATIONS_HEADER = "X-Sendmock-Violations";
 export const VIOLATIONS_HEADER_MAX = 512;
 
 type Json = Record<string, unknown>;
-
-function parseJson(text: Buffer): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text.toString("utf8")) as unknown };
-  } catch {
-    return { ok: false };
-  }
-}
 
 function asObject(value: unknown): Json | undefined {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Json) : undefined;
@@ -70,6 +62,19 @@ function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
 }
 
+/** The request as the proxy relayed it, its fields of the wrong type left out: it may break the contract. */
+function relayedRequest(request: Json): SendRequest {
+  return {
+    to: String(request.to),
+    template_id: String(request.template_id),
+    cc: strings(request.cc),
+    bcc: strings(request.bcc),
+    reply_to: typeof request.reply_to === "string" ? request.reply_to : undefined,
+    subject: typeof request.subject === "string" ? request.subject : undefined,
+    data: (asObject(request.data) ?? {}) as SendRequest["data"],
+  };
+}
+
 /** The id the service gave the message (`message_id` in shape a, `email_id` in shape b). */
 function upstreamId(answer: UpstreamAnswer): string | undefined {
   const parsed = parseJson(answer.bytes);
@@ -92,42 +97,8 @@ function upstreamError(answer: UpstreamAnswer): { code: ErrorCode | undefined; m
 }
 
 export function createProxyRoutes(deps: ProxyRoutesDeps): express.Router {
-  const { checker, outbox, catalog } = deps;
+  const { checker, sendService } = deps;
   const router = express.Router();
-
-  /** The accepted message in the outbox, rendered locally when a local template can render it. */
-  async function capture(request: Json, id: string, keyHint: string, requestOk: boolean): Promise<void> {
-    const templateId = String(request.template_id);
-    let warning = `rendered by the upstream service; no local template ${templateId}`;
-    if (catalog.get(templateId) && !requestOk) warning = `rendered by the upstream service; the request breaks the contract, so the local template ${templateId} was not used`;
-    if (catalog.get(templateId) && requestOk) {
-      try {
-        await createSendService({ catalog, outbox, newId: () => id }).send(request as unknown as SendRequest, { apiKeyHint: keyHint, strictData: false });
-        return;
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        warning = `rendered by the upstream service; the local template ${templateId} could not render it: ${error.message}`;
-      }
-    }
-    const message: CapturedMessage = {
-      id,
-      status: "queued",
-      created_at: new Date().toISOString(),
-      to: String(request.to),
-      cc: strings(request.cc),
-      bcc: strings(request.bcc),
-      reply_to: typeof request.reply_to === "string" ? request.reply_to : null,
-      template_id: templateId,
-      subject: typeof request.subject === "string" ? request.subject : "",
-      html: null,
-      text: null,
-      data: (asObject(request.data) ?? {}) as CapturedMessage["data"],
-      warnings: [warning],
-      links: [],
-      api_key_hint: keyHint,
-    };
-    await outbox.add(message);
-  }
 
   router.post(
     "/send",
@@ -141,9 +112,7 @@ export function createProxyRoutes(deps: ProxyRoutesDeps): express.Router {
       const parsed = parseJson(raw);
       // The journal reads `to` and `template_id` from req.body.
       req.body = parsed.ok ? parsed.value : undefined;
-      const requestViolations = parsed.ok
-        ? plain(checker.checkRequest(parsed.value))
-        : [{ path: "", message: "the request body is not valid JSON" }];
+      const requestViolations = parsed.ok ? plain(checker.checkRequest(parsed.value)) : [{ path: "", message: "the request body is not valid JSON" }];
 
       const clientGone = new AbortController();
       res.once("close", () => clientGone.abort(new Error("client closed the request")));
@@ -174,7 +143,12 @@ export function createProxyRoutes(deps: ProxyRoutesDeps): express.Router {
       const request = parsed.ok ? asObject(parsed.value) : undefined;
       if (answer.status >= 200 && answer.status < 300 && typeof request?.to === "string" && typeof request.template_id === "string") {
         const id = upstreamId(answer) ?? `msg_${randomUUID()}`;
-        await capture(request, id, apiKeyHint(record.apiKey ?? ""), requestViolations.length === 0);
+        await sendService.captureRelayed({
+          request: relayedRequest(request),
+          id,
+          apiKeyHint: apiKeyHint(record.apiKey ?? ""),
+          requestOk: requestViolations.length === 0,
+        });
         record.messageId = id;
       } else if (answer.status >= 400) {
         const error = upstreamError(answer);

@@ -3,7 +3,7 @@
 // captured emails by pointing its own host name at 127.0.0.1 (DNS rebinding).
 
 import type { NextFunction, Request, Response } from "express";
-import { isLoopbackHost } from "../config.js";
+import { isLoopbackHost } from "../domain/addresses.js";
 import { ApiError } from "../errors.js";
 
 const READ_ONLY_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -30,9 +30,13 @@ export function refuseForeignHosts(options: { boundToLoopback: boolean; allowedH
       return;
     }
     next(
-      new ApiError("invalid_request", `Host ${JSON.stringify(hostname)} is not allowed: a sendmock bound to loopback answers loopback names (127.0.0.1, localhost) and the names in allowed_hosts`, {
-        status: 403,
-      }),
+      new ApiError(
+        "invalid_request",
+        `Host ${JSON.stringify(hostname)} is not allowed: a sendmock bound to loopback answers loopback names (127.0.0.1, localhost) and the names in allowed_hosts`,
+        {
+          status: 403,
+        },
+      ),
     );
   };
 }
@@ -55,6 +59,10 @@ export function refuseCrossSiteWrites(options: { corsOrigins: readonly string[] 
       next();
       return;
     }
-    next(new ApiError("invalid_request", `Cross-site request refused: ${req.method} ${req.path} came from ${origin}; add it to cors_origins to allow it`, { status: 403 }));
+    next(
+      new ApiError("invalid_request", `Cross-site request refused: ${req.method} ${req.path} came from ${origin}; add it to cors_origins to allow it`, {
+        status: 403,
+      }),
+    );
   };
 }

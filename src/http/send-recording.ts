@@ -7,14 +7,8 @@ import { excerpt } from "../domain/excerpt.js";
 import type { Journal } from "../domain/journal.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, type ErrorCode } from "../errors.js";
-import { writeError } from "./error-shapes.js";
+import { createErrorHandler } from "./error-handler.js";
 import { sendRecordOf } from "./request-record.js";
-import { toApiError } from "./validation-errors.js";
-
-/** Header values must be printable ASCII; anything else from the request is escaped. */
-export function headerSafe(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
 
 /** Records the request in the journal once its answer is sent (or the connection closes). */
 export function journalRecorder(journal: Journal) {
@@ -28,22 +22,24 @@ export function journalRecorder(journal: Journal) {
       };
       // A journal that cannot be written (a shared store that is down) must not bring the
       // process down: the client already has its answer, a 503 naming the store if it was down.
-      journal.record({
-        id: `req_${randomUUID()}`,
-        at: new Date().toISOString(),
-        method: req.method,
-        path: req.path,
-        status: res.headersSent ? res.statusCode : 0,
-        error_code: (record.errorCode ?? null) as ErrorCode | null,
-        error_message: record.errorMessage ?? null,
-        violations: [...record.violations],
-        fault: record.fault ?? null,
-        message_id: record.messageId ?? null,
-        duration_ms: Math.round((performance.now() - record.startedAt) * 1000) / 1000,
-        api_key_hint: record.apiKey === undefined ? null : apiKeyHint(record.apiKey),
-        to: field("to"),
-        template_id: field("template_id"),
-      }).catch(() => undefined);
+      journal
+        .record({
+          id: `req_${randomUUID()}`,
+          at: new Date().toISOString(),
+          method: req.method,
+          path: req.path,
+          status: res.headersSent ? res.statusCode : 0,
+          error_code: (record.errorCode ?? null) as ErrorCode | null,
+          error_message: record.errorMessage ?? null,
+          violations: [...record.violations],
+          fault: record.fault ?? null,
+          message_id: record.messageId ?? null,
+          duration_ms: Math.round((performance.now() - record.startedAt) * 1000) / 1000,
+          api_key_hint: record.apiKey === undefined ? null : apiKeyHint(record.apiKey),
+          to: field("to"),
+          template_id: field("template_id"),
+        })
+        .catch(() => undefined);
     });
     next();
   };
@@ -67,18 +63,17 @@ export interface SendErrorDeps {
 }
 
 /** Notes the error on the request's record for the journal, then answers it in the configured shape. */
-export function sendErrorHandler(deps: SendErrorDeps) {
-  return (error: unknown, req: Request, res: Response, next: NextFunction): void => {
-    if (res.headersSent) {
-      next(error);
-      return;
-    }
-    const apiError = toApiError(error, req.body);
-    if (apiError.code === "server_error") deps.log(`sendmock: ${req.method} ${req.path}: ${apiError.message}`);
-    const record = sendRecordOf(res);
-    record.errorCode = apiError.code;
-    record.errorMessage = apiError.message;
-    record.violations = apiError.violations;
-    writeError(res, apiError, { shape: deps.settings.current().responseShape, statusCodes: deps.statusCodes });
-  };
+export function sendErrorHandler(deps: SendErrorDeps): express.ErrorRequestHandler {
+  return createErrorHandler({
+    shape: () => deps.settings.current().responseShape,
+    statusCodes: deps.statusCodes,
+    quoteBody: true,
+    onError(apiError, req, res) {
+      if (apiError.code === "server_error") deps.log(`sendmock: ${req.method} ${req.path}: ${apiError.message}`);
+      const record = sendRecordOf(res);
+      record.errorCode = apiError.code;
+      record.errorMessage = apiError.message;
+      record.violations = apiError.violations;
+    },
+  });
 }

@@ -12,11 +12,13 @@ import { ApiError, type ErrorCode } from "../errors.js";
 import type { SendRequest } from "../wire.js";
 import { requireApiKey } from "./auth.js";
 import { successBody } from "./error-shapes.js";
-import { injectFaults, limitRate, type FaultStepDeps } from "./fault-steps.js";
+import { injectFaults, type FaultStepDeps } from "./fault-steps.js";
+import { headerSafe } from "./header-values.js";
+import { limitRate } from "./rate-limit-step.js";
 import { sendRecordOf } from "./request-record.js";
-import { headerSafe, journalRecorder, rejectOtherMethods, sendErrorHandler } from "./send-recording.js";
-import { contractValidator } from "./contract-validator.js";
-import type { Contract } from "../contract.js";
+import { journalRecorder, rejectOtherMethods, sendErrorHandler } from "./send-recording.js";
+import { contractValidator } from "../contract/express-validator.js";
+import type { Contract } from "../contract/load.js";
 
 export interface SendRoutesDeps extends FaultStepDeps {
   contract: Contract;
@@ -70,11 +72,9 @@ function requireJsonContentType(req: Request, _res: Response, next: NextFunction
   const charset = parsed.parameters.charset;
   if (charset !== undefined && charset.toLowerCase() !== "utf-8") {
     next(
-      new ApiError(
-        "unsupported_media_type",
-        `Unsupported charset ${JSON.stringify(charset)}: the body must be JSON in UTF-8 (charset=utf-8, or no charset)`,
-        { violations: [{ path: "/headers/content-type", message: "the charset must be utf-8" }] },
-      ),
+      new ApiError("unsupported_media_type", `Unsupported charset ${JSON.stringify(charset)}: the body must be JSON in UTF-8 (charset=utf-8, or no charset)`, {
+        violations: [{ path: "/headers/content-type", message: "the charset must be utf-8" }],
+      }),
     );
     return;
   }

@@ -2,6 +2,7 @@
 
 import { error as validatorErrors } from "express-openapi-validator";
 import { excerpt } from "../domain/excerpt.js";
+import { valueAt } from "../domain/json.js";
 import { StoreUnavailableError } from "../domain/store-errors.js";
 import { ApiError, type Violation } from "../errors.js";
 
@@ -41,13 +42,6 @@ function phrase(issue: ValidatorIssue): string {
     default:
       return issue.ajvMessage.replace("must NOT", "must not");
   }
-}
-
-function valueAt(body: unknown, pointer: string): unknown {
-  return pointer
-    .split("/")
-    .slice(1)
-    .reduce<unknown>((value, key) => (value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined), body);
 }
 
 function shortJson(value: unknown): string {

@@ -71,14 +71,18 @@ async function bigSends(url, count) {
 async function unreadStreams(url, streams, messages) {
   const { port } = new URL(url);
   const sockets = await Promise.all(
-    Array.from({ length: streams }, () => new Promise((resolve) => {
-      const socket = net.connect(Number(port), "127.0.0.1", () => {
-        socket.pause();
-        socket.write("GET /_mock/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
-        resolve(socket);
-      });
-      socket.on("error", () => undefined);
-    })),
+    Array.from(
+      { length: streams },
+      () =>
+        new Promise((resolve) => {
+          const socket = net.connect(Number(port), "127.0.0.1", () => {
+            socket.pause();
+            socket.write("GET /_mock/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+            resolve(socket);
+          });
+          socket.on("error", () => undefined);
+        }),
+    ),
   );
   await bigSends(url, messages);
   for (const socket of sockets) socket.destroy();
@@ -86,7 +90,12 @@ async function unreadStreams(url, streams, messages) {
 
 async function hostileGlob(url) {
   await call(`${url}/_mock/faults`, "POST", JSON.stringify({ fault: "server_error", match: { to: "+(*a)b" } }));
-  for (let index = 0; index < 20; index += 1) await call(`${url}/send`, "POST", JSON.stringify({ to: `${"a".repeat(28)}@example.com`, template_id: "welcome", data: { name: "A", company: "B", login_url: "https://x.example" } }));
+  for (let index = 0; index < 20; index += 1)
+    await call(
+      `${url}/send`,
+      "POST",
+      JSON.stringify({ to: `${"a".repeat(28)}@example.com`, template_id: "welcome", data: { name: "A", company: "B", login_url: "https://x.example" } }),
+    );
   await call(`${url}/_mock/faults`, "POST", JSON.stringify({ fault: "server_error", match: { to: "a".repeat(70_000) } }));
 }
 
@@ -108,12 +117,23 @@ export async function measureAbuse() {
   }
   const lines = [
     "abuse (default settings; a normal send every 20 ms alongside):",
-    ...results.map((r) => `  ${r.label.padEnd(50)} peak RSS ${(r.peakRssBytes / MB).toFixed(0)} MB, normal send p99 ${r.p99Ms} ms over ${r.normalSends} sends, ${r.failed} failed`),
+    ...results.map(
+      (r) =>
+        `  ${r.label.padEnd(50)} peak RSS ${(r.peakRssBytes / MB).toFixed(0)} MB, normal send p99 ${r.p99Ms} ms over ${r.normalSends} sends, ${r.failed} failed`,
+    ),
   ];
   const targets = [
-    { name: "abuse: RSS < 600 MB", pass: results.every((r) => r.peakRssBytes < RSS_TARGET), detail: results.map((r) => `${(r.peakRssBytes / MB).toFixed(0)} MB`).join(", ") },
+    {
+      name: "abuse: RSS < 600 MB",
+      pass: results.every((r) => r.peakRssBytes < RSS_TARGET),
+      detail: results.map((r) => `${(r.peakRssBytes / MB).toFixed(0)} MB`).join(", "),
+    },
     { name: "abuse: normal send p99 < 100 ms", pass: results.every((r) => r.p99Ms < P99_TARGET_MS), detail: results.map((r) => `${r.p99Ms} ms`).join(", ") },
-    { name: "abuse: answers throughout", pass: results.every((r) => r.failed === 0 && r.normalSends > 0), detail: results.map((r) => `${r.failed} failed of ${r.normalSends}`).join(", ") },
+    {
+      name: "abuse: answers throughout",
+      pass: results.every((r) => r.failed === 0 && r.normalSends > 0),
+      detail: results.map((r) => `${r.failed} failed of ${r.normalSends}`).join(", "),
+    },
   ];
   return { lines, targets, report: { abuse: results } };
 }

@@ -92,7 +92,9 @@ function log(line) {
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? /** @type {number} */ (sorted[middle]) : (/** @type {number} */ (sorted[middle - 1]) + /** @type {number} */ (sorted[middle])) / 2;
+  return sorted.length % 2 === 1
+    ? /** @type {number} */ (sorted[middle])
+    : /** @type {number} */ (sorted[middle - 1] + /** @type {number} */ (sorted[middle])) / 2;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -125,7 +127,9 @@ async function startBenchRedis() {
     return undefined;
   }
   const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "ignore"] });
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   const url = `redis://127.0.0.1:${port}`;
   // redis-server logs this line to stdout once it accepts connections.
   await new Promise((resolve, reject) => {
@@ -231,7 +235,9 @@ async function fill(url, count) {
   const started = performance.now();
   const outcome = await fire(url, { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 }, { amount: count });
   if (outcome.expected !== count || outcome.errors > 0) {
-    throw new Error(`filling ${url} with ${count} messages: ${outcome.expected} answered 200, ${outcome.unexpected} other statuses ${JSON.stringify(outcome.statuses)}, ${outcome.errors} errors`);
+    throw new Error(
+      `filling ${url} with ${count} messages: ${outcome.expected} answered 200, ${outcome.unexpected} other statuses ${JSON.stringify(outcome.statuses)}, ${outcome.errors} errors`,
+    );
   }
   return { seconds: (performance.now() - started) / 1000, outcome };
 }
@@ -322,9 +328,13 @@ async function measure(scenario, run) {
     if (WARMUP > 0) await fire(server.url, scenario.load, { duration: WARMUP });
     const outcome = await fire(server.url, scenario.load, { duration: DURATION });
     if (server.exited()) {
-      throw new Error(`${scenario.id} run ${run}: ${server.name} (pid ${server.pid}) exited during the run (${JSON.stringify(outcome.statuses)}, ${outcome.errors} errors)${server.stderrTail() ? `:\n${server.stderrTail()}` : ""}`);
+      throw new Error(
+        `${scenario.id} run ${run}: ${server.name} (pid ${server.pid}) exited during the run (${JSON.stringify(outcome.statuses)}, ${outcome.errors} errors)${server.stderrTail() ? `:\n${server.stderrTail()}` : ""}`,
+      );
     }
-    log(`${scenario.id} run ${run}/${RUNS}: ${outcome.rps.toFixed(0)} req/s, p50 ${outcome.p50} ms, p99 ${outcome.p99} ms, statuses ${JSON.stringify(outcome.statuses)}, errors ${outcome.errors}`);
+    log(
+      `${scenario.id} run ${run}/${RUNS}: ${outcome.rps.toFixed(0)} req/s, p50 ${outcome.p50} ms, p99 ${outcome.p99} ms, statuses ${JSON.stringify(outcome.statuses)}, errors ${outcome.errors}`,
+    );
     return outcome;
   } finally {
     await stopServer(server);
@@ -393,7 +403,7 @@ function linearFit(xs, ys) {
   let covariance = 0;
   let variance = 0;
   xs.forEach((x, i) => {
-    covariance += (x - meanX) * (/** @type {number} */ (ys[i]) - meanY);
+    covariance += (x - meanX) * /** @type {number} */ (ys[i] - meanY);
     variance += (x - meanX) ** 2;
   });
   return { slope: covariance / variance, meanY };
@@ -418,7 +428,11 @@ async function measureSoak() {
   server.child.stdout?.on("data", onData);
   try {
     loadStartedAt = performance.now();
-    const outcome = await fire(server.url, { method: "POST", path: "/send", headers: SEND_HEADERS, bodyOf: soakBody, expectStatus: 200 }, { duration: SOAK_SECONDS });
+    const outcome = await fire(
+      server.url,
+      { method: "POST", path: "/send", headers: SEND_HEADERS, bodyOf: soakBody, expectStatus: 200 },
+      { duration: SOAK_SECONDS },
+    );
     if (server.exited()) throw new Error(`soak: ${server.name} exited during the run${server.stderrTail() ? `:\n${server.stderrTail()}` : ""}`);
     log(`soak: ${outcome.requests} sends, ${outcome.rps.toFixed(0)} req/s, statuses ${JSON.stringify(outcome.statuses)}, errors ${outcome.errors}`);
     return analyzeSoak(
@@ -443,7 +457,8 @@ function analyzeSoak(samples, outcome) {
   const warmupS = SOAK_SECONDS * SOAK_WARMUP_SHARE;
   const collected = samples.filter((sample) => sample.heapUsedAfterGc !== undefined);
   const steady = collected.filter((sample) => sample.atS >= warmupS);
-  if (steady.length < 2) throw new Error(`soak: ${steady.length} live-heap sample(s) after the ${warmupS.toFixed(0)} s warm-up, too few for a slope; raise BENCH_SOAK_SECONDS`);
+  if (steady.length < 2)
+    throw new Error(`soak: ${steady.length} live-heap sample(s) after the ${warmupS.toFixed(0)} s warm-up, too few for a slope; raise BENCH_SOAK_SECONDS`);
   const liveMb = steady.map((sample) => /** @type {number} */ (sample.heapUsedAfterGc) / MB);
   const fit = linearFit(
     steady.map((sample) => sample.atS / 60),
@@ -498,7 +513,8 @@ const int = (value) => Math.round(value).toLocaleString("en-US");
  */
 function table(rows) {
   const widths = /** @type {string[]} */ (rows[0]).map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length)));
-  const line = (/** @type {string[]} */ row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(" | ");
+  const line = (/** @type {string[]} */ row) =>
+    row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(" | ");
   return [line(/** @type {string[]} */ (rows[0])), widths.map((width) => "-".repeat(width)).join("-|-"), ...rows.slice(1).map(line)].join("\n");
 }
 
@@ -530,7 +546,8 @@ function summarize(scenario, runs) {
 /** @param {ReturnType<typeof analyzeSoak>} soak */
 function soakLines(soak) {
   const rows = [["at s", "heapUsed MB", "after full GC MB", "rss MB"]];
-  for (const point of soak.curve) rows.push([String(point.atS), (point.heapUsedBytes / MB).toFixed(1), (point.heapUsedAfterGcBytes / MB).toFixed(1), (point.rssBytes / MB).toFixed(1)]);
+  for (const point of soak.curve)
+    rows.push([String(point.atS), (point.heapUsedBytes / MB).toFixed(1), (point.heapUsedAfterGcBytes / MB).toFixed(1), (point.rssBytes / MB).toFixed(1)]);
   const signed = (/** @type {number} */ value) => `${value >= 0 ? "+" : ""}${value.toFixed(2)} MB/min`;
   return [
     `soak: ${soak.seconds} s of valid POST /send (a new recipient each), ${soak.connections} connections, capacity ${int(soak.capacity)}: ${int(soak.sends)} sends, ${int(soak.rps)} req/s, ${int(soak.errors)} errors`,
@@ -571,7 +588,10 @@ function finish(out, targets, report, began) {
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   mkdirSync(path.join(ROOT, "test-results"), { recursive: true });
-  writeFileSync(path.join(ROOT, "test-results/bench.json"), `${JSON.stringify({ generatedAt: new Date().toISOString(), node: process.version, cpus: os.cpus().length, ...report, targets, totalSeconds }, null, 2)}\n`);
+  writeFileSync(
+    path.join(ROOT, "test-results/bench.json"),
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), node: process.version, cpus: os.cpus().length, ...report, targets, totalSeconds }, null, 2)}\n`,
+  );
   log("wrote test-results/bench.json");
   if (STRICT && targets.some((target) => !target.pass)) process.exitCode = 2;
 }
@@ -597,7 +617,9 @@ async function main() {
   const began = performance.now();
   benchRedis = await startBenchRedis();
   const scenariosToRun = SCENARIOS.filter((scenario) => benchRedis !== undefined || scenario.redis !== true);
-  log(`${RUNS} run(s) x ${scenariosToRun.length} scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`);
+  log(
+    `${RUNS} run(s) x ${scenariosToRun.length} scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`,
+  );
 
   /** @type {Map<string, Outcome[]>} */
   const outcomes = new Map(scenariosToRun.map((scenario) => [scenario.id, []]));
@@ -691,7 +713,15 @@ async function main() {
   if (soak) targets.push(...soakTargets(soak));
 
   const report = {
-    settings: { durationS: DURATION, runs: RUNS, warmupS: WARMUP, connections: CONNECTIONS, pipelining: 1, bodyBytes: Buffer.byteLength(VALID_BODY), soakSeconds: SOAK_SECONDS },
+    settings: {
+      durationS: DURATION,
+      runs: RUNS,
+      warmupS: WARMUP,
+      connections: CONNECTIONS,
+      pipelining: 1,
+      bodyBytes: Buffer.byteLength(VALID_BODY),
+      soakSeconds: SOAK_SECONDS,
+    },
     scenarios: scenarios.map((s) => ({ ...s, vsValidatorBaseline: s.rps / baselineA, vsNodeHttp: s.rps / baselineB })),
     startup,
     memory,

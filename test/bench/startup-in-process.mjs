@@ -7,7 +7,11 @@ import { pathToFileURL } from "node:url";
 import { ROOT } from "./lib/servers.mjs";
 
 const LATER_MOCKS = Number(process.argv[2] ?? 10);
-const BODY = JSON.stringify({ to: "ada@example.com", template_id: "welcome", data: { name: "Ada", company: "Analytical Engines", login_url: "https://app.example.com/login" } });
+const BODY = JSON.stringify({
+  to: "ada@example.com",
+  template_id: "welcome",
+  data: { name: "Ada", company: "Analytical Engines", login_url: "https://app.example.com/login" },
+});
 const HEADERS = { authorization: "Bearer bench-key-0001", "content-type": "application/json" };
 
 const importStarted = performance.now();

@@ -12,14 +12,20 @@ const SAMPLES = 5;
 const LATER_MOCKS = 10;
 const POLL_MS = 5;
 const GIVE_UP_MS = 30_000;
-const BODY = JSON.stringify({ to: "ada@example.com", template_id: "welcome", data: { name: "Ada", company: "Analytical Engines", login_url: "https://app.example.com/login" } });
+const BODY = JSON.stringify({
+  to: "ada@example.com",
+  template_id: "welcome",
+  data: { name: "Ada", company: "Analytical Engines", login_url: "https://app.example.com/login" },
+});
 const HEADERS = { authorization: "Bearer bench-key-0001", "content-type": "application/json" };
 
 /** @param {number[]} values */
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? /** @type {number} */ (sorted[middle]) : (/** @type {number} */ (sorted[middle - 1]) + /** @type {number} */ (sorted[middle])) / 2;
+  return sorted.length % 2 === 1
+    ? /** @type {number} */ (sorted[middle])
+    : /** @type {number} */ (sorted[middle - 1] + /** @type {number} */ (sorted[middle])) / 2;
 }
 
 /** POST /send on `port`: its status, or 0 while nothing listens. @param {number} port */
@@ -89,19 +95,28 @@ export async function measureStartupSection(log) {
     samples.serveMs.push(await spawnToFirstSend(process.execPath, (port) => ["dist/cli.js", "serve", "--port", String(port)]));
     samples.npmStartMs.push(await spawnToFirstSend("npm", (port) => ["start", "--silent", "--", "--port", String(port)]));
     samples.baselineMs.push(await spawnToFirstSend(process.execPath, (port) => ["test/bench/baseline-validator.mjs", String(port)]));
-    log(`startup sample ${i}/${SAMPLES}: ${Object.entries(samples).map(([name, values]) => `${name} ${Math.round(/** @type {number} */ (values.at(-1)))}`).join(", ")}`);
+    log(
+      `startup sample ${i}/${SAMPLES}: ${Object.entries(samples)
+        .map(([name, values]) => `${name} ${Math.round(/** @type {number} */ (values.at(-1)))}`)
+        .join(", ")}`,
+    );
   }
   const medians = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, Math.round(median(values) * 10) / 10]));
-  return { samples: Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, values.map((ms) => Math.round(ms * 10) / 10)])), medians, laterMocksPerSample: LATER_MOCKS };
+  return {
+    samples: Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, values.map((ms) => Math.round(ms * 10) / 10)])),
+    medians,
+    laterMocksPerSample: LATER_MOCKS,
+  };
 }
 
 /** @param {Awaited<ReturnType<typeof measureStartupSection>>} startup */
 export function startupLines(startup) {
   const { medians, samples } = startup;
-  const row = (/** @type {string} */ label, /** @type {string} */ key) => `${label.padEnd(62)} ${String(medians[key]).padStart(8)} ms  [${(samples[key] ?? []).join(", ")}]`;
+  const row = (/** @type {string} */ label, /** @type {string} */ key) =>
+    `${label.padEnd(62)} ${String(medians[key]).padStart(8)} ms  [${(samples[key] ?? []).join(", ")}]`;
   return [
     `startup (medians of ${SAMPLES} cold samples; later mock = median of ${startup.laterMocksPerSample} in each process)`,
-    row("in-process: import(\"sendmock\")", "importMs"),
+    row('in-process: import("sendmock")', "importMs"),
     row("in-process: import + first mock + first POST /send", "importFirstMockFirstSendMs"),
     row("in-process: each later mock (start + one POST /send + close)", "laterMockMs"),
     row("sendmock serve: spawn -> first 200 on POST /send", "serveMs"),
@@ -117,7 +132,15 @@ export function startupTargets(startup) {
     { name: "each later in-process mock <= 20 ms", pass: m.laterMockMs <= 20, detail: `${m.laterMockMs} ms` },
     { name: "import + first mock + first send <= 300 ms", pass: m.importFirstMockFirstSendMs <= 300, detail: `${m.importFirstMockFirstSendMs} ms` },
     { name: "sendmock serve -> first 200 <= 350 ms", pass: m.serveMs <= 350, detail: `${m.serveMs} ms` },
-    { name: "sendmock serve no slower than the baseline's startup", pass: m.serveMs <= m.baselineMs, detail: `${m.serveMs} ms vs ${m.baselineMs} ms (${(m.serveMs / m.baselineMs).toFixed(2)}x)` },
-    { name: "npm start <= 1.3 x sendmock serve", pass: m.npmStartMs <= 1.3 * m.serveMs, detail: `${m.npmStartMs} ms vs ${Math.round(1.3 * m.serveMs)} (${(m.npmStartMs / m.serveMs).toFixed(2)}x)` },
+    {
+      name: "sendmock serve no slower than the baseline's startup",
+      pass: m.serveMs <= m.baselineMs,
+      detail: `${m.serveMs} ms vs ${m.baselineMs} ms (${(m.serveMs / m.baselineMs).toFixed(2)}x)`,
+    },
+    {
+      name: "npm start <= 1.3 x sendmock serve",
+      pass: m.npmStartMs <= 1.3 * m.serveMs,
+      detail: `${m.npmStartMs} ms vs ${Math.round(1.3 * m.serveMs)} (${(m.npmStartMs / m.serveMs).toFixed(2)}x)`,
+    },
   ];
 }

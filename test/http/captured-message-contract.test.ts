@@ -2,10 +2,10 @@
 // openapi/admin.yaml when it is captured: a message the contract forbids is never kept.
 
 import { describe, expect, it } from "vitest";
-import { ADMIN_CONTRACT, loadContract } from "../../src/contract.js";
-import { createMemoryOutbox } from "../../src/domain/outbox.js";
+import { ADMIN_CONTRACT, loadContract } from "../../src/contract/load.js";
+import { createMemoryOutbox } from "../../src/stores/memory/index.js";
 import { ApiError } from "../../src/errors.js";
-import { withCapturedMessageCheck } from "../../src/http/captured-message-contract.js";
+import { withCapturedMessageCheck } from "../../src/contract/captured-message.js";
 import type { CapturedMessage } from "../../src/wire.js";
 import { aMessage } from "../stores/outbox-contract.js";
 

@@ -5,11 +5,10 @@ import net from "node:net";
 import express from "express";
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
-import { createMemoryJournal } from "../../src/domain/journal.js";
-import { createMemoryOutbox } from "../../src/domain/outbox.js";
+import { createMemoryJournal, createMemoryOutbox } from "../../src/stores/memory/index.js";
 import { streamEvents } from "../../src/http/events.js";
 import { startSendMock, type RunningSendMock } from "../../src/index.js";
-import { aSendRequest, bearer, expectContract } from "../helpers.js";
+import { aSendRequest, bearer, expectContract } from "../support/helpers.js";
 
 interface ServerSentEvent {
   event: string;
@@ -156,15 +155,20 @@ describe("limits of the event streams", () => {
     expect(refused.status).toBe(503);
     expect(refused.headers["x-sendmock-error-code"]).toBe("server_error");
     expect(refused.headers["retry-after"]).toBe("1");
-    expect(refused.body).toEqual({ success: false, error: { code: "server_error", message: expect.stringContaining("at most 2 are open (max_event_streams)") as unknown } });
+    expect(refused.body).toEqual({
+      success: false,
+      error: { code: "server_error", message: expect.stringContaining("at most 2 are open (max_event_streams)") as unknown },
+    });
 
     controllers[0]?.abort();
-    await expect.poll(async () => {
-      const controller = new AbortController();
-      const status = (await fetch(`${mock?.url ?? ""}/_mock/events`, { signal: controller.signal })).status;
-      controller.abort();
-      return status;
-    }).toBe(200);
+    await expect
+      .poll(async () => {
+        const controller = new AbortController();
+        const status = (await fetch(`${mock?.url ?? ""}/_mock/events`, { signal: controller.signal })).status;
+        controller.abort();
+        return status;
+      })
+      .toBe(200);
     controllers[1]?.abort();
   });
 
@@ -199,7 +203,11 @@ describe("limits of the event streams", () => {
     const big = aSendRequest({ data: { name: "n".repeat(500_000), company: "Acme", login_url: "https://x.example" } });
     // 60 messages of about 1.5 MB: far more than the socket buffers and the 2 MB allowed.
     for (let index = 0; index < 60; index += 1) {
-      const answer = await fetch(`${mock.url}/send`, { method: "POST", headers: { "Content-Type": "application/json", ...bearer() }, body: JSON.stringify(big) });
+      const answer = await fetch(`${mock.url}/send`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...bearer() },
+        body: JSON.stringify(big),
+      });
       expect(answer.status).toBe(200);
     }
 

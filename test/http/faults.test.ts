@@ -9,7 +9,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   ApiError,
   ConfigError,
-  startSendMock,
   type ErrorCode,
   type FaultRule,
   type FaultRuleInput,
@@ -17,10 +16,9 @@ import {
   type ResponseShape,
   type RunningSendMock,
   type SendMock,
-  type SendMockOptions,
   type SendRequest,
 } from "../../src/index.js";
-import { aMock, aSendRequest, bearer, errorCodeOf, expectContract, sharedMockBuiltBy } from "../helpers.js";
+import { aMock, aMockForThisTest, aRunningMock, aSendRequest, bearer, errorCodeOf, expectContract, sharedMockBuiltBy } from "../support/helpers.js";
 
 const INJECTED = "(fault injected by sendmock)";
 const SHAPES: readonly ResponseShape[] = ["a", "b"];
@@ -38,17 +36,6 @@ const closeAfterTest: SendMock[] = [];
 afterEach(async () => {
   await Promise.all(closeAfterTest.splice(0).map((mock) => mock.close()));
 });
-
-async function aMockForThisTest(options: SendMockOptions = {}): Promise<SendMock> {
-  const mock = await aMock(options);
-  closeAfterTest.push(mock);
-  return mock;
-}
-
-/** A mock listening on a free port, for the faults that act on the connection itself. */
-function aRunningMock(options: SendMockOptions = {}): Promise<RunningSendMock> {
-  return startSendMock({ port: 0, watchTemplates: false, ...options });
-}
 
 // ---------------------------------------------------------------------------------------------
 // Sending, and reading what the mock did.
@@ -285,9 +272,7 @@ const WAYS_IN: readonly WayIn[] = [
 
 /** Each fault crossed with each way in that can express it, as rows for `it.each`. */
 function throughEachWayIn<T extends { spec: FaultSpec }>(faults: readonly T[], ways: readonly WayIn[] = WAYS_IN) {
-  return faults.flatMap((fault) =>
-    ways.filter((way) => way.carries(fault.spec)).map((way) => ({ ...fault, ...way, label: labelOf(fault.spec) })),
-  );
+  return faults.flatMap((fault) => ways.filter((way) => way.carries(fault.spec)).map((way) => ({ ...fault, ...way, label: labelOf(fault.spec) })));
 }
 
 interface ErrorFault {
@@ -354,23 +339,20 @@ describe.each(SHAPES)("an error fault, in response shape %s", (shape) => {
 describe("latency, malformed_response, timeout and disconnect", () => {
   const theMock = sharedMockBuiltBy(() => aRunningMock({ faults: START_UP_RULES }));
 
-  it.each(throughEachWayIn([{ spec: LATENCY }]))(
-    "$label through $way waits 150 ms, then answers 200 and captures the message",
-    async ({ spec, arm }) => {
-      const mock = theMock();
-      const call = await arm(mock, spec);
+  it.each(throughEachWayIn([{ spec: LATENCY }]))("$label through $way waits 150 ms, then answers 200 and captures the message", async ({ spec, arm }) => {
+    const mock = theMock();
+    const call = await arm(mock, spec);
 
-      const [answer, elapsedMs] = await timed(() => send(mock, call));
+    const [answer, elapsedMs] = await timed(() => send(mock, call));
 
-      expect(answer.status).toBe(200);
-      expect(elapsedMs).toBeGreaterThanOrEqual(150 - TIMER_SLACK_MS);
-      const { messages } = await mock.outbox.list();
-      expect(messages).toHaveLength(1);
-      const entry = await lastJournalEntry(mock);
-      expect(entry).toMatchObject({ status: 200, fault: "latency", error_code: null, message_id: messages[0]?.id });
-      expect(entry?.duration_ms).toBeGreaterThanOrEqual(150 - TIMER_SLACK_MS);
-    },
-  );
+    expect(answer.status).toBe(200);
+    expect(elapsedMs).toBeGreaterThanOrEqual(150 - TIMER_SLACK_MS);
+    const { messages } = await mock.outbox.list();
+    expect(messages).toHaveLength(1);
+    const entry = await lastJournalEntry(mock);
+    expect(entry).toMatchObject({ status: 200, fault: "latency", error_code: null, message_id: messages[0]?.id });
+    expect(entry?.duration_ms).toBeGreaterThanOrEqual(150 - TIMER_SLACK_MS);
+  });
 
   it("waits 1000 ms by default for a latency without a delay", async () => {
     const mock = theMock();
@@ -397,36 +379,30 @@ describe("latency, malformed_response, timeout and disconnect", () => {
     },
   );
 
-  it.each(throughEachWayIn([{ spec: TIMEOUT }]))(
-    "$label through $way gives no answer for 250 ms, then closes the connection",
-    async ({ spec, arm }) => {
-      const mock = theMock();
-      const call = await arm(mock, spec);
+  it.each(throughEachWayIn([{ spec: TIMEOUT }]))("$label through $way gives no answer for 250 ms, then closes the connection", async ({ spec, arm }) => {
+    const mock = theMock();
+    const call = await arm(mock, spec);
 
-      const outcome = await sendOverSocket(mock, call);
+    const outcome = await sendOverSocket(mock, call);
 
-      expectClosedWithoutAnswer(outcome);
-      expect(outcome.elapsedMs).toBeGreaterThanOrEqual(250 - TIMER_SLACK_MS);
-      expect(outcome.elapsedMs).toBeLessThan(250 + 2000);
-      await expectJournaled(mock, { status: 0, fault: "timeout", message_id: null });
-      expect(await capturedCount(mock)).toBe(0);
-    },
-  );
+    expectClosedWithoutAnswer(outcome);
+    expect(outcome.elapsedMs).toBeGreaterThanOrEqual(250 - TIMER_SLACK_MS);
+    expect(outcome.elapsedMs).toBeLessThan(250 + 2000);
+    await expectJournaled(mock, { status: 0, fault: "timeout", message_id: null });
+    expect(await capturedCount(mock)).toBe(0);
+  });
 
-  it.each(throughEachWayIn([{ spec: DISCONNECT }]))(
-    "$label through $way closes the connection at once, without an answer",
-    async ({ spec, arm }) => {
-      const mock = theMock();
-      const call = await arm(mock, spec);
+  it.each(throughEachWayIn([{ spec: DISCONNECT }]))("$label through $way closes the connection at once, without an answer", async ({ spec, arm }) => {
+    const mock = theMock();
+    const call = await arm(mock, spec);
 
-      const outcome = await sendOverSocket(mock, call);
+    const outcome = await sendOverSocket(mock, call);
 
-      expectClosedWithoutAnswer(outcome);
-      expect(outcome.elapsedMs).toBeLessThan(1000);
-      await expectJournaled(mock, { status: 0, fault: "disconnect", message_id: null });
-      expect(await capturedCount(mock)).toBe(0);
-    },
-  );
+    expectClosedWithoutAnswer(outcome);
+    expect(outcome.elapsedMs).toBeLessThan(1000);
+    await expectJournaled(mock, { status: 0, fault: "disconnect", message_id: null });
+    expect(await capturedCount(mock)).toBe(0);
+  });
 });
 
 describe("a timeout without a delay", () => {
@@ -717,7 +693,11 @@ describe("bad fault input", () => {
     { problem: "no fault at all", rule: { times: 1 }, says: /fault.*required/ },
     { problem: "status: 418", rule: { fault: "server_error", status: 418 }, says: /status.*500, 502, 503, 504/ },
     { problem: "a status on rate_limit", rule: { fault: "rate_limit", status: 503 }, says: /status does not apply to the fault rate_limit/ },
-    { problem: "delay_ms on invalid_recipient", rule: { fault: "invalid_recipient", delay_ms: 100 }, says: /delay_ms does not apply to the fault invalid_recipient/ },
+    {
+      problem: "delay_ms on invalid_recipient",
+      rule: { fault: "invalid_recipient", delay_ms: 100 },
+      says: /delay_ms does not apply to the fault invalid_recipient/,
+    },
     { problem: "retry_after_s on server_error", rule: { fault: "server_error", retry_after_s: 2 }, says: /retry_after_s does not apply/ },
     { problem: "an unknown field", rule: { fault: "latency", colour: "red" }, says: /colour/ },
     { problem: "an unknown match field", rule: { fault: "latency", match: { from: "*@example.com" } }, says: /from/ },
@@ -763,9 +743,24 @@ describe("bad fault input", () => {
       path: ["/headers/x-sendmock-fault-delay", "/headers/x-sendmock-fault"],
     },
     { problem: "the magic recipient nothing@fault.sendmock.test", call: { with: { to: "nothing@fault.sendmock.test" } }, says: /nothing/, path: "/to" },
-    { problem: "the magic recipient server_error+418@fault.sendmock.test", call: { with: { to: "server_error+418@fault.sendmock.test" } }, says: /500, 502, 503, 504/, path: "/to" },
-    { problem: "the magic recipient latency+600001@fault.sendmock.test", call: { with: { to: "latency+600001@fault.sendmock.test" } }, says: /600000/, path: "/to" },
-    { problem: "the magic recipient latency+soon@fault.sendmock.test", call: { with: { to: "latency+soon@fault.sendmock.test" } }, says: /whole number/, path: "/to" },
+    {
+      problem: "the magic recipient server_error+418@fault.sendmock.test",
+      call: { with: { to: "server_error+418@fault.sendmock.test" } },
+      says: /500, 502, 503, 504/,
+      path: "/to",
+    },
+    {
+      problem: "the magic recipient latency+600001@fault.sendmock.test",
+      call: { with: { to: "latency+600001@fault.sendmock.test" } },
+      says: /600000/,
+      path: "/to",
+    },
+    {
+      problem: "the magic recipient latency+soon@fault.sendmock.test",
+      call: { with: { to: "latency+soon@fault.sendmock.test" } },
+      says: /whole number/,
+      path: "/to",
+    },
   ])("a send with $problem answers 400 invalid_request saying what is wrong, and is not faulted", async ({ call, says, path }) => {
     const mock = theMock();
 

@@ -3,7 +3,7 @@
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ConfigView, JournalList, SendMock, SendMockOptions } from "../../src/index.js";
-import { aMock, aSendRequest, bearer, expectContract } from "../helpers.js";
+import { aMock, aSendRequest, bearer, expectContract } from "../support/helpers.js";
 
 const mocks: SendMock[] = [];
 
@@ -23,7 +23,10 @@ describe("max_bytes", () => {
   it("drops the oldest messages past max_bytes and counts them in GET /_mock/config", async () => {
     const mock = await aTrackedMock({ maxBytes: "8mb" });
     for (let index = 0; index < 10; index += 1) {
-      const answer = await request(mock.app).post("/send").set(bearer()).send(aSendRequest({ data: { name: bigName, company: "Acme", login_url: "https://x.example" } }));
+      const answer = await request(mock.app)
+        .post("/send")
+        .set(bearer())
+        .send(aSendRequest({ data: { name: bigName, company: "Acme", login_url: "https://x.example" } }));
       expect(answer.status).toBe(200);
     }
 
@@ -39,7 +42,10 @@ describe("max_bytes", () => {
   it("cuts a list page at max_page_bytes and says so with truncated: true instead of failing", async () => {
     const mock = await aTrackedMock({ maxPageBytes: "1mb" });
     for (let index = 0; index < 3; index += 1) {
-      await request(mock.app).post("/send").set(bearer()).send(aSendRequest({ data: { name: "n".repeat(300_000), company: "Acme", login_url: "https://x.example" } }));
+      await request(mock.app)
+        .post("/send")
+        .set(bearer())
+        .send(aSendRequest({ data: { name: "n".repeat(300_000), company: "Acme", login_url: "https://x.example" } }));
     }
 
     const page = await request(mock.app).get("/_mock/messages");
@@ -53,7 +59,10 @@ describe("values a rejected request sent", () => {
   it("are cut to 256 characters with a marker in the error answer and the journal: a 0.9 MB field name", async () => {
     const mock = await aTrackedMock();
     const field = "f".repeat(900_000);
-    const answer = await request(mock.app).post("/send").set(bearer()).send({ ...aSendRequest(), [field]: 1 });
+    const answer = await request(mock.app)
+      .post("/send")
+      .set(bearer())
+      .send({ ...aSendRequest(), [field]: 1 });
 
     await expectContract(answer);
     expect(answer.status).toBe(400);

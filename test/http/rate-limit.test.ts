@@ -3,7 +3,7 @@
 import request, { type Response } from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SendMock, SendMockOptions } from "../../src/index.js";
-import { aMock, aSendRequest, bearer, expectContract } from "../helpers.js";
+import { aMock, aSendRequest, bearer, expectContract } from "../support/helpers.js";
 
 const mocks: SendMock[] = [];
 
@@ -102,7 +102,9 @@ describe("changing the limit at run time", () => {
     const mock = await aLimitedMock({ rateLimit: null });
     expect((await send(mock)).headers["ratelimit-limit"]).toBeUndefined();
 
-    const patched = await request(mock.app).patch("/_mock/config").send({ rate_limit: { requests: 1, per_seconds: 10 } });
+    const patched = await request(mock.app)
+      .patch("/_mock/config")
+      .send({ rate_limit: { requests: 1, per_seconds: 10 } });
     expect(patched.body).toMatchObject({ rate_limit: { requests: 1, per_seconds: 10, burst: 1 } });
     expect((await send(mock)).status).toBe(200);
     expect((await send(mock)).status).toBe(429);

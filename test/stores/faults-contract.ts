@@ -27,7 +27,10 @@ export function describeFaultPlanContract(name: string, makeFaultPlan: MakeFault
         const plan = await makeFaultPlan({ initialRules: [{ fault: "latency" }], seed: 7, maxRules: 2 });
         const added = await plan.add({ fault: "server_error" });
 
-        await expect(plan.add({ fault: "rate_limit" })).rejects.toMatchObject({ code: "invalid_request", message: expect.stringContaining("at most 2 (max_rules)") as unknown });
+        await expect(plan.add({ fault: "rate_limit" })).rejects.toMatchObject({
+          code: "invalid_request",
+          message: expect.stringContaining("at most 2 (max_rules)") as unknown,
+        });
         expect(await plan.list()).toHaveLength(2);
         await plan.remove(added.id);
         await expect(plan.add({ fault: "rate_limit" })).resolves.toMatchObject({ fault: "rate_limit" });

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { Journal, JournalLimits } from "../../src/domain/journal.js";
 import type { JournalEntry } from "../../src/wire.js";
+import { anAcceptedSendEntry } from "../support/journal-entries.js";
 
 export type MakeJournal = (options: JournalLimits) => Promise<Journal>;
 
@@ -12,23 +13,15 @@ let sequence = 0;
 
 export function anEntry(overrides: Partial<JournalEntry> = {}): JournalEntry {
   sequence += 1;
-  return {
+  return anAcceptedSendEntry({
     id: `req_${String(sequence)}`,
     at: new Date(Date.parse("2025-03-14T09:00:00.000Z") + sequence * 1000).toISOString(),
-    method: "POST",
-    path: "/send",
-    status: 200,
-    error_code: null,
-    error_message: null,
-    violations: [],
     fault: null,
     message_id: `msg_${String(sequence)}`,
     duration_ms: 1.5,
     api_key_hint: "0001",
-    to: "ada@example.com",
-    template_id: "welcome",
     ...overrides,
-  };
+  });
 }
 
 /** Resolves with the next `count` entries the journal tells its listeners about. */
@@ -127,9 +120,19 @@ export function describeJournalContract(name: string, makeJournal: MakeJournal):
 
         const list = await journal.list();
 
-        expect(idsOf(list)).toEqual(entries.slice(-5).reverse().map((entry) => entry.id));
+        expect(idsOf(list)).toEqual(
+          entries
+            .slice(-5)
+            .reverse()
+            .map((entry) => entry.id),
+        );
         expect(list.total).toBe(5);
-        expect(idsOf(await journal.list({ limit: 2 }))).toEqual(entries.slice(-2).reverse().map((entry) => entry.id));
+        expect(idsOf(await journal.list({ limit: 2 }))).toEqual(
+          entries
+            .slice(-2)
+            .reverse()
+            .map((entry) => entry.id),
+        );
       });
     });
 

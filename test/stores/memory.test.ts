@@ -1,9 +1,6 @@
 // The shared store contracts, run against the in-memory stores that a single mock uses.
 
-import { createMemoryFaultPlan } from "../../src/domain/faults.js";
-import { createMemoryJournal } from "../../src/domain/journal.js";
-import { createMemoryOutbox } from "../../src/domain/outbox.js";
-import { createMemoryRateLimiter } from "../../src/domain/rate-limiter.js";
+import { createMemoryFaultPlan, createMemoryJournal, createMemoryOutbox, createMemoryRateLimiter } from "../../src/stores/memory/index.js";
 import { describeFaultPlanContract } from "./faults-contract.js";
 import { describeJournalContract } from "./journal-contract.js";
 import { describeOutboxContract } from "./outbox-contract.js";

@@ -295,23 +295,28 @@ export function describeOutboxContract(name: string, makeOutbox: MakeOutbox, opt
         const lower = (value: string | undefined): string | undefined => value?.toLowerCase();
 
         await fc.assert(
-          fc.asyncProperty(fc.array(aCapture, { maxLength: 40 }), fc.integer({ min: 1, max: 12 }), fc.array(aFilter, { minLength: 1, maxLength: 5 }), async (captures, capacity, filters) => {
-            const messages = captures.map((capture) => aMessage(capture));
-            const outbox = await anOutbox(messages, capacity);
-            const kept = messages.slice(-capacity).reverse();
-            for (const filter of filters) {
-              const matching = kept.filter(
-                (message) =>
-                  (filter.to === undefined || message.to.toLowerCase() === lower(filter.to)) &&
-                  (filter.recipient === undefined || [message.to, ...message.cc].some((address) => address.toLowerCase() === lower(filter.recipient))) &&
-                  (filter.subject === undefined || message.subject.toLowerCase().includes(filter.subject.toLowerCase())),
-              );
-              const list = await outbox.list(filter);
-              expect(idsOf(list)).toEqual(idsOf({ messages: matching.slice(0, filter.limit ?? matching.length) }));
-              expect(list.total).toBe(matching.length);
-            }
-            expect(await outbox.stats()).toMatchObject({ count: kept.length, capacity, dropped: messages.length - kept.length });
-          }),
+          fc.asyncProperty(
+            fc.array(aCapture, { maxLength: 40 }),
+            fc.integer({ min: 1, max: 12 }),
+            fc.array(aFilter, { minLength: 1, maxLength: 5 }),
+            async (captures, capacity, filters) => {
+              const messages = captures.map((capture) => aMessage(capture));
+              const outbox = await anOutbox(messages, capacity);
+              const kept = messages.slice(-capacity).reverse();
+              for (const filter of filters) {
+                const matching = kept.filter(
+                  (message) =>
+                    (filter.to === undefined || message.to.toLowerCase() === lower(filter.to)) &&
+                    (filter.recipient === undefined || [message.to, ...message.cc].some((address) => address.toLowerCase() === lower(filter.recipient))) &&
+                    (filter.subject === undefined || message.subject.toLowerCase().includes(filter.subject.toLowerCase())),
+                );
+                const list = await outbox.list(filter);
+                expect(idsOf(list)).toEqual(idsOf({ messages: matching.slice(0, filter.limit ?? matching.length) }));
+                expect(list.total).toBe(matching.length);
+              }
+              expect(await outbox.stats()).toMatchObject({ count: kept.length, capacity, dropped: messages.length - kept.length });
+            },
+          ),
           options.propertyRuns === undefined ? {} : { numRuns: options.propertyRuns },
         );
       });

@@ -1,10 +1,10 @@
 // What every rate limiter promises, whichever store keeps the buckets. A shared store refills
 // on its own clock, which no test can move, so the tests that need a refill wait a little real
-// time with a fast limit; the exact arithmetic on a moved clock is in test/domain/rate-limiter.test.ts.
+// time with a fast limit; the exact arithmetic on a moved clock is in test/unit/rate-limiter.test.ts.
 
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import type { RateLimitOptions } from "../../src/config.js";
+import type { RateLimitOptions } from "../../src/domain/rate-limiter.js";
 import type { RateLimitDecision, RateLimiter } from "../../src/domain/rate-limiter.js";
 
 export type MakeRateLimiter = () => Promise<RateLimiter>;

@@ -3,12 +3,12 @@
 // acting on the same keys at once.
 
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { createRedisFaultPlan } from "../../src/redis/faults.js";
-import { openStoreChannel } from "../../src/redis/channel.js";
-import { connectRedis, type RedisConnection } from "../../src/redis/connection.js";
-import { createRedisJournal } from "../../src/redis/journal.js";
-import { createRedisOutbox } from "../../src/redis/outbox.js";
-import { createRedisRateLimiter } from "../../src/redis/rate-limiter.js";
+import { createRedisFaultPlan } from "../../src/stores/redis/faults.js";
+import { openStoreChannel } from "../../src/stores/redis/channel.js";
+import { connectRedis, type RedisConnection } from "../../src/stores/redis/connection.js";
+import { createRedisJournal } from "../../src/stores/redis/journal.js";
+import { createRedisOutbox } from "../../src/stores/redis/outbox.js";
+import { createRedisRateLimiter } from "../../src/stores/redis/rate-limiter.js";
 import type { Outbox, OutboxLimits } from "../../src/domain/outbox.js";
 import { aKeyPrefix, redisUnavailableReason, sharedRedis } from "../support/redis.js";
 import { aTarget, describeFaultPlanContract } from "./faults-contract.js";

@@ -31,7 +31,10 @@ export function hasRedisServerBinary(): boolean {
 export function redisUnavailableReason(options: { needsOwnServer?: boolean } = {}): string | undefined {
   const own = hasRedisServerBinary();
   if (options.needsOwnServer === true ? own : own || SHARED_URL !== undefined) return undefined;
-  const reason = options.needsOwnServer === true ? "redis-server is not on the PATH (these tests stop and start their own)" : "no SENDMOCK_TEST_REDIS_URL and no redis-server on the PATH";
+  const reason =
+    options.needsOwnServer === true
+      ? "redis-server is not on the PATH (these tests stop and start their own)"
+      : "no SENDMOCK_TEST_REDIS_URL and no redis-server on the PATH";
   if (IN_CI) throw new Error(`redis tests must run in CI, but ${reason}; .ci/run installs and starts redis-server`);
   console.warn(`skipping redis store tests: ${reason} (install Debian's redis-server, or set SENDMOCK_TEST_REDIS_URL)`);
   return reason;

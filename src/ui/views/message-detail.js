@@ -40,16 +40,8 @@ export function noMessageSelected() {
 
 /** What the detail pane shows when the selected message could not be loaded. */
 export function messageUnavailable(id, error) {
-  const reason =
-    error?.status === 404
-      ? "It is no longer in the outbox (cleared, reset, or dropped past the capacity)."
-      : errorText(error);
-  return h(
-    "div",
-    { class: "pane-placeholder", role: "alert" },
-    h("p", {}, "Cannot show message ", h("code", {}, id), "."),
-    h("p", {}, reason),
-  );
+  const reason = error?.status === 404 ? "It is no longer in the outbox (cleared, reset, or dropped past the capacity)." : errorText(error);
+  return h("div", { class: "pane-placeholder", role: "alert" }, h("p", {}, "Cannot show message ", h("code", {}, id), "."), h("p", {}, reason));
 }
 
 function section(title, content) {
@@ -85,7 +77,11 @@ function warningsSection(warnings) {
     "section",
     { class: "detail-section warnings", "data-testid": "message-warnings" },
     h("h3", {}, warnings.length === 1 ? "Warning" : `Warnings (${warnings.length})`),
-    h("ul", {}, warnings.map((warning) => h("li", {}, warning))),
+    h(
+      "ul",
+      {},
+      warnings.map((warning) => h("li", {}, warning)),
+    ),
   );
 }
 
@@ -116,5 +112,9 @@ function dataTable(data) {
 
 function linkList(links) {
   if (links.length === 0) return empty("no links");
-  return h("ol", { class: "link-list", "data-testid": "message-links" }, links.map((link) => h("li", {}, externalLink(link))));
+  return h(
+    "ol",
+    { class: "link-list", "data-testid": "message-links" },
+    links.map((link) => h("li", {}, externalLink(link))),
+  );
 }

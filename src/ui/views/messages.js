@@ -1,9 +1,10 @@
 // The Messages view: the filter form, the list of captured messages (newest first, live)
 // and the detail of the selected one.
 
-import { clearMessages, getMessage, LIST_LIMIT, listMessages, SEND_URL } from "../api.js";
-import { byId, h, keyedNode, replaceContent, syncList } from "../dom.js";
+import { clearMessages, getMessage, listMessages, SEND_URL } from "../api.js";
+import { byId, h, replaceContent, syncList } from "../dom.js";
 import { countText, shortTime } from "../format.js";
+import { createLiveList, prependItem } from "../live-list.js";
 import { errorText, notify } from "../notice.js";
 import { messageDetail, messageUnavailable, noMessageSelected } from "./message-detail.js";
 
@@ -32,12 +33,8 @@ export function createMessagesView({ openMessage, closeMessage }) {
     messages: [],
     total: 0,
     selectedId: null,
-    // Answers can come back out of order: only the newest load or detail request counts.
-    loadSequence: 0,
+    // Answers can come back out of order: only the newest detail request counts.
     detailSequence: 0,
-    // Messages that arrive while a load is in flight are applied after it, without duplicates.
-    loading: false,
-    arrivedWhileLoading: [],
     firstSelection: true,
   };
 
@@ -91,29 +88,24 @@ export function createMessagesView({ openMessage, closeMessage }) {
 
   // ---- the list ------------------------------------------------------------------------
 
-  async function reload() {
-    const sequence = ++state.loadSequence;
-    const filters = readFilters();
-    state.loading = true;
-    try {
-      const answer = await listMessages(filters);
-      if (sequence !== state.loadSequence) return;
+  const liveList = createLiveList({
+    load: async () => {
+      const filters = readFilters();
+      return { filters, answer: await listMessages(filters) };
+    },
+    show: ({ filters, answer }) => {
       state.filters = filters;
       state.messages = answer.messages;
       state.total = answer.total;
       listError.textContent = "";
       renderList();
-      const arrived = state.arrivedWhileLoading;
-      state.arrivedWhileLoading = [];
-      // In arrival order: each one goes on top, so the newest ends first.
-      for (const message of arrived) addMessage(message);
-    } catch (error) {
-      if (sequence !== state.loadSequence) return;
+    },
+    add: (message) => addMessage(message),
+    showError: (error) => {
       listError.textContent = `Cannot load the messages: ${errorText(error)}`;
-    } finally {
-      if (sequence === state.loadSequence) state.loading = false;
-    }
-  }
+    },
+  });
+  const reload = () => liveList.reload();
 
   function renderList() {
     syncList(list, state.messages, { key: (message) => message.id, render: messageRow });
@@ -146,12 +138,7 @@ export function createMessagesView({ openMessage, closeMessage }) {
         h("span", { class: "row-to" }, message.to),
         h("span", { class: "row-time" }, shortTime(message.created_at)),
         h("span", { class: "row-subject" }, message.subject),
-        h(
-          "span",
-          { class: "row-meta" },
-          h("code", { class: "row-template" }, message.template_id),
-          h("span", { class: "badge badge-queued" }, message.status),
-        ),
+        h("span", { class: "row-meta" }, h("code", { class: "row-template" }, message.template_id), h("span", { class: "badge badge-queued" }, message.status)),
       ),
     );
   }
@@ -159,17 +146,8 @@ export function createMessagesView({ openMessage, closeMessage }) {
   /** A message captured now: shown at the top when it matches the filters in force. */
   function addMessage(message) {
     if (!matchesFilters(message, state.filters)) return;
-    if (state.messages.some((known) => known.id === message.id)) return;
-    state.messages.unshift(message);
+    if (!prependItem({ items: state.messages, container: list, item: message, row: messageRow })) return;
     state.total += 1;
-    const row = keyedNode(messageRow(message), message.id);
-    row.classList.add("is-new");
-    list.prepend(row);
-    // Keep the page as light as the first load: at most LIST_LIMIT rows.
-    while (state.messages.length > LIST_LIMIT) {
-      state.messages.pop();
-      list.lastElementChild?.remove();
-    }
     renderCountAndEmptyState();
   }
 
@@ -275,8 +253,7 @@ export function createMessagesView({ openMessage, closeMessage }) {
 
     /** A `message` event of the stream. */
     messageCaptured(message) {
-      if (state.loading) state.arrivedWhileLoading.push(message);
-      else addMessage(message);
+      liveList.arrived(message);
     },
 
     /** A `reset` event (either scope empties the outbox): reload, and recheck the open message. */

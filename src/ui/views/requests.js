@@ -1,9 +1,10 @@
 // The Requests view: the journal of every call to POST /send (newest first, live), with
 // its status, error, contract violations, injected fault and the message it captured.
 
-import { LIST_LIMIT, listRequests } from "../api.js";
-import { byId, h, keyedNode, syncList } from "../dom.js";
+import { listRequests } from "../api.js";
+import { byId, h, syncList } from "../dom.js";
 import { countText, durationText, preciseTimeOf, statusClass } from "../format.js";
+import { createLiveList, prependItem } from "../live-list.js";
 import { errorText } from "../notice.js";
 import { hrefFor } from "../router.js";
 
@@ -14,29 +15,22 @@ export function createRequestsView() {
   const emptyState = byId("request-empty");
   const listError = byId("request-error");
 
-  const state = { entries: [], total: 0, loadSequence: 0, loading: false, arrivedWhileLoading: [] };
+  const state = { entries: [], total: 0 };
 
-  async function reload() {
-    const sequence = ++state.loadSequence;
-    state.loading = true;
-    try {
-      const answer = await listRequests();
-      if (sequence !== state.loadSequence) return;
+  const liveList = createLiveList({
+    load: () => listRequests(),
+    show: (answer) => {
       state.entries = answer.requests;
       state.total = answer.total;
       listError.textContent = "";
       syncList(rowsBody, state.entries, { key: (entry) => entry.id, render: requestRow });
       renderCountAndEmptyState();
-      const arrived = state.arrivedWhileLoading;
-      state.arrivedWhileLoading = [];
-      for (const entry of arrived) addEntry(entry);
-    } catch (error) {
-      if (sequence !== state.loadSequence) return;
+    },
+    add: (entry) => addEntry(entry),
+    showError: (error) => {
       listError.textContent = `Cannot load the journal: ${errorText(error)}`;
-    } finally {
-      if (sequence === state.loadSequence) state.loading = false;
-    }
-  }
+    },
+  });
 
   function renderCountAndEmptyState() {
     count.textContent = `Showing ${countText(state.entries.length, state.total)}`;
@@ -46,25 +40,16 @@ export function createRequestsView() {
   }
 
   function addEntry(entry) {
-    if (state.entries.some((known) => known.id === entry.id)) return;
-    state.entries.unshift(entry);
+    if (!prependItem({ items: state.entries, container: rowsBody, item: entry, row: requestRow })) return;
     state.total += 1;
-    const row = keyedNode(requestRow(entry), entry.id);
-    row.classList.add("is-new");
-    rowsBody.prepend(row);
-    while (state.entries.length > LIST_LIMIT) {
-      state.entries.pop();
-      rowsBody.lastElementChild?.remove();
-    }
     renderCountAndEmptyState();
   }
 
   return {
-    reload,
+    reload: () => liveList.reload(),
     /** A `request` event of the stream. */
     requestRecorded(entry) {
-      if (state.loading) state.arrivedWhileLoading.push(entry);
-      else addEntry(entry);
+      liveList.arrived(entry);
     },
   };
 }
@@ -111,9 +96,7 @@ function errorDetails(entry) {
       h(
         "ul",
         { class: "violations", "aria-label": "Contract violations" },
-        entry.violations.map((violation) =>
-          h("li", {}, h("code", { class: "pointer" }, violation.path || "/"), " ", violation.message),
-        ),
+        entry.violations.map((violation) => h("li", {}, h("code", { class: "pointer" }, violation.path || "/"), " ", violation.message)),
       ),
     );
   }
@@ -122,9 +105,5 @@ function errorDetails(entry) {
 
 function messageLink(messageId) {
   if (messageId === null) return "—";
-  return h(
-    "a",
-    { href: hrefFor("messages", messageId), class: "message-link", "data-testid": "request-message-link", title: "Open the message" },
-    messageId,
-  );
+  return h("a", { href: hrefFor("messages", messageId), class: "message-link", "data-testid": "request-message-link", title: "Open the message" }, messageId);
 }

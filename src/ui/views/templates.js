@@ -61,9 +61,7 @@ export function createTemplatesView({ openTemplate, closeTemplate, onTemplatesLo
           },
           template.id,
         ),
-        template.ok
-          ? h("span", { class: "badge status-2xx" }, "ok")
-          : h("span", { class: "badge status-5xx", "data-testid": "template-broken" }, "error"),
+        template.ok ? h("span", { class: "badge status-2xx" }, "ok") : h("span", { class: "badge status-5xx", "data-testid": "template-broken" }, "error"),
       ),
       template.description === null ? null : h("p", { class: "template-description" }, template.description),
       template.ok ? null : h("p", { class: "error-text", "data-testid": "template-error" }, template.error),
@@ -138,7 +136,10 @@ export function createTemplatesView({ openTemplate, closeTemplate, onTemplatesLo
       return;
     }
     if (template.sample_data === null) {
-      replaceContent(previewSlot, h("p", { class: "empty-inline" }, "No preview: this template has no sample_data. Add one to its file to see it rendered here."));
+      replaceContent(
+        previewSlot,
+        h("p", { class: "empty-inline" }, "No preview: this template has no sample_data. Add one to its file to see it rendered here."),
+      );
       return;
     }
     replaceContent(previewSlot, h("p", { class: "empty-inline" }, "Rendering the preview…"));

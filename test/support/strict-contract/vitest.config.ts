@@ -1,4 +1,4 @@
-// Runs broken-request.vitest.ts on its own, for test/testing-helpers.test.ts, apart from sendmock's suite.
+// Runs broken-request.vitest.ts on its own, for test/e2e/testing-helpers.test.ts, apart from sendmock's suite.
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 

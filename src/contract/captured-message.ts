@@ -1,0 +1,62 @@
+// The inspection API writes stored messages as they are, without express-openapi-validator
+// seeing them; each is checked against openapi/admin.yaml once, when it is captured, instead.
+// The check is compiled once per process for each document.
+
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import type { Contract } from "./load.js";
+import type { Outbox } from "../domain/outbox.js";
+import { ApiError } from "../errors.js";
+import { violationOf } from "./violations.js";
+import type { CapturedMessage } from "../wire.js";
+
+const SCHEMA_POINTER = "#/components/schemas/CapturedMessage";
+
+/** Compiling the check costs 50-75 ms; mocks of one process built on one document share it. */
+const compiledChecks = new WeakMap<Contract, ValidateFunction>();
+
+function capturedMessageValidator(adminContract: Contract): ValidateFunction {
+  let validate = compiledChecks.get(adminContract);
+  if (validate) return validate;
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+  addFormats.default(ajv, { mode: "full" });
+  ajv.addSchema(structuredClone(adminContract.document), "admin.yaml");
+  validate = ajv.getSchema(`admin.yaml${SCHEMA_POINTER}`);
+  if (!validate) throw new Error(`${adminContract.file} has no ${SCHEMA_POINTER}`);
+  compiledChecks.set(adminContract, validate);
+  return validate;
+}
+
+/** `outbox`, refusing any message that `GET /_mock/messages` could not answer with. */
+export function withCapturedMessageCheck(outbox: Outbox, adminContract: Contract): Outbox {
+  // Compiled with the mock, not at its first capture: no request pays for it.
+  const validate = capturedMessageValidator(adminContract);
+
+  const check = (message: CapturedMessage): ApiError | undefined => {
+    const { id } = message;
+    if (validate(message)) return undefined;
+    const violations = (validate.errors ?? []).map((error) => violationOf(error, message));
+    const described = violations
+      .map((violation) => `${violation.path || "/"} ${violation.message} (expected ${violation.expected}, actual ${violation.actual})`)
+      .join("; ");
+    return new ApiError(
+      "server_error",
+      `sendmock built message ${id} outside openapi/admin.yaml ${SCHEMA_POINTER}: ${described}. It was not captured; please report this.`,
+    );
+  };
+
+  return {
+    add: (message) => {
+      const refusal = check(message);
+      return refusal ? Promise.reject(refusal) : outbox.add(message);
+    },
+    list: (filter) => outbox.list(filter),
+    listSerialized: (filter) => outbox.listSerialized(filter),
+    get: (id) => outbox.get(id),
+    clear: () => outbox.clear(),
+    waitFor: (filter, options) => outbox.waitFor(filter, options),
+    stats: () => outbox.stats(),
+    onCapture: (listener) => outbox.onCapture(listener),
+    onClear: (listener) => outbox.onClear(listener),
+  };
+}

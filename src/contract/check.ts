@@ -1,0 +1,104 @@
+// Checks any request or answer of the send API against openapi/send.yaml, outside express:
+// for `sendmock check` (another implementation's answers) and `sendmock proxy` (the real service's).
+
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import type { OpenAPIV3_1 } from "openapi-types";
+import type { Contract } from "./load.js";
+import { show, violationOf, type ContractViolation } from "./violations.js";
+
+export interface ExchangeAnswer {
+  status: number;
+  headers: Record<string, string | undefined>;
+  /** The raw body text. */
+  body: string;
+}
+
+export interface ContractChecker {
+  checkRequest(body: unknown): ContractViolation[];
+  checkAnswer(answer: ExchangeAnswer): ContractViolation[];
+}
+
+type Schema = OpenAPIV3_1.SchemaObject;
+
+/** Validates against `schema`; for a `oneOf` of shapes, reports the branch that came closest. */
+function checkValue(ajv: Ajv2020, cache: Map<object, ValidateFunction>, schema: Schema, value: unknown): ContractViolation[] {
+  const compile = (part: object): ValidateFunction => {
+    let validate = cache.get(part);
+    if (!validate) {
+      validate = ajv.compile(part);
+      cache.set(part, validate);
+    }
+    return validate;
+  };
+  const branches = (schema.oneOf ?? [schema]) as Schema[];
+  let closest: ContractViolation[] | undefined;
+  for (const branch of branches) {
+    const validate = compile(branch);
+    if (validate(value)) return [];
+    const violations = (validate.errors ?? []).map((error) => violationOf(error, value));
+    if (closest === undefined || violations.length < closest.length) closest = violations;
+  }
+  return closest ?? [];
+}
+
+function responseFor(operation: OpenAPIV3_1.OperationObject, status: number): OpenAPIV3_1.ResponseObject | undefined {
+  const responses = operation.responses ?? {};
+  return (responses[String(status)] ?? responses[`${String(status).charAt(0)}XX`] ?? responses.default) as OpenAPIV3_1.ResponseObject | undefined;
+}
+
+export async function createContractChecker(contract: Contract): Promise<ContractChecker> {
+  const document = (await SwaggerParser.dereference(structuredClone(contract.document) as never)) as OpenAPIV3_1.Document;
+  const operation = document.paths?.["/send"]?.post;
+  if (!operation) throw new Error(`${contract.file}: no POST /send operation`);
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv, { mode: "full" });
+  const cache = new Map<object, ValidateFunction>();
+  const requestSchema = (operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined)?.content["application/json"]?.schema as Schema;
+
+  return {
+    checkRequest(body) {
+      return checkValue(ajv, cache, requestSchema, body);
+    },
+
+    checkAnswer(answer) {
+      const response = responseFor(operation, answer.status);
+      if (!response) {
+        return [
+          {
+            path: "/status",
+            message: `status ${answer.status} is not in the contract`,
+            expected: `one of ${Object.keys(operation.responses).join(", ")}`,
+            actual: String(answer.status),
+          },
+        ];
+      }
+      const violations: ContractViolation[] = [];
+      for (const [name, header] of Object.entries(response.headers ?? {})) {
+        if ((header as OpenAPIV3_1.HeaderObject).required === true && answer.headers[name.toLowerCase()] === undefined) {
+          violations.push({ path: `/headers/${name.toLowerCase()}`, message: `${name} header is missing`, expected: `a ${name} header`, actual: "absent" });
+        }
+      }
+      const contentType = (answer.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
+      const media = response.content?.[contentType];
+      if (!media) {
+        violations.push({
+          path: "/headers/content-type",
+          message: `content type ${contentType || "(none)"} is not in the contract for ${answer.status}`,
+          expected: Object.keys(response.content ?? {}).join(", "),
+          actual: contentType || "absent",
+        });
+        return violations;
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse(answer.body);
+      } catch {
+        violations.push({ path: "", message: "the body is not valid JSON", expected: "JSON", actual: show(answer.body) });
+        return violations;
+      }
+      return [...violations, ...checkValue(ajv, cache, media.schema as Schema, body)];
+    },
+  };
+}

@@ -1,0 +1,117 @@
+// Reads the OpenAPI documents and checks them with swagger-parser before anything serves them,
+// once per process and per document content.
+
+import { readFileSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import type { OpenAPIV3_1 } from "openapi-types";
+import YAML from "yaml";
+import { sha256 } from "../domain/digest.js";
+
+export const SEND_CONTRACT = fileURLToPath(new URL("../../openapi/send.yaml", import.meta.url));
+export const ADMIN_CONTRACT = fileURLToPath(new URL("../../openapi/admin.yaml", import.meta.url));
+
+/**
+ * The documents swagger-parser passed when the package was built, parsed, by the digest of
+ * their bytes. Checking and parsing a document costs ~250 ms; the same bytes need not be
+ * checked again at every start, while an edited document (another digest) is checked in full.
+ */
+const CHECKED_CONTRACTS_FILE = fileURLToPath(new URL("../checked-contracts.json", import.meta.url));
+
+export interface Contract {
+  file: string;
+  /** sha256 of `source`: what the process-wide caches of compiled validators are keyed by. */
+  digest: string;
+  /** The file as written, for serving it. */
+  source: string;
+  document: OpenAPIV3_1.Document;
+}
+
+/** An OpenAPI document that cannot be used; the message is one line naming the file. */
+export class ContractError extends Error {
+  override name = "ContractError";
+}
+
+/** swagger-parser puts a headline first and the precise problems on the lines below it. */
+function firstLinesOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const lines = message
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  return lines.slice(0, 3).join(" ") || "invalid document";
+}
+
+type CheckedContracts = Record<string, OpenAPIV3_1.Document>;
+
+function checkedAtBuild(digest: string): OpenAPIV3_1.Document | undefined {
+  try {
+    const checked = JSON.parse(readFileSync(CHECKED_CONTRACTS_FILE, "utf8")) as CheckedContracts;
+    return Object.hasOwn(checked, digest) ? checked[digest] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function check(document: OpenAPIV3_1.Document): Promise<void> {
+  const { default: SwaggerParser } = await import("@apidevtools/swagger-parser");
+  // validate() dereferences in place, so it gets a copy and the validator gets the original.
+  await SwaggerParser.validate(structuredClone(document));
+}
+
+/**
+ * Loaded documents by file and digest, for the whole process. Checking a document costs
+ * 170-700 ms and every mock of a test suite reads the same two; the cache holds immutable
+ * documents only (a mock's state is never in it), and an edited file has a new digest, so it is
+ * checked again. A failed check is not kept: the next mock reports it afresh.
+ */
+const loaded = new Map<string, Promise<Contract>>();
+
+async function checkedContract(file: string, source: string, digest: string): Promise<Contract> {
+  let document: OpenAPIV3_1.Document;
+  try {
+    const checked = checkedAtBuild(digest);
+    document = checked ?? (YAML.parse(source) as OpenAPIV3_1.Document);
+    if (!checked) await check(document);
+  } catch (error) {
+    throw new ContractError(`${file}: ${firstLinesOf(error)}`);
+  }
+  if (!document.openapi.startsWith("3.1")) {
+    throw new ContractError(`${file}: expected an OpenAPI 3.1 document, found openapi: ${document.openapi}`);
+  }
+  return Object.freeze({ file, digest, source, document });
+}
+
+/** The document in `file`, checked; the same object for the same bytes, however often it is asked for. */
+export async function loadContract(file: string): Promise<Contract> {
+  let source: string;
+  try {
+    source = await readFile(file, "utf8");
+  } catch (error) {
+    throw new ContractError(`${file}: ${firstLinesOf(error)}`);
+  }
+  const digest = sha256(source, "hex");
+  const key = `${digest} ${file}`;
+  let contract = loaded.get(key);
+  if (!contract) {
+    contract = checkedContract(file, source, digest);
+    loaded.set(key, contract);
+    contract.catch(() => loaded.delete(key));
+  }
+  return contract;
+}
+
+/** Run by the build: checks the shipped documents and records their digests for later starts. */
+export async function recordCheckedContracts(): Promise<void> {
+  const contracts = await Promise.all(
+    [SEND_CONTRACT, ADMIN_CONTRACT].map(async (file) => {
+      const source = await readFile(file, "utf8");
+      const document = YAML.parse(source) as OpenAPIV3_1.Document;
+      await check(document).catch((error: unknown) => {
+        throw new ContractError(`${file}: ${firstLinesOf(error)}`);
+      });
+      return [sha256(source, "hex"), document] as const;
+    }),
+  );
+  await writeFile(CHECKED_CONTRACTS_FILE, `${JSON.stringify(Object.fromEntries(contracts))}\n`);
+}

@@ -1,0 +1,102 @@
+// One send request relayed to the real service with fetch: headers in, the answer's status, headers and body out.
+
+/** Headers that concern one connection only (RFC 9110 7.6.1), never relayed in either direction. */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
+
+/** Not relayed upstream: fetch sets the host and length itself and decodes any encoding it asks for. */
+const NOT_FORWARDED = new Set(["host", "content-length", "accept-encoding", "expect"]);
+
+/** The answer headers passed on to the client; the rest (server, date, cookies...) stays with the proxy. */
+const PASSED_BACK = /^(content-type|retry-after|ratelimit-.+|x-ratelimit-.+|x-request-id|request-id|x-sendmock-error-code|x-sendmock-warning)$/;
+
+export interface ForwardRequest {
+  /** The service's base URL; the request goes to `{target}/send`. */
+  target: string;
+  /** The client's headers, as node gives them (lower-case names). */
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  timeoutMs: number;
+  /** Aborts the upstream request, when the client goes away say. */
+  signal?: AbortSignal;
+}
+
+export interface UpstreamAnswer {
+  status: number;
+  /** Lower-case names; only the headers worth passing on to the client. */
+  headers: Record<string, string>;
+  /** The body as text, for the contract check. */
+  body: string;
+  /** The body as received, for the client. */
+  bytes: Buffer;
+}
+
+/** Upstream unreachable, or silent past the timeout; the message names the target. */
+export class UpstreamError extends Error {
+  override name = "UpstreamError";
+}
+
+export function sendUrl(target: string): string {
+  return `${target.replace(/\/+$/, "")}/send`;
+}
+
+function connectionTokens(headers: Record<string, string | string[] | undefined>): Set<string> {
+  const connection = headers.connection;
+  const value = Array.isArray(connection) ? connection.join(",") : (connection ?? "");
+  return new Set(
+    value
+      .split(",")
+      .map((token) => token.trim().toLowerCase())
+      .filter((token) => token !== ""),
+  );
+}
+
+function forwardedHeaders(headers: ForwardRequest["headers"]): Headers {
+  const named = connectionTokens(headers);
+  const out = new Headers();
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || NOT_FORWARDED.has(name) || named.has(name)) continue;
+    for (const item of Array.isArray(value) ? value : [value]) out.append(name, item);
+  }
+  return out;
+}
+
+function describeFailure(error: unknown, url: string, timeoutMs: number): string {
+  if (error instanceof Error && error.name === "TimeoutError") return `the upstream ${url} did not answer within ${timeoutMs / 1000} s`;
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined;
+  const reason = cause ?? (error instanceof Error ? error.message : String(error));
+  return `the upstream ${url} could not be reached: ${reason}`;
+}
+
+/** Relays the request unchanged (same body bytes, same Authorization) and reads the whole answer. */
+export async function forwardSend(request: ForwardRequest): Promise<UpstreamAnswer> {
+  const url = sendUrl(request.target);
+  const timeout = AbortSignal.timeout(request.timeoutMs);
+  const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: forwardedHeaders(request.headers),
+      body: request.body,
+      redirect: "manual",
+      signal,
+    });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      if (PASSED_BACK.test(name)) headers[name] = value;
+    });
+    return { status: response.status, headers, body: bytes.toString("utf8"), bytes };
+  } catch (error) {
+    throw new UpstreamError(describeFailure(error, url, request.timeoutMs), { cause: error });
+  }
+}

@@ -1,8 +1,0 @@
-// The Redis store, loaded on demand by src/stores.ts.
-
-export { openStoreChannel } from "./channel.js";
-export { connectRedis } from "./connection.js";
-export { createRedisFaultPlan } from "./faults.js";
-export { createRedisJournal } from "./journal.js";
-export { createRedisOutbox } from "./outbox.js";
-export { createRedisRateLimiter } from "./rate-limiter.js";

@@ -1,0 +1,6 @@
+// The in-memory stores: the state of one mock in its own process.
+
+export { createMemoryFaultPlan } from "./faults.js";
+export { createMemoryJournal } from "./journal.js";
+export { createMemoryOutbox } from "./outbox.js";
+export { createMemoryRateLimiter } from "./rate-limiter.js";

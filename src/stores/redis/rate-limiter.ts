@@ -1,0 +1,64 @@
+// The rate limiter in Redis: one token bucket per API-key digest, refilled and taken in a
+// script on Redis's own clock, so replicas with drifting clocks still share one limit.
+
+import { bucketKey, bucketRules, decisionAfterTake, type RateLimiter } from "../../domain/rate-limiter.js";
+import type { RedisConnection } from "./connection.js";
+
+// KEYS: the bucket, the limit in force. ARGV: size, tokens per millisecond, limit id, ttl ms.
+// Each change of the limit opens a new epoch, and a bucket filled in an earlier epoch starts
+// afresh: a changed limit restarts every bucket, even one not used since the change.
+const TAKE_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local size = tonumber(ARGV[1])
+local applied = redis.call('HMGET', KEYS[2], 'limit', 'epoch')
+local epoch = tonumber(applied[2]) or 0
+if applied[1] ~= ARGV[3] then
+  epoch = epoch + 1
+  redis.call('HSET', KEYS[2], 'limit', ARGV[3], 'epoch', epoch)
+end
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at', 'epoch')
+local tokens = tonumber(state[1])
+local at = tonumber(state[2])
+if tokens == nil or tonumber(state[3]) ~= epoch then
+  tokens = size
+  at = now
+end
+tokens = math.min(size, tokens + (now - at) * tonumber(ARGV[2]))
+local allowed = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now), 'epoch', epoch)
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return {allowed, tostring(tokens)}`;
+
+export function createRedisRateLimiter(connection: RedisConnection): RateLimiter {
+  const bucketPrefix = connection.key("ratelimit:");
+  // Outside the buckets' pattern, so that a reset keeps it.
+  const appliedLimit = connection.key("ratelimit-limit");
+  // A prefix is the user's text: its glob characters must match only themselves in SCAN.
+  const bucketPattern = `${bucketPrefix.replace(/[*?[\]\\]/g, "\\$&")}*`;
+
+  return {
+    async take(apiKey, limit) {
+      const { size, tokensPerSecond, id } = bucketRules(limit);
+      // A bucket left alone refills completely within this time; after it, it may as well be gone.
+      const ttlMs = Math.ceil((size / tokensPerSecond) * 1000) + 1000;
+      const [allowed, tokensLeft] = (await connection.run((redis) =>
+        redis.eval(TAKE_SCRIPT, 2, bucketPrefix + bucketKey(apiKey), appliedLimit, size, tokensPerSecond / 1000, id, ttlMs),
+      )) as [number, string];
+      return decisionAfterTake(allowed === 1, Number(tokensLeft), limit);
+    },
+
+    async reset() {
+      await connection.run(async (redis) => {
+        const stream = redis.scanStream({ match: bucketPattern, count: 500 });
+        for await (const keys of stream as AsyncIterable<string[]>) {
+          if (keys.length > 0) await redis.unlink(...keys);
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,164 @@
+// The inbox page in real Chromium: live list, rendered preview, journal, faults panel, inert XSS.
+
+import { copyFile, mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startSendMock, type RunningSendMock } from "../../../src/index.js";
+import { aSendRequest, bearer, SHIPPED_TEMPLATES } from "../../support/helpers.js";
+import { chromiumMissing, launchChromium } from "./chromium.js";
+
+const SCREENSHOTS = "test-results/screenshots";
+const skipReason = chromiumMissing();
+
+/** What a client app does: a plain HTTP call, as curl would make it. */
+async function send(mock: RunningSendMock, body: object, headers: Record<string, string> = {}): Promise<number> {
+  const answer = await fetch(`${mock.url}/send`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...bearer(), ...headers },
+    body: JSON.stringify(body),
+  });
+  await answer.arrayBuffer();
+  return answer.status;
+}
+
+describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
+  let browser: Browser;
+  let mock: RunningSendMock;
+  let page: Page;
+  let dialogs: string[];
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    await mkdir(SCREENSHOTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser.close();
+  });
+
+  beforeEach(async () => {
+    // The shipped templates plus one whose own HTML carries script, for the sandbox to stop.
+    const templates = await mkdtemp(path.join(os.tmpdir(), "sendmock-browser-"));
+    for (const id of ["welcome", "order-receipt"]) await copyFile(path.join(SHIPPED_TEMPLATES, `${id}.yaml`), path.join(templates, `${id}.yaml`));
+    await writeFile(
+      path.join(templates, "scripted.yaml"),
+      [
+        "subject: Scripted {name}",
+        "html: |",
+        "  <p>Hello {name}</p><script>parent.__xss = 3; alert('template script')</script>",
+        "  <img src=x onerror=\"parent.__xss = 4; alert('template onerror')\">",
+        "sample_data: { name: Eve }",
+      ].join("\n"),
+    );
+    mock = await startSendMock({ port: 0, watchTemplates: false, templates });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    dialogs = [];
+    page.on("dialog", (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.accept();
+    });
+    await page.goto(`${mock.url}/_mock/`);
+    await page
+      .getByTestId("live-status")
+      .filter({ hasText: /^live$/i })
+      .waitFor();
+  });
+
+  afterEach(async () => {
+    await page.close();
+    await mock.close();
+  });
+
+  it("shows a message sent by a client without a reload, and its rendered preview when opened", async () => {
+    await page.screenshot({ path: `${SCREENSHOTS}/inbox-empty.png` });
+    expect(await send(mock, aSendRequest({ to: "grace@example.com" }))).toBe(200);
+    expect(
+      await send(mock, {
+        to: "linus@example.com",
+        template_id: "order-receipt",
+        cc: ["billing@example.com"],
+        data: { name: "Linus", order_number: "1042", items: ["1 x Compiler", "2 x Moth"], total: "$42.00" },
+      }),
+    ).toBe(200);
+
+    const rows = page.getByTestId("message-row");
+    await expect.poll(() => rows.count()).toBe(2);
+    await expect.poll(() => rows.first().textContent()).toContain("linus@example.com");
+    await page.screenshot({ path: `${SCREENSHOTS}/inbox-list.png` });
+
+    await rows.filter({ hasText: "grace@example.com" }).click();
+    const detail = page.getByTestId("message-detail");
+    await expect.poll(() => detail.textContent()).toContain("Welcome to Analytical Engines, Ada!");
+    const preview = page.frameLocator('[data-testid="message-preview"]');
+    await expect.poll(() => preview.locator("body").textContent()).toContain("Welcome aboard, Ada!");
+    await page.screenshot({ path: `${SCREENSHOTS}/inbox-message.png` });
+  });
+
+  it("lists a rejected request in the journal with its reason", async () => {
+    expect(await send(mock, aSendRequest({ to: "not-an-address" }))).toBe(422);
+    await page.getByTestId("tab-requests").click();
+    const row = page.getByTestId("request-row").first();
+    await expect.poll(() => row.textContent()).toContain("invalid_recipient");
+    const text = (await row.textContent()) ?? "";
+    expect(text).toContain("422");
+    expect(text).toContain("/to");
+    await page.screenshot({ path: `${SCREENSHOTS}/inbox-requests.png` });
+  });
+
+  it("adds a fault from the panel that makes the next send fail", async () => {
+    await page.getByTestId("tab-faults").click();
+    const form = page.getByTestId("fault-form");
+    await form.getByLabel(/fault/i).first().selectOption("server_error");
+    await form.getByLabel(/times/i).fill("1");
+    await form.getByRole("button", { name: /add/i }).click();
+    await expect.poll(() => page.getByTestId("fault-row").count()).toBe(1);
+    await page.screenshot({ path: `${SCREENSHOTS}/inbox-faults.png` });
+
+    expect(await send(mock, aSendRequest())).toBe(500);
+    expect(await send(mock, aSendRequest())).toBe(200);
+    await expect.poll(() => page.getByTestId("fault-row").count()).toBe(0);
+  });
+
+  it("switches the response shape from the panel", async () => {
+    await page.getByTestId("tab-faults").click();
+    await page.getByTestId("shape-b").check();
+    await expect.poll(() => mock.settings.current().responseShape).toBe("b");
+  });
+
+  it("keeps script in every field inert", async () => {
+    const payload = `<img src=x onerror="window.__xss=1;alert('xss')"><script>window.__xss=2;alert('xss')</script>"'`;
+    const hostile = {
+      to: "eve@example.com",
+      cc: ["mallory@example.com"],
+      reply_to: "eve@example.com",
+      template_id: "welcome",
+      subject: `Hi ${payload}`,
+      data: { name: payload, company: payload, login_url: `javascript:alert('xss')`, [`k${payload}`]: payload },
+    };
+    expect(await send(mock, hostile)).toBe(200);
+    expect(await send(mock, { ...hostile, template_id: payload })).toBe(422);
+    expect(await send(mock, { ...hostile, to: payload })).toBe(422);
+    expect(await send(mock, { to: "eve@example.com", template_id: "scripted", data: { name: payload } })).toBe(200);
+
+    await expect.poll(() => page.getByTestId("message-row").count()).toBe(2);
+    await page.getByTestId("message-row").filter({ hasText: "Scripted" }).click();
+    const preview = page.frameLocator('[data-testid="message-preview"]');
+    await expect.poll(() => preview.locator("body").textContent()).toContain("Hello");
+    expect(await preview.locator("script").count()).toBe(1);
+    await page.getByTestId("message-row").filter({ hasText: "Hi <img" }).click();
+    await expect.poll(() => page.getByTestId("message-detail").textContent()).toContain("<script>");
+    await preview.locator("body").waitFor();
+    await page.getByTestId("tab-requests").click();
+    await expect.poll(() => page.getByTestId("request-row").count()).toBe(4);
+    await page.getByTestId("tab-templates").click();
+    await page.getByTestId("tab-messages").click();
+    await page.screenshot({ path: `${SCREENSHOTS}/inbox-xss.png` });
+
+    const ran = await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss);
+    expect(ran).toBeUndefined();
+    expect(dialogs).toEqual([]);
+    expect(await page.getByTestId("message-preview").getAttribute("sandbox")).toBe("");
+  });
+});

@@ -1,0 +1,215 @@
+// `sendmock check` through the real CLI: against sendmock itself (both shapes), against a
+// deliberately broken implementation, the JUnit file, and the usage errors.
+
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, it, type ExpectStatic } from "vitest";
+import { startSendMock, type RunningSendMock } from "../../src/index.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const CLI = path.join(ROOT, "dist", "cli.js");
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function withoutApiKey(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.SENDMOCK_API_KEY;
+  return env;
+}
+
+function check(args: string[]): Promise<Run> {
+  const child = spawn(process.execPath, [CLI, "check", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: withoutApiKey() });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+/** The test's own `onTestFinished`: the tests run concurrently, so each cleans up after itself. */
+type OnFinished = (cleanup: () => Promise<void>) => void;
+
+async function mock(responseShape: "a" | "b", onFinished: OnFinished): Promise<RunningSendMock> {
+  const started = await startSendMock({ port: 0, responseShape, watchTemplates: false });
+  onFinished(() => started.close());
+  return started;
+}
+
+async function listen(onFinished: OnFinished, handler: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<string> {
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    req.on("end", () => handler(req, body, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  onFinished(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/**
+ * A send API with four defects: 200 to a send without `to`, a success without `message_id`,
+ * errors without a code, and 500 to malformed JSON.
+ */
+function brokenServer(onFinished: OnFinished): Promise<string> {
+  return listen(onFinished, (req, raw, res) => {
+    const [status, body] = brokenAnswer(req, raw);
+    res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+  });
+}
+
+function brokenAnswer(req: IncomingMessage, raw: string): [number, unknown] {
+  if (req.url !== "/send") return [404, { success: false, error: { code: "not_found", message: "no" } }];
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(raw) as Record<string, unknown>;
+  } catch {
+    return [500, { success: false, error: { code: "server_error", message: "parse crashed" } }];
+  }
+  if (body.to === undefined) return [200, { success: true, message_id: "msg_1", status: "queued" }];
+  const ok = req.headers.authorization?.startsWith("Bearer ") === true && req.headers["content-type"] === "application/json";
+  if (ok && typeof body.to === "string" && body.to.endsWith("@example.com") && Object.keys(body).length === 3) {
+    return [200, { success: true, status: "queued" }];
+  }
+  return [400, { success: false, error: { message: "x" } }];
+}
+
+function expectOneCleanLine(expect: ExpectStatic, stderr: string): void {
+  const lines = stderr.trimEnd().split("\n");
+  expect(lines, stderr).toHaveLength(1);
+  expect(stderr).toMatch(/^sendmock: /);
+  expect(stderr).not.toMatch(/\n\s+at /);
+}
+
+describe.concurrent("sendmock check against sendmock itself", { timeout: 30_000 }, () => {
+  for (const shape of ["a", "b"] as const) {
+    it(`passes every case in shape ${shape}, delivers nothing without --allow-send, and writes JUnit`, async ({ expect, onTestFinished }) => {
+      const target = await mock(shape, onTestFinished);
+      const junit = path.join(await mkdtemp(path.join(os.tmpdir(), "sendmock-check-")), "report.xml");
+      const run = await check([target.url, "--shape", shape, "--api-key", "secret-key-abcd", "--junit", junit]);
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/^10 passed, 0 failed$/m);
+      expect(run.stdout).not.toContain("✗");
+      expect(run.stdout).toMatch(/✓ missing to … 400\n/);
+      expect(run.stdout).toMatch(/- valid send … skipped/);
+      expect((await target.outbox.list()).total).toBe(0);
+      // The key is shown only by its last 4 characters.
+      expect(run.stdout).toContain("API key …abcd");
+      expect(run.stdout + run.stderr).not.toContain("secret-key-abcd");
+
+      const xml = await readFile(junit, "utf8");
+      expect(xml).toContain('tests="11" failures="0" errors="0" skipped="1"');
+      expect(xml).not.toContain("<failure");
+      expect(xml).toMatch(/name="valid send"[^>]*>\s*<skipped message="delivers mail/);
+    });
+
+    it(`with --allow-send sends exactly one message, to --recipient, in shape ${shape}`, async ({ expect, onTestFinished }) => {
+      const target = await mock(shape, onTestFinished);
+      const run = await check([target.url, "--allow-send", "--recipient", "qa@example.com"]);
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/^11 passed, 0 failed$/m);
+      expect(run.stdout).toMatch(/✓ valid send … 200\n/);
+      const all = await target.outbox.list();
+      expect(all.total).toBe(1);
+      expect(all.messages[0]?.to).toBe("qa@example.com");
+    });
+  }
+
+  it("fails every answer in the other shape with --shape b against a shape-a mock", async ({ expect, onTestFinished }) => {
+    const target = await mock("a", onTestFinished);
+    const run = await check([target.url, "--shape", "b"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("✗ missing to … 400 ((body): expected shape b, actual shape a)");
+    expect(run.stdout).toMatch(/^0 passed, 10 failed$/m);
+  });
+});
+
+describe.concurrent("sendmock check against a broken implementation", { timeout: 30_000 }, () => {
+  it("reports each defect with its case, pointer, expected and actual, writes JUnit, and exits 1", async ({ expect, onTestFinished }) => {
+    const target = await brokenServer(onTestFinished);
+    const junit = path.join(await mkdtemp(path.join(os.tmpdir(), "sendmock-check-")), "report.xml");
+    const run = await check([target, "--allow-send", "--recipient", "qa@example.com", "--junit", junit]);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    const out = run.stdout;
+    // wrong status
+    expect(out).toContain("✗ missing to … 200 (expected 4xx)");
+    expect(out).toMatch(/\/status: the server accepted a request it must refuse \(expected 4xx, actual 200\)/);
+    // success without message_id
+    expect(out).toMatch(/✗ valid send … 200 \(\/message_id: expected a non-empty message_id or email_id, actual absent\)/);
+    // error without a code
+    expect(out).toMatch(/✗ missing data … 400 \(\/error\/code: expected a code, actual absent\)/);
+    // 500 on bad input
+    expect(out).toContain("✗ malformed JSON … 500 (expected 4xx)");
+    expect(out).toMatch(/^malformed JSON +\| 500 +\| failed \| \/status: /m);
+    expect(out).toMatch(/^0 passed, 11 failed$/m);
+
+    const xml = await readFile(junit, "utf8");
+    expect(xml).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>/);
+    expect(xml).toContain('<testsuite name="sendmock check" tests="11" failures="11" errors="0" skipped="0"');
+    expect(xml.match(/<testcase /g)).toHaveLength(11);
+    expect(xml.match(/<failure /g)).toHaveLength(11);
+    expect(xml).toContain('<testcase classname="sendmock check" name="missing to"');
+    expect(xml).toContain('message="/status: the server accepted a request it must refuse (expected 4xx, actual 200)"');
+    expect(xml).toContain('message="/error/code: code is required (expected a code, actual absent)"');
+    // Balanced and escaped: no raw ampersands or stray angle brackets inside attributes.
+    expect(xml.match(/<testcase /g)?.length).toBe(xml.match(/<\/testcase>/g)?.length);
+    expect(xml).not.toMatch(/&(?!(amp|lt|gt|quot|apos);)/);
+  });
+
+  it("fails a case whose answer never comes, after --timeout", async ({ expect, onTestFinished }) => {
+    const target = await listen(onTestFinished, () => undefined);
+    const run = await check([target, "--timeout", "150"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("✗ missing to … no answer ((body): expected an answer, actual timed out after 150 ms)");
+  });
+});
+
+describe.concurrent("sendmock check usage errors exit 2 with one clear line", { timeout: 30_000 }, () => {
+  it("--allow-send without --recipient", async ({ expect }) => {
+    const run = await check(["http://127.0.0.1:1", "--allow-send"]);
+    expect(run.code).toBe(2);
+    expectOneCleanLine(expect, run.stderr);
+    expect(run.stderr).toContain("--allow-send needs --recipient");
+    expect(run.stdout).toBe("");
+  });
+
+  it("a URL that is not one", async ({ expect }) => {
+    const run = await check(["not a url"]);
+    expect(run.code).toBe(2);
+    expectOneCleanLine(expect, run.stderr);
+    expect(run.stderr).toContain("not a URL");
+  });
+
+  it("an unreachable host", async ({ expect }) => {
+    // A port that was just free: nothing listens there.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const run = await check([`http://127.0.0.1:${port}`]);
+    expect(run.code).toBe(2);
+    expectOneCleanLine(expect, run.stderr);
+    expect(run.stderr).toContain(`cannot reach http://127.0.0.1:${port}/send: ECONNREFUSED`);
+    expect(run.stdout).not.toContain("✗");
+  });
+
+  it("a bad flag value", async ({ expect }) => {
+    const run = await check(["http://127.0.0.1:1", "--shape", "c"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--shape");
+  });
+});

@@ -1,0 +1,216 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { cp, mkdtemp, mkdir, symlink, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { aSendRequest, bearer } from "../support/helpers.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const CLI = path.join(ROOT, "dist", "cli.js");
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+const running: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of running.splice(0)) child.kill("SIGKILL");
+});
+
+function run(args: string[], options: { cli?: string; cwd?: string } = {}) {
+  const child = spawn(process.execPath, [options.cli ?? CLI, ...args], { cwd: options.cwd ?? ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  running.push(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+}
+
+/** Starts `sendmock serve` and resolves once it prints the URL it serves on. */
+async function serve(args: string[], options: { cli?: string; cwd?: string } = {}): Promise<Started> {
+  const started = run(["serve", ...args], options);
+  const url = await new Promise<string>((resolve, reject) => {
+    const look = (): void => {
+      const match = /http:\/\/127\.0\.0\.1:\d+/.exec(started.stdout());
+      if (match) resolve(match[0]);
+    };
+    started.child.stdout.on("data", look);
+    void started.exited.then((code) => reject(new Error(`exited with ${String(code)}: ${started.stderr()}`)));
+  });
+  return { ...started, url };
+}
+
+/** Runs a start that must fail; answers its exit code and stderr. */
+async function failedStart(args: string[], options: { cli?: string; cwd?: string } = {}) {
+  const started = run(["serve", ...args], options);
+  const code = await started.exited;
+  return { code, stderr: started.stderr(), stdout: started.stdout() };
+}
+
+function expectOneCleanLine(stderr: string): void {
+  const lines = stderr.trimEnd().split("\n");
+  expect(lines, stderr).toHaveLength(1);
+  expect(stderr).toMatch(/^sendmock: /);
+  expect(stderr).not.toMatch(/\n\s+at /);
+}
+
+async function postSend(url: string, body: unknown): Promise<Response> {
+  return fetch(`${url}/send`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...bearer() },
+    body: JSON.stringify(body),
+  });
+}
+
+async function tempDir(): Promise<string> {
+  return mkdtemp(path.join(os.tmpdir(), "sendmock-cli-"));
+}
+
+describe("sendmock serve", () => {
+  it("picks a free port with --port 0, prints the URL and serves the shipped templates", async () => {
+    const mock = await serve(["--port", "0"]);
+    expect(mock.stdout()).toMatch(/sendmock listening on http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(mock.stdout()).toMatch(/templates: 4 loaded/);
+
+    const answer = await postSend(mock.url, aSendRequest());
+    expect(answer.status).toBe(200);
+    const { message_id } = (await answer.json()) as { message_id: string };
+    const captured = (await (await fetch(`${mock.url}/_mock/messages/${message_id}`)).json()) as { subject: string };
+    expect(captured.subject).toBe("Welcome to Analytical Engines, Ada!");
+  });
+
+  it("answers in shape b with --shape b", async () => {
+    const mock = await serve(["--port", "0", "--shape", "b"]);
+    const body = (await (await postSend(mock.url, aSendRequest())).json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ status: "success" });
+    expect(body.email_id).toEqual(expect.any(String));
+  });
+
+  it("reads a YAML config file, resolving its paths against the file's folder, and lets flags win", async () => {
+    const dir = await tempDir();
+    await mkdir(path.join(dir, "mail"));
+    await writeFile(path.join(dir, "mail", "ping.yaml"), "subject: Ping {who}\ntext: Hello {who}\n");
+    await writeFile(path.join(dir, "sendmock.yaml"), "templates: ./mail\nresponse_shape: b\nport: 1\napi_keys: [cli-key-123456]\n");
+    const mock = await serve(["--config", path.join(dir, "sendmock.yaml"), "--port", "0", "--shape", "a"], { cwd: os.tmpdir() });
+
+    const answer = await fetch(`${mock.url}/send`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: "Bearer cli-key-123456" },
+      body: JSON.stringify({ to: "ada@example.com", template_id: "ping", data: { who: "Ada" } }),
+    });
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ success: true, status: "queued" });
+    const wrongKey = await postSend(mock.url, { to: "ada@example.com", template_id: "ping", data: { who: "Ada" } });
+    expect(wrongKey.status).toBe(401);
+  });
+
+  it("reads a JSON config file", async () => {
+    const dir = await tempDir();
+    await writeFile(path.join(dir, "sendmock.json"), JSON.stringify({ response_shape: "b", port: 0 }));
+    const mock = await serve(["--config", path.join(dir, "sendmock.json")]);
+    expect(await (await postSend(mock.url, aSendRequest())).json()).toMatchObject({ status: "success" });
+  });
+});
+
+describe("a start that cannot work exits non-zero with one clear line", () => {
+  it("names the config file and the bad key", async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, "bad.yaml");
+    await writeFile(file, "port: 0\ncapacity: -5\n");
+    const result = await failedStart(["--config", file]);
+    expect(result.code).not.toBe(0);
+    expectOneCleanLine(result.stderr);
+    expect(result.stderr).toContain(file);
+    expect(result.stderr).toContain("capacity must be >= 1");
+  });
+
+  it("names a config file that does not parse", async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, "broken.yaml");
+    await writeFile(file, "port: [0\n");
+    const result = await failedStart(["--config", file]);
+    expect(result.code).not.toBe(0);
+    expectOneCleanLine(result.stderr);
+    expect(result.stderr).toContain(file);
+  });
+
+  it("names a templates folder that does not exist", async () => {
+    const result = await failedStart(["--port", "0", "--templates", "/nowhere/templates"]);
+    expect(result.code).not.toBe(0);
+    expectOneCleanLine(result.stderr);
+    expect(result.stderr).toContain("/nowhere/templates");
+  });
+
+  it("rejects a bad flag value", async () => {
+    const result = await failedStart(["--port", "http"]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/--port/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("refuses a non-loopback host without admin_token", async () => {
+    const result = await failedStart(["--port", "0", "--host", "0.0.0.0"]);
+    expect(result.code).not.toBe(0);
+    expectOneCleanLine(result.stderr);
+    expect(result.stderr).toContain("refusing to listen on 0.0.0.0 without admin_token");
+  });
+
+  it("says the port is in use", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const { port } = blocker.address() as { port: number };
+    try {
+      const result = await failedStart(["--port", String(port)]);
+      expect(result.code).not.toBe(0);
+      expectOneCleanLine(result.stderr);
+      expect(result.stderr).toContain("already in use");
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it("names an OpenAPI document that is invalid", async () => {
+    // A copy of the package whose send contract is broken, started as a user would start it.
+    const copy = await tempDir();
+    await cp(path.join(ROOT, "dist"), path.join(copy, "dist"), { recursive: true });
+    await cp(path.join(ROOT, "fixtures"), path.join(copy, "fixtures"), { recursive: true });
+    await cp(path.join(ROOT, "openapi"), path.join(copy, "openapi"), { recursive: true });
+    await symlink(path.join(ROOT, "node_modules"), path.join(copy, "node_modules"));
+    await writeFile(path.join(copy, "openapi", "send.yaml"), "openapi: 3.1.0\ninfo: { title: broken }\npaths: {}\n");
+    const result = await failedStart(["--port", "0"], { cli: path.join(copy, "dist", "cli.js") });
+    expect(result.code).not.toBe(0);
+    expectOneCleanLine(result.stderr);
+    expect(result.stderr).toContain(path.join(copy, "openapi", "send.yaml"));
+  });
+});
+
+describe("stopping", () => {
+  it.each(["SIGTERM", "SIGINT"] as const)("finishes the in-flight request and exits 0 on %s", async (signal) => {
+    const mock = await serve(["--port", "0"]);
+    const inFlight = fetch(`${mock.url}/_mock/messages?wait_ms=10000`);
+    // The long poll is in flight once the server has it; a captured-nothing answer follows the signal.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    mock.child.kill(signal);
+    const answer = await inFlight;
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ messages: [], total: 0 });
+    expect(await mock.exited).toBe(0);
+    expect(mock.stderr()).toContain(`${signal} received`);
+  });
+
+  it("stops accepting new connections once stopping", async () => {
+    const mock = await serve(["--port", "0"]);
+    mock.child.kill("SIGTERM");
+    expect(await mock.exited).toBe(0);
+    await expect(fetch(`${mock.url}/_mock/health`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,196 @@
+// Several sendmock replicas on one Redis behave as one mock: what is sent through one is seen,
+// awaited and cleared through any other; fault `times` and the rate limit count across them.
+
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { startSendMock, type RunningSendMock, type SendMockOptions } from "../../../src/index.js";
+import { aSendRequest, bearer, expectContract } from "../../support/helpers.js";
+import { aKeyPrefix, redisUnavailableReason, sharedRedis, startRedisServer, type RedisProcess } from "../../support/redis.js";
+
+const skipReason = redisUnavailableReason();
+const replicas: RunningSendMock[] = [];
+const ownServers: RedisProcess[] = [];
+
+afterEach(async () => {
+  await Promise.all(replicas.splice(0).map((replica) => replica.close()));
+  await Promise.all(ownServers.splice(0).map((server) => server.stop()));
+});
+
+afterAll(async () => {
+  if (skipReason === undefined) await (await sharedRedis()).stop();
+});
+
+/** Two replicas on one Redis and one key prefix, as behind a load balancer. */
+async function twoReplicas(options: SendMockOptions = {}, redisUrl?: string): Promise<[RunningSendMock, RunningSendMock]> {
+  const url = redisUrl ?? (await sharedRedis()).url;
+  const shared = { port: 0, watchTemplates: false, redisUrl: url, keyPrefix: aKeyPrefix(), ...options };
+  const a = await startSendMock(shared);
+  replicas.push(a);
+  const b = await startSendMock(shared);
+  replicas.push(b);
+  return [a, b];
+}
+
+function send(replica: RunningSendMock, overrides: Parameters<typeof aSendRequest>[0] = {}, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${replica.url}/send`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...bearer(), ...headers },
+    body: JSON.stringify(aSendRequest(overrides)),
+  });
+}
+
+async function json(response: Response): Promise<Record<string, unknown>> {
+  return (await response.json()) as Record<string, unknown>;
+}
+
+describe.skipIf(skipReason !== undefined)("two replicas on one Redis", () => {
+  it("shows a message sent through A when listed, fetched or awaited through B", async () => {
+    const [a, b] = await twoReplicas();
+    const waiting = fetch(`${b.url}/_mock/messages?to=shared@example.com&wait_ms=5000`);
+    const sent = await json(await send(a, { to: "shared@example.com" }));
+
+    const waited = await json(await waiting);
+    expect(waited.total).toBe(1);
+    expect((waited.messages as { id: string }[])[0]?.id).toBe(sent.message_id);
+    const fetched = await json(await fetch(`${b.url}/_mock/messages/${String(sent.message_id)}`));
+    expect(fetched).toMatchObject({ id: sent.message_id, to: "shared@example.com", template_id: "welcome" });
+    expect((await b.outbox.waitFor({ to: "shared@example.com" }, { timeoutMs: 1000 })).id).toBe(sent.message_id);
+    expect(await a.outbox.stats()).toEqual(await b.outbox.stats());
+  });
+
+  it("resolves a library waitFor on B as soon as A captures", async () => {
+    const [a, b] = await twoReplicas();
+    const waiting = b.outbox.waitFor({ to: "later@example.com" }, { timeoutMs: 5000 });
+    const sent = await json(await send(a, { to: "later@example.com" }));
+    expect((await waiting).id).toBe(sent.message_id);
+  });
+
+  it("streams a message captured by A to an event stream open on B", async () => {
+    const [a, b] = await twoReplicas();
+    const controller = new AbortController();
+    const stream = await fetch(`${b.url}/_mock/events`, { signal: controller.signal });
+    const reader = (stream.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+    const sent = await json(await send(a, { to: "streamed@example.com" }));
+    let seen = "";
+    while (!seen.includes(String(sent.message_id))) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += value;
+    }
+    controller.abort();
+    expect(seen).toContain("event: message");
+    expect(seen).toContain(String(sent.message_id));
+  });
+
+  it("fires a fault {times: 3} added on A exactly 3 times under concurrent load spread over A and B", async () => {
+    const [a, b] = await twoReplicas();
+    const added = await fetch(`${a.url}/_mock/faults`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ fault: "server_error", times: 3 }),
+    });
+    expect(added.status).toBe(201);
+
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, index) => send(index % 2 === 0 ? a : b)));
+    const statuses = answers.map((answer) => answer.status);
+
+    expect(statuses.filter((status) => status === 500)).toHaveLength(3);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(37);
+    expect(await json(await fetch(`${b.url}/_mock/faults`))).toEqual({ faults: [] });
+  });
+
+  it("admits exactly N sends per window across both replicas", async () => {
+    const [a, b] = await twoReplicas({ rateLimit: { requests: 5, perSeconds: 60 } });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => send(index % 2 === 0 ? a : b)));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(15);
+    const refused = answers.find((answer) => answer.status === 429);
+    expect(refused?.headers.get("retry-after")).toMatch(/^\d+$/);
+  });
+
+  it("clears A's messages, journal and faults when B is reset", async () => {
+    const [a, b] = await twoReplicas();
+    await send(a);
+    await a.faults.add({ fault: "latency", delay_ms: 1 });
+    expect((await a.outbox.stats()).count).toBe(1);
+
+    expect((await fetch(`${b.url}/_mock/reset`, { method: "POST" })).status).toBe(204);
+
+    expect(await json(await fetch(`${a.url}/_mock/messages`))).toEqual({ messages: [], total: 0 });
+    expect(((await json(await fetch(`${a.url}/_mock/requests`))).requests as unknown[]).length).toBe(0);
+    expect(await a.faults.list()).toEqual([]);
+  });
+
+  it("finishes the sends in flight when a replica closes: each one answered 200 is stored, none answered 503", async () => {
+    const [a, b] = await twoReplicas();
+    replicas.splice(replicas.indexOf(a), 1);
+    const sends = Array.from({ length: 100 }, (_, index) =>
+      send(a, { to: `inflight-${index}@example.com` }).then(
+        async (answer) => ({ status: answer.status, id: answer.status === 200 ? String((await json(answer)).message_id) : undefined }),
+        () => ({ status: 0, id: undefined }),
+      ),
+    );
+    await Promise.race(sends);
+    await a.close();
+    const outcomes = await Promise.all(sends);
+
+    const accepted = outcomes.filter((outcome) => outcome.status === 200);
+    expect(accepted.length).toBeGreaterThan(0);
+    expect(outcomes.filter((outcome) => outcome.status !== 200 && outcome.status !== 0)).toEqual([]);
+    for (const { id } of accepted) expect(await b.outbox.get(String(id))).toMatchObject({ id });
+  });
+
+  it("keeps two environments on one Redis apart by key prefix", async () => {
+    const [a] = await twoReplicas();
+    const [other] = await twoReplicas();
+    await send(a, { to: "mine@example.com" });
+    expect((await other.outbox.list()).total).toBe(0);
+  });
+});
+
+describe.skipIf(redisUnavailableReason({ needsOwnServer: true }) !== undefined)("when Redis goes away", () => {
+  it("refuses to start with one line naming the store", async () => {
+    const server = await startRedisServer();
+    await server.stop();
+    const starting = startSendMock({ port: 0, watchTemplates: false, redisUrl: server.url });
+    await expect(starting).rejects.toThrow(`redis store at ${server.url} is unreachable`);
+  });
+
+  it("stops `sendmock serve` with exit code 1 and one line naming the store", async () => {
+    const server = await startRedisServer();
+    await server.stop();
+    const cli = fileURLToPath(new URL("../../../dist/cli.js", import.meta.url));
+    const failed = await promisify(execFile)(process.execPath, [cli, "serve", "--port", "0"], { env: { ...process.env, SENDMOCK_REDIS_URL: server.url } }).then(
+      () => undefined,
+      (error: unknown) => error as { code: number; stdout: string; stderr: string },
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stdout).toBe("");
+    expect(failed?.stderr).toBe(`sendmock: redis store at ${server.url} is unreachable: connect ECONNREFUSED 127.0.0.1:${server.port}\n`);
+  });
+
+  it("answers 503 server_error naming the store while it is down, accepts nothing, and recovers when it returns", async () => {
+    const server = await startRedisServer();
+    ownServers.push(server);
+    const [a] = await twoReplicas({}, server.url);
+    expect((await send(a)).status).toBe(200);
+
+    await server.stop();
+    const refused = await send(a, { to: "lost@example.com" });
+    const body = await json(refused);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("x-sendmock-error-code")).toBe("server_error");
+    expect(JSON.stringify(body)).toContain(`redis store at ${server.url}`);
+    await expectContract({ status: refused.status, headers: Object.fromEntries(refused.headers), body });
+    const listing = await fetch(`${a.url}/_mock/messages`);
+    expect(listing.status).toBe(503);
+
+    await server.start();
+    await expect.poll(async () => (await send(a, { to: "back@example.com" })).status, { timeout: 5000, interval: 100 }).toBe(200);
+    const kept = await a.outbox.list();
+    expect(kept.messages.map((message) => message.to)).not.toContain("lost@example.com");
+  });
+});

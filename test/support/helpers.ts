@@ -1,0 +1,182 @@
+// Builders and assertions shared by the tests: requests, mocks, and the contract check of answers.
+
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import type { OpenAPIV3_1 } from "openapi-types";
+import { afterAll, beforeAll, beforeEach, expect, onTestFinished } from "vitest";
+import YAML from "yaml";
+import { createSendMock, startSendMock, type RunningSendMock, type SendMock, type SendMockOptions, type SendRequest } from "../../src/index.js";
+
+export const SHIPPED_TEMPLATES = fileURLToPath(new URL("../../fixtures/templates", import.meta.url));
+export const API_KEY = "test-key-0001";
+
+/** A valid send of the shipped `welcome` template; override any field. */
+export function aSendRequest(overrides: Partial<SendRequest> = {}): SendRequest {
+  return {
+    to: "ada@example.com",
+    template_id: "welcome",
+    data: { name: "Ada", company: "Analytical Engines", login_url: "https://app.example.com/login" },
+    ...overrides,
+  };
+}
+
+export function bearer(key = API_KEY): Record<string, string> {
+  return { Authorization: `Bearer ${key}` };
+}
+
+/** A mock on the shipped templates, not listening, without a template watcher. */
+export function aMock(options: SendMockOptions = {}): Promise<SendMock> {
+  return createSendMock({ watchTemplates: false, ...options });
+}
+
+/** A mock listening on a free port, not watching its templates; the caller closes it. */
+export function aRunningMock(options: SendMockOptions = {}): Promise<RunningSendMock> {
+  return startSendMock({ port: 0, watchTemplates: false, ...options });
+}
+
+/** A mock closed when the current test finishes (for tests whose options differ from their neighbours'). */
+export async function aMockForThisTest(options: SendMockOptions = {}): Promise<SendMock> {
+  const mock = await aMock(options);
+  onTestFinished(() => mock.close());
+  return mock;
+}
+
+/** A running mock closed when the current test finishes. */
+export async function aRunningMockForThisTest(options: SendMockOptions = {}): Promise<RunningSendMock> {
+  const mock = await aRunningMock(options);
+  onTestFinished(() => mock.close());
+  return mock;
+}
+
+/** One mock for the tests of the enclosing describe, made by `build`: built once, reset before each test, closed at the end. */
+export function sharedMockBuiltBy<M extends SendMock>(build: () => Promise<M>): () => M {
+  let mock: M | undefined;
+  beforeAll(async () => {
+    mock = await build();
+  });
+  beforeEach(async () => {
+    await mock?.reset();
+  });
+  afterAll(async () => {
+    await mock?.close();
+  });
+  return () => {
+    if (mock === undefined) throw new Error("the shared mock was not built");
+    return mock;
+  };
+}
+
+/**
+ * One mock on the shipped templates for the tests of the enclosing describe, reset before each
+ * test (outbox, journal, faults, rate limiter, settings). For tests that only send, read and
+ * PATCH settings; a test that waits, spies, changes templates or other options builds its own.
+ */
+export function sharedMock(options: SendMockOptions = {}): () => SendMock {
+  return sharedMockBuiltBy(() => aMock(options));
+}
+
+type ContractName = "send" | "admin";
+
+interface ResponseCheck {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  /** The raw body, which is what a non-JSON answer is checked by. */
+  text?: string;
+}
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv, { mode: "full" });
+
+async function loadDereferenced(name: ContractName): Promise<OpenAPIV3_1.Document> {
+  const file = fileURLToPath(new URL(`../../openapi/${name}.yaml`, import.meta.url));
+  return (await SwaggerParser.dereference(YAML.parse(readFileSync(file, "utf8")) as OpenAPIV3_1.Document)) as OpenAPIV3_1.Document;
+}
+
+const documents = new Map<ContractName, Promise<OpenAPIV3_1.Document>>();
+const validators = new Map<object, ValidateFunction>();
+
+function compiled(schema: object): ValidateFunction {
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    validators.set(schema, validate);
+  }
+  return validate;
+}
+
+function responseFor(operation: OpenAPIV3_1.OperationObject, status: number): OpenAPIV3_1.ResponseObject | undefined {
+  const responses = operation.responses ?? {};
+  const found = responses[String(status)] ?? responses[`${String(status)[0] ?? ""}XX`] ?? responses.default;
+  return found as OpenAPIV3_1.ResponseObject | undefined;
+}
+
+/**
+ * Asserts that an answer is one the contract allows for `method path`: a documented status,
+ * a body matching its schema, and for an error the `X-Sendmock-Error-Code` header. The
+ * validator in the app cannot do this for the error bodies it writes itself.
+ */
+export async function expectContract(answer: ResponseCheck, where: { contract?: ContractName; method?: string; path?: string } = {}): Promise<void> {
+  const name = where.contract ?? "send";
+  let document = documents.get(name);
+  if (!document) {
+    document = loadDereferenced(name);
+    documents.set(name, document);
+  }
+  const path = where.path ?? "/send";
+  const method = (where.method ?? "post").toLowerCase();
+  const pathItem = (await document).paths?.[path] as Record<string, unknown> | undefined;
+  const operation = pathItem?.[method];
+  expect(operation, `${method} ${path} is in the ${name} contract`).toBeDefined();
+  const response = responseFor(operation as OpenAPIV3_1.OperationObject, answer.status);
+  expect(response, `status ${answer.status} is documented for ${method} ${path}`).toBeDefined();
+  const contentType = String(answer.headers["content-type"] ?? "").split(";")[0] ?? "";
+  const media = response?.content?.[contentType];
+  if (answer.status === 204) return;
+  expect(media, `${contentType} is documented for ${answer.status}`).toBeDefined();
+  const schema = media?.schema;
+  if (schema) {
+    const validate = compiled(schema);
+    const body = contentType.endsWith("json") ? answer.body : (answer.text ?? answer.body);
+    const valid = validate(body);
+    expect(valid, `body matches the contract: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body)}`).toBe(true);
+  }
+  expectContractHeaders(answer, response);
+  if (answer.status >= 400) {
+    expect(answer.headers["x-sendmock-error-code"], "error answers carry X-Sendmock-Error-Code").toBeTypeOf("string");
+  }
+}
+
+/** A header's text as the value its schema describes: an integer header must be written as one. */
+function headerValue(text: string, schema: { type?: unknown }): unknown {
+  if (schema.type === "integer" || schema.type === "number") return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+  return text;
+}
+
+/**
+ * Asserts that every header the contract documents for this answer matches its schema when
+ * present (and is present when required): the app's validator looks at bodies only, so a
+ * `RateLimit-Reset: NaN` or `1e+308` would otherwise pass.
+ */
+export function expectContractHeaders(answer: ResponseCheck, response: OpenAPIV3_1.ResponseObject | undefined): void {
+  for (const [name, header] of Object.entries(response?.headers ?? {}) as [string, OpenAPIV3_1.HeaderObject][]) {
+    const raw = answer.headers[name.toLowerCase()];
+    if (raw === undefined) {
+      expect(header.required !== true, `${name} is required for ${answer.status}`).toBe(true);
+      continue;
+    }
+    const schema = (header.schema ?? {}) as { type?: unknown };
+    const validate = compiled(schema);
+    const value = headerValue(String(raw), schema);
+    expect(validate(value), `header ${name}: ${JSON.stringify(raw)} matches the contract: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  }
+}
+
+/** The error code of an answer in either shape, read from the header every error carries. */
+export function errorCodeOf(answer: ResponseCheck): string | undefined {
+  const code = answer.headers["x-sendmock-error-code"];
+  return typeof code === "string" ? code : undefined;
+}

@@ -1,0 +1,432 @@
+// Loading, checking and hot-reloading a templates folder, and the templates shipped in fixtures/.
+
+import { mkdir, mkdtemp, rename, rm, unlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, it, expect, vi } from "vitest";
+import { extractLinks } from "../../src/domain/links.js";
+import { findMissingData, findUnknownData, renderTemplate } from "../../src/domain/render.js";
+import { loadTemplateCatalog, TemplateFolderError, type TemplateCatalog, type TemplateEntry } from "../../src/domain/templates.js";
+
+const SHIPPED_TEMPLATES = fileURLToPath(new URL("../../fixtures/templates", import.meta.url));
+const RELOAD_TIMEOUT = { timeout: 5_000, interval: 20 };
+
+const WELCOME_YAML = `subject: Welcome {name}
+html: <p>Hello {name} from {company}</p>
+text: Hello {name} from {company}
+description: Greets a new user
+sample_data:
+  name: Ada
+  company: Acme
+`;
+
+const cleanups: (() => Promise<void> | void)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    await cleanup();
+  }
+});
+
+async function aTemplatesFolder(files: Record<string, string>): Promise<string> {
+  const folder = await mkdtemp(path.join(os.tmpdir(), "sendmock-templates-"));
+  cleanups.push(() => rm(folder, { recursive: true, force: true }));
+  for (const [name, content] of Object.entries(files)) {
+    await writeFile(path.join(folder, name), content);
+  }
+  return folder;
+}
+
+async function load(folder: string, options: { watch: boolean } = { watch: false }): Promise<{ catalog: TemplateCatalog; logLines: string[] }> {
+  const logLines: string[] = [];
+  const catalog = await loadTemplateCatalog(folder, { ...options, log: (line) => logLines.push(line) });
+  cleanups.push(() => {
+    catalog.close();
+  });
+  return { catalog, logLines };
+}
+
+function entryOf(catalog: TemplateCatalog, id: string): TemplateEntry {
+  const entry = catalog.list().find((candidate) => candidate.id === id);
+  if (entry === undefined) {
+    throw new Error(
+      `no entry ${id} in ${catalog
+        .list()
+        .map((listed) => listed.id)
+        .join(", ")}`,
+    );
+  }
+  return entry;
+}
+
+function errorOf(catalog: TemplateCatalog, id: string): string {
+  return entryOf(catalog, id).error ?? "(no error)";
+}
+
+describe("loading a folder", () => {
+  it("loads .yaml, .yml and .json templates under their file names", async () => {
+    const folder = await aTemplatesFolder({
+      "welcome.yaml": WELCOME_YAML,
+      "short.yml": "subject: Short\ntext: Just text\n",
+      "receipt.json": JSON.stringify({ subject: "Order {order}", html: "<p>{items}</p>", sample_data: { order: "1", items: ["a", "b"] } }),
+    });
+    const { catalog, logLines } = await load(folder);
+
+    expect(catalog.list().map((entry) => entry.id)).toEqual(["receipt", "short", "welcome"]);
+    expect(logLines).toEqual([]);
+    const welcome = catalog.get("welcome");
+    expect(welcome).toMatchObject({
+      id: "welcome",
+      file: path.join(folder, "welcome.yaml"),
+      subjectSource: "Welcome {name}",
+      htmlSource: "<p>Hello {name} from {company}</p>",
+      textSource: "Hello {name} from {company}",
+      description: "Greets a new user",
+      sampleData: { name: "Ada", company: "Acme" },
+      placeholders: ["name", "company"],
+    });
+    expect(catalog.get("short")).toMatchObject({ html: undefined, htmlSource: undefined, sampleData: undefined, placeholders: [] });
+    expect(catalog.get("receipt")?.placeholders).toEqual(["order", "items"]);
+  });
+
+  it("orders placeholders by first appearance in subject, then html, then text", async () => {
+    const folder = await aTemplatesFolder({ "t.yaml": "subject: '{c} {a}'\nhtml: '{b} {a}'\ntext: '{d} {c}'\n" });
+    const { catalog } = await load(folder);
+    expect(catalog.get("t")?.placeholders).toEqual(["c", "a", "b", "d"]);
+  });
+
+  it("ignores dotfiles, other extensions and subfolders", async () => {
+    const folder = await aTemplatesFolder({
+      "welcome.yaml": WELCOME_YAML,
+      ".hidden.yaml": "not: [valid",
+      "notes.txt": "hello",
+      "welcome.yaml~": "backup",
+      "README.md": "# templates",
+    });
+    await mkdir(path.join(folder, "nested.yaml"));
+    await writeFile(path.join(folder, "nested.yaml", "inner.yaml"), WELCOME_YAML);
+    const { catalog } = await load(folder);
+    expect(catalog.list().map((entry) => entry.id)).toEqual(["welcome"]);
+  });
+
+  it("resolves a relative folder to an absolute path", async () => {
+    const folder = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML });
+    const { catalog } = await load(path.relative(process.cwd(), folder));
+    expect(catalog.folder).toBe(folder);
+    expect(catalog.get("welcome")?.file).toBe(path.join(folder, "welcome.yaml"));
+  });
+
+  it("returns undefined for unknown ids, including names inherited from Object", async () => {
+    const folder = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML });
+    const { catalog } = await load(folder);
+    expect(catalog.get("__proto__")).toBeUndefined();
+    expect(catalog.get("constructor")).toBeUndefined();
+    expect(catalog.get("toString")).toBeUndefined();
+    expect(catalog.get("nope")).toBeUndefined();
+  });
+
+  it("keeps a __proto__ key of sample_data as data", async () => {
+    const folder = await aTemplatesFolder({ "odd.json": `{"subject": "{__proto__}", "text": "x", "sample_data": {"__proto__": "p"}}` });
+    const { catalog } = await load(folder);
+    const sampleData = catalog.get("odd")?.sampleData;
+    expect(sampleData === undefined ? undefined : Object.hasOwn(sampleData, "__proto__")).toBe(true);
+    expect(Object.getPrototypeOf(sampleData)).toBe(Object.prototype);
+  });
+});
+
+describe("broken files", () => {
+  it("reports a file that fails to parse and keeps the other templates working", async () => {
+    const folder = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML, "broken.yaml": "subject: [unclosed\ntext: x\n" });
+    const { catalog, logLines } = await load(folder);
+
+    expect(catalog.get("welcome")).toBeDefined();
+    expect(catalog.get("broken")).toBeUndefined();
+    const broken = entryOf(catalog, "broken");
+    expect(broken).toMatchObject({ file: path.join(folder, "broken.yaml"), template: undefined });
+    expect(broken.error).toMatch(/line \d+, column \d+/);
+    expect(broken.error).not.toContain("\n");
+    expect(logLines).toEqual([`template ${path.join(folder, "broken.yaml")}: ${broken.error ?? ""}`]);
+  });
+
+  it("reports invalid JSON with the parser's message", async () => {
+    const folder = await aTemplatesFolder({ "bad.json": `{"subject": "x",}` });
+    const { catalog } = await load(folder);
+    expect(errorOf(catalog, "bad")).toMatch(/JSON/);
+  });
+
+  it("reports both files when two files define the same id", async () => {
+    const folder = await aTemplatesFolder({
+      "welcome.yaml": WELCOME_YAML,
+      "welcome.json": `{"subject": "x", "text": "y"}`,
+      "other.yml": "subject: o\ntext: t\n",
+    });
+    const { catalog, logLines } = await load(folder);
+
+    expect(catalog.get("welcome")).toBeUndefined();
+    expect(catalog.get("other")).toBeDefined();
+    expect(catalog.list().map((entry) => entry.id)).toEqual(["other", "welcome"]);
+    expect(errorOf(catalog, "welcome")).toContain("welcome.json");
+    expect(errorOf(catalog, "welcome")).toContain("welcome.yaml");
+    expect(logLines).toHaveLength(1);
+  });
+
+  it("reports an unknown top-level key by name", async () => {
+    const folder = await aTemplatesFolder({ "t.yaml": "subject: s\ntext: t\nbody: oops\n" });
+    const { catalog } = await load(folder);
+    expect(errorOf(catalog, "t")).toContain('unknown key "body"');
+  });
+
+  it("reports a missing subject", async () => {
+    const folder = await aTemplatesFolder({ "t.yaml": "text: t\n" });
+    const { catalog } = await load(folder);
+    expect(errorOf(catalog, "t")).toContain("subject is missing");
+  });
+
+  it("reports a template with neither html nor text", async () => {
+    const folder = await aTemplatesFolder({ "t.yaml": "subject: s\ndescription: d\n" });
+    const { catalog } = await load(folder);
+    expect(errorOf(catalog, "t")).toContain("needs html or text");
+  });
+
+  it("reports fields of the wrong type", async () => {
+    const folder = await aTemplatesFolder({
+      "subject.yaml": "subject: 42\ntext: t\n",
+      "html.yaml": "subject: s\nhtml:\n",
+      "text.yaml": "subject: s\ntext: { a: 1 }\n",
+      "sample.yaml": "subject: s\ntext: '{n}'\nsample_data:\n  n: 1\n",
+      "samplelist.yaml": "subject: s\ntext: t\nsample_data: [a]\n",
+    });
+    const { catalog } = await load(folder);
+    expect(errorOf(catalog, "subject")).toContain("subject must be a string, not a number");
+    expect(errorOf(catalog, "html")).toContain("html must be a string, not null");
+    expect(errorOf(catalog, "text")).toContain("text must be a string, not a mapping");
+    expect(errorOf(catalog, "sample")).toContain("sample_data values must be strings or lists of strings; n is not");
+    expect(errorOf(catalog, "samplelist")).toContain("sample_data must be a mapping");
+  });
+
+  it("reports sample_data that lacks placeholders, naming the missing keys", async () => {
+    const folder = await aTemplatesFolder({ "t.yaml": "subject: Hi {name}\ntext: '{company} {city}'\nsample_data:\n  company: Acme\n" });
+    const { catalog } = await load(folder);
+    expect(errorOf(catalog, "t")).toBe("sample_data has no value for name, city");
+  });
+
+  it("reports an empty file and a file that is not a mapping", async () => {
+    const folder = await aTemplatesFolder({ "empty.yaml": "  \n", "list.yaml": "- subject: s\n" });
+    const { catalog } = await load(folder);
+    expect(errorOf(catalog, "empty")).toBe("the file is empty");
+    expect(errorOf(catalog, "list")).toContain("expected a mapping");
+  });
+});
+
+describe("an unusable folder", () => {
+  it("rejects a missing folder with a TemplateFolderError naming it", async () => {
+    const parent = await aTemplatesFolder({});
+    const missing = path.join(parent, "nope");
+    const loading = loadTemplateCatalog(missing, { watch: true });
+    await expect(loading).rejects.toBeInstanceOf(TemplateFolderError);
+    await expect(loading).rejects.toThrow(`templates folder ${missing} does not exist`);
+  });
+
+  it("rejects a file given as the folder", async () => {
+    const parent = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML });
+    const file = path.join(parent, "welcome.yaml");
+    await expect(loadTemplateCatalog(file, { watch: false })).rejects.toThrow(`templates folder ${file} is not a directory`);
+  });
+});
+
+describe("hot reload", () => {
+  it("applies an edited file", async () => {
+    const folder = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML });
+    const { catalog } = await load(folder, { watch: true });
+
+    await writeFile(path.join(folder, "welcome.yaml"), "subject: Edited {name}\ntext: t\n");
+    await vi.waitFor(() => {
+      expect(catalog.get("welcome")?.subjectSource).toBe("Edited {name}");
+    }, RELOAD_TIMEOUT);
+  });
+
+  it("adds a new file and removes a deleted one", async () => {
+    const folder = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML, "old.yaml": "subject: old\ntext: t\n" });
+    const { catalog } = await load(folder, { watch: true });
+
+    await writeFile(path.join(folder, "fresh.json"), `{"subject": "fresh", "html": "<p>new</p>"}`);
+    await unlink(path.join(folder, "old.yaml"));
+    await vi.waitFor(() => {
+      expect(catalog.list().map((entry) => entry.id)).toEqual(["fresh", "welcome"]);
+    }, RELOAD_TIMEOUT);
+    expect(catalog.get("old")).toBeUndefined();
+    expect(catalog.get("fresh")?.htmlSource).toBe("<p>new</p>");
+  });
+
+  it("follows a renamed file to its new id", async () => {
+    const folder = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML });
+    const { catalog } = await load(folder, { watch: true });
+
+    await rename(path.join(folder, "welcome.yaml"), path.join(folder, "hello.yml"));
+    await vi.waitFor(() => {
+      expect(catalog.get("hello")?.file).toBe(path.join(folder, "hello.yml"));
+    }, RELOAD_TIMEOUT);
+    expect(catalog.get("welcome")).toBeUndefined();
+  });
+
+  it("logs a file once when it breaks and keeps serving the others", async () => {
+    const folder = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML, "other.yaml": "subject: o\ntext: t\n" });
+    const { catalog, logLines } = await load(folder, { watch: true });
+
+    await writeFile(path.join(folder, "other.yaml"), "subject: o\nhtml: [\n");
+    await vi.waitFor(() => {
+      expect(entryOf(catalog, "other").error).toBeDefined();
+    }, RELOAD_TIMEOUT);
+    expect(catalog.get("welcome")).toBeDefined();
+
+    await writeFile(path.join(folder, "welcome.yaml"), "subject: Still fine\ntext: t\n");
+    await vi.waitFor(() => {
+      expect(catalog.get("welcome")?.subjectSource).toBe("Still fine");
+    }, RELOAD_TIMEOUT);
+    expect(logLines.filter((line) => line.startsWith(`template ${path.join(folder, "other.yaml")}: `))).toHaveLength(1);
+  });
+
+  it("calls onChange listeners after the new templates are in place, until they unsubscribe", async () => {
+    const folder = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML });
+    const { catalog } = await load(folder, { watch: true });
+    const subjectsSeen: (string | undefined)[] = [];
+    const unsubscribe = catalog.onChange(() => subjectsSeen.push(catalog.get("welcome")?.subjectSource));
+
+    await writeFile(path.join(folder, "welcome.yaml"), "subject: Second\ntext: t\n");
+    await vi.waitFor(() => {
+      expect(subjectsSeen).toContain("Second");
+    }, RELOAD_TIMEOUT);
+
+    unsubscribe();
+    const callsBefore = subjectsSeen.length;
+    await writeFile(path.join(folder, "welcome.yaml"), "subject: Third\ntext: t\n");
+    await vi.waitFor(() => {
+      expect(catalog.get("welcome")?.subjectSource).toBe("Third");
+    }, RELOAD_TIMEOUT);
+    expect(subjectsSeen).toHaveLength(callsBefore);
+  });
+
+  it("survives a listener that throws and still calls the others", async () => {
+    const folder = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML });
+    const { catalog, logLines } = await load(folder, { watch: true });
+    catalog.onChange(() => {
+      throw new Error("listener bug");
+    });
+    let calls = 0;
+    catalog.onChange(() => (calls += 1));
+
+    await writeFile(path.join(folder, "welcome.yaml"), "subject: Changed\ntext: t\n");
+    await vi.waitFor(() => {
+      expect(calls).toBeGreaterThan(0);
+    }, RELOAD_TIMEOUT);
+    expect(logLines.some((line) => line.includes("listener bug"))).toBe(true);
+  });
+
+  it("keeps serving loaded templates when the folder disappears, and picks it up when it comes back", async () => {
+    const folder = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML });
+    const { catalog, logLines } = await load(folder, { watch: true });
+
+    await rm(folder, { recursive: true, force: true });
+    await vi.waitFor(() => {
+      expect(logLines).toContain(`templates folder ${folder} does not exist; still serving the 1 template(s) loaded before`);
+    }, RELOAD_TIMEOUT);
+    expect(catalog.get("welcome")?.subjectSource).toBe("Welcome {name}");
+    expect(catalog.list()).toEqual([
+      expect.objectContaining({
+        id: "welcome",
+        template: catalog.get("welcome"),
+        error: `templates folder ${folder} does not exist; serving the version loaded before`,
+      }),
+    ]);
+
+    await mkdir(folder);
+    await writeFile(path.join(folder, "back.yaml"), "subject: back\ntext: t\n");
+    await vi.waitFor(() => {
+      expect(catalog.get("back")).toBeDefined();
+    }, RELOAD_TIMEOUT);
+    expect(catalog.get("welcome")).toBeUndefined();
+    expect(entryOf(catalog, "back").error).toBeUndefined();
+    expect(logLines).toContain(`templates folder ${folder} is available again`);
+  });
+
+  it("keeps a file that was broken before the folder disappeared broken, with its own error", async () => {
+    const folder = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML, "broken.yaml": "subject: no body\n" });
+    const { catalog, logLines } = await load(folder, { watch: true });
+
+    await rm(folder, { recursive: true, force: true });
+    await vi.waitFor(() => {
+      expect(logLines).toContain(`templates folder ${folder} does not exist; still serving the 1 template(s) loaded before`);
+    }, RELOAD_TIMEOUT);
+    expect(entryOf(catalog, "broken")).toMatchObject({ template: undefined, error: "needs html or text (or both)" });
+  });
+
+  it("stops reloading after close, and close can be called twice", async () => {
+    const folder = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML });
+    const { catalog } = await load(folder, { watch: true });
+    let changes = 0;
+    catalog.onChange(() => (changes += 1));
+    catalog.close();
+    catalog.close();
+
+    await writeFile(path.join(folder, "welcome.yaml"), "subject: After close\ntext: t\n");
+    // Proving that nothing happens needs a wait; a few debounce periods is enough.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(catalog.get("welcome")?.subjectSource).toBe("Welcome {name}");
+    expect(changes).toBe(0);
+  });
+});
+
+describe("shipped templates", () => {
+  it("load without errors and include the documented examples", async () => {
+    const { catalog, logLines } = await load(SHIPPED_TEMPLATES);
+    expect(logLines).toEqual([]);
+    expect(catalog.list().filter((entry) => entry.error !== undefined)).toEqual([]);
+    expect(catalog.list().map((entry) => entry.id)).toEqual(expect.arrayContaining(["newsletter", "order-receipt", "password-reset", "welcome"]));
+  });
+
+  it("each render their own sample_data with nothing missing or unused", async () => {
+    const { catalog } = await load(SHIPPED_TEMPLATES);
+    for (const entry of catalog.list()) {
+      const template = entry.template;
+      const sampleData = template?.sampleData;
+      expect(sampleData, entry.id).toBeDefined();
+      if (template === undefined || sampleData === undefined) {
+        continue;
+      }
+      expect(template.description, entry.id).toBeDefined();
+      expect(template.html, entry.id).toBeDefined();
+      expect(template.text, entry.id).toBeDefined();
+      expect(findMissingData(template, sampleData), entry.id).toEqual([]);
+      expect(findUnknownData(template, sampleData), entry.id).toEqual([]);
+      const rendered = renderTemplate(template, sampleData);
+      expect(`${rendered.subject}${rendered.html ?? ""}${rendered.text ?? ""}`, entry.id).not.toMatch(/\{[A-Za-z_]\w*\}/);
+    }
+  });
+
+  it("keep the newsletter's CSS braces literal", async () => {
+    const { catalog } = await load(SHIPPED_TEMPLATES);
+    const newsletter = catalog.get("newsletter");
+    expect(newsletter?.sampleData).toBeDefined();
+    if (newsletter?.sampleData === undefined) {
+      return;
+    }
+    const html = renderTemplate(newsletter, newsletter.sampleData).html ?? "";
+    expect(html).toContain("<style>");
+    expect(html).toMatch(/body \{ margin: 0;[^}]*\}/);
+    expect(html).toContain(newsletter.sampleData.headline);
+  });
+
+  it("put the token into the password reset link", async () => {
+    const { catalog } = await load(SHIPPED_TEMPLATES);
+    const reset = catalog.get("password-reset");
+    expect(reset?.sampleData).toBeDefined();
+    if (reset?.sampleData === undefined) {
+      return;
+    }
+    const rendered = renderTemplate(reset, reset.sampleData);
+    const token = reset.sampleData.token;
+    expect(typeof token).toBe("string");
+    expect(extractLinks(rendered.html, rendered.text)).toContain(`https://app.example.com/reset?token=${String(token)}`);
+  });
+});
