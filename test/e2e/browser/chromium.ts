@@ -14,9 +14,16 @@ export function chromiumMissing(): string | undefined {
   return reason;
 }
 
+/**
+ * A first launch on a fresh machine builds Chromium's profile and font cache; beside the rest of the
+ * suite on two busy cores it took over 10 s in CI (the hook's default), while a warm one takes ~1 s.
+ */
+export const CHROMIUM_LAUNCH_TIMEOUT_MS = 90_000;
+
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
+    timeout: CHROMIUM_LAUNCH_TIMEOUT_MS,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
 }

@@ -7,7 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startSendMock, type RunningSendMock } from "../../../src/index.js";
 import { aSendRequest, bearer, SHIPPED_TEMPLATES } from "../../support/helpers.js";
-import { chromiumMissing, launchChromium } from "./chromium.js";
+import { CHROMIUM_LAUNCH_TIMEOUT_MS, chromiumMissing, launchChromium } from "./chromium.js";
 
 const SCREENSHOTS = "test-results/screenshots";
 const skipReason = chromiumMissing();
@@ -24,7 +24,8 @@ async function send(mock: RunningSendMock, body: object, headers: Record<string,
 }
 
 describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
-  let browser: Browser;
+  // Undefined when the launch failed, so afterAll does not hide that failure behind its own.
+  let browser: Browser | undefined;
   let mock: RunningSendMock;
   let page: Page;
   let dialogs: string[];
@@ -32,10 +33,10 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
   beforeAll(async () => {
     browser = await launchChromium();
     await mkdir(SCREENSHOTS, { recursive: true });
-  });
+  }, CHROMIUM_LAUNCH_TIMEOUT_MS);
 
   afterAll(async () => {
-    await browser.close();
+    await browser?.close();
   });
 
   beforeEach(async () => {
@@ -53,6 +54,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
       ].join("\n"),
     );
     mock = await startSendMock({ port: 0, watchTemplates: false, templates });
+    if (!browser) throw new Error("Chromium did not launch");
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     dialogs = [];
     page.on("dialog", (dialog) => {
