@@ -135,7 +135,9 @@ export function injectFaults(deps: FaultStepDeps) {
         res.status(200).type("application/json").send('{"success": true, "message_id": "msg_');
         return;
       case "respond":
-        if (fault.answer) await answerAsGiven(res, fault.answer, deps.answerChecker);
+        // chosenFault gives every respond its answer; without one the client would wait forever.
+        if (!fault.answer) throw new Error("a respond fault without its answer");
+        await answerAsGiven(res, fault.answer, deps.answerChecker);
         return;
       default:
         throw faultError(fault, request, deps.statusCodes);
