@@ -1114,6 +1114,19 @@ describe("the respond fault: the rule's status, headers and body, as given, even
     });
   });
 
+  it("shows response_violations in GET /_mock/requests, as admin.yaml describes them", async () => {
+    const mock = theMock();
+    await mock.faults.add(BARE_429);
+    await sendAsIs(mock);
+
+    const journal = await request(mock.app).get("/_mock/requests?limit=1");
+    await expectContract(journal, { contract: "admin", method: "get", path: "/_mock/requests" });
+
+    expect((journal.body as { requests: JournalEntry[] }).requests[0]?.response_violations).toEqual([
+      { path: "/headers/retry-after", message: "Retry-After header is missing" },
+    ]);
+  });
+
   it("sends Retry-After as an HTTP date when asked, and the journal says the contract wants whole seconds", async () => {
     const mock = theMock();
     const date = "Wed, 21 Oct 2026 07:28:00 GMT";
