@@ -5,6 +5,7 @@ import express, { type Request, type Response } from "express";
 import type { ContractChecker } from "../contract/check.js";
 import type { ContractViolation } from "../contract/violations.js";
 import { apiKeyHint } from "../domain/api-keys.js";
+import { bodyText } from "../domain/excerpt.js";
 import type { Journal } from "../domain/journal.js";
 import { parseJson } from "../domain/json.js";
 import type { SendService } from "../domain/send.js";
@@ -108,6 +109,7 @@ export function createProxyRoutes(deps: ProxyRoutesDeps): express.Router {
     async (req: Request, res: Response) => {
       const record = sendRecordOf(res);
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      record.requestBody = bodyText(raw);
       record.apiKey = bearerToken(req);
       const parsed = parseJson(raw);
       // The journal reads `to` and `template_id` from req.body.
