@@ -90,6 +90,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       settings,
       sendService,
       journal,
+      journalBodyBytes: config.journalBodyBytes,
       bodyLimitBytes: config.bodyLimitBytes,
       statusCodes: config.statusCodes,
       log: config.log,
@@ -119,6 +120,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       // Loaded only in proxy mode: a plain mock has no use for it.
       checker: await (await import("./contract/check.js")).createContractChecker(sendContract),
       journal,
+      journalBodyBytes: config.journalBodyBytes,
       sendService,
       settings,
       bodyLimitBytes: config.bodyLimitBytes,

@@ -98,7 +98,7 @@ export interface JournalEntry {
   client_gone: boolean;
 }
 
-/** A request to POST /send as received: secrets masked, the body as text up to 64 KB. */
+/** A request to POST /send as received: secrets masked, the body as text up to `journal_body_bytes` (64 KB). */
 export interface JournalRequest {
   /** By lower-case name; `authorization` as `Bearer …` and its last 4 characters. */
   headers: Record<string, string>;
@@ -107,7 +107,7 @@ export interface JournalRequest {
   body_truncated: boolean;
 }
 
-/** An answer as written to the client, the body as text up to 64 KB. */
+/** An answer as written to the client, the body as text up to `journal_body_bytes` (64 KB). */
 export interface JournalResponse {
   status: number;
   headers: Record<string, string>;

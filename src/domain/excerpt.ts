@@ -15,9 +15,6 @@ export function excerpt(text: string, maxChars = MAX_VALUE_CHARS): string {
   return text.length <= maxChars ? text : `${text.slice(0, maxChars)}…[${text.length - maxChars} more characters]`;
 }
 
-/** The journal keeps at most this much of a request's or an answer's body, as stored (see bodyText). */
-export const MAX_BODY_BYTES = 64 * 1024;
-
 export interface BodyText {
   text: string;
   /** True when `text` is only the start of the body. */
@@ -41,19 +38,41 @@ function jsonBytesOf(char: number, next: number): number {
  * so a body of control characters (6 bytes each as `\u0001`) cannot make an entry six times
  * the bound. Bytes that are not UTF-8 read as U+FFFD; a byte order mark is kept.
  */
-export function bodyText(bytes: Uint8Array, maxBytes = MAX_BODY_BYTES): BodyText {
+export function bodyText(bytes: Uint8Array, maxBytes: number): BodyText {
   // Every byte takes at least one byte of JSON, so no more than maxBytes are decoded.
   let end = Math.min(bytes.length, maxBytes);
   // Not half a character: back to the first byte of the one the cut falls in (at most 3 back).
   for (let steps = 0; end < bytes.length && steps < 3 && ((bytes[end] ?? 0) & 0xc0) === 0x80; steps += 1) end -= 1;
   const decoded = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes.subarray(0, end));
+  const cut = startWithinJsonBytes(decoded, maxBytes);
+  return { text: cut.text, truncated: cut.truncated || end < bytes.length };
+}
+
+/** The start of `text` that takes at most `maxBytes` written as JSON (escapes counted as such), never half a surrogate pair. */
+export function startWithinJsonBytes(text: string, maxBytes: number): BodyText {
   let used = 0;
   let kept = 0;
-  while (kept < decoded.length) {
-    const size = jsonBytesOf(decoded.charCodeAt(kept), decoded.charCodeAt(kept + 1));
+  while (kept < text.length) {
+    const size = jsonBytesOf(text.charCodeAt(kept), text.charCodeAt(kept + 1));
     if (used + size > maxBytes) break;
     used += size;
     kept += size === 4 ? 2 : 1;
   }
-  return { text: decoded.slice(0, kept), truncated: kept < decoded.length || end < bytes.length };
+  return { text: text.slice(0, kept), truncated: kept < text.length };
+}
+
+/** A violation's path or message as the journal keeps it (see boundedViolation). */
+const MAX_VIOLATION_PART_BYTES = 512;
+
+/**
+ * A violation whose path or message quotes what a client sent (a field name of 256 control
+ * characters, 1.5 KB once escaped) is cut to 512 bytes of JSON each, with a `…`: 50 such
+ * violations made one journal entry 158 KB.
+ */
+export function boundedViolation(violation: { path: string; message: string }): { path: string; message: string } {
+  const cut = (text: string): string => {
+    const start = startWithinJsonBytes(text, MAX_VIOLATION_PART_BYTES - 3);
+    return start.truncated ? `${start.text}…` : text;
+  };
+  return { path: cut(violation.path), message: cut(violation.message) };
 }

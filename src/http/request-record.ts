@@ -14,7 +14,7 @@ export interface SendRecord {
   violations: readonly Violation[];
   fault: string | undefined;
   messageId: string | undefined;
-  /** The start of the body as read (after any Content-Encoding); undefined when none was read. */
+  /** The start of the body as read (after any Content-Encoding), up to `journal_body_bytes`; undefined when none was read. */
   requestBody: BodyText | undefined;
   /**
    * Called by a step that ends the pipeline without an answer on purpose (the disconnect and

@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { apiKeyHint } from "../domain/api-keys.js";
-import { excerpt, MAX_BODY_BYTES } from "../domain/excerpt.js";
+import { boundedViolation, excerpt } from "../domain/excerpt.js";
 import type { Journal } from "../domain/journal.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, type ErrorCode } from "../errors.js";
@@ -22,7 +22,13 @@ function hadBody(req: Request): boolean {
  * gives up during a latency fault leaves a pipeline that still captures the message, and the
  * entry must name it.
  */
-export function journalRecorder(journal: Journal) {
+export interface JournalRecording {
+  journal: Journal;
+  /** How much of a request's and an answer's body an entry keeps (`journal_body_bytes`). */
+  journalBodyBytes: number;
+}
+
+export function journalRecorder({ journal, journalBodyBytes }: JournalRecording) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const record = sendRecordOf(res);
     let recorded = false;
@@ -49,7 +55,7 @@ export function journalRecorder(journal: Journal) {
           status: answered ? res.statusCode : 0,
           error_code: (record.errorCode ?? null) as ErrorCode | null,
           error_message: record.errorMessage ?? null,
-          violations: [...record.violations],
+          violations: record.violations.map(boundedViolation),
           fault: record.fault ?? null,
           message_id: record.messageId ?? null,
           duration_ms: Math.round((performance.now() - record.startedAt) * 1000) / 1000,
@@ -71,7 +77,7 @@ export function journalRecorder(journal: Journal) {
         .catch(() => undefined);
     };
 
-    const answerText = captureAnswer(res, MAX_BODY_BYTES, (delivered) => {
+    const answerText = captureAnswer(res, journalBodyBytes, (delivered) => {
       clientGone ||= !delivered;
       recordEntry(delivered);
     });
@@ -87,9 +93,9 @@ export function journalRecorder(journal: Journal) {
 }
 
 /** Any method but POST on /send: 405 with `Allow: POST`, journaled. */
-export function rejectOtherMethods(journal: Journal): express.RequestHandler[] {
+export function rejectOtherMethods(recording: JournalRecording): express.RequestHandler[] {
   return [
-    journalRecorder(journal),
+    journalRecorder(recording),
     (req: Request, res: Response, next: NextFunction) => {
       res.set("Allow", "POST");
       next(new ApiError("method_not_allowed", `Method ${req.method} is not allowed on /send; use POST`));

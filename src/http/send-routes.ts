@@ -28,6 +28,8 @@ export interface SendRoutesDeps extends FaultStepDeps {
   settings: SettingsStore;
   sendService: SendService;
   journal: Journal;
+  /** How much of a request's and an answer's body a journal entry keeps. */
+  journalBodyBytes: number;
   bodyLimitBytes: number;
   statusCodes: Partial<Record<ErrorCode, number>>;
   log: (line: string) => void;
@@ -108,9 +110,9 @@ const BODY_PROBLEM = "sendmockBodyProblem";
  * `to` and `template_id` of a request the key check or the rate limiter refuses. A body that
  * cannot be read (over body_limit, an undecodable Content-Encoding) or parsed is only refused
  * at its turn, after the content type: the order of the checks is unchanged. The bytes are
- * held until parsed, no longer; the journal keeps a 64 KB excerpt of them.
+ * held until parsed, no longer; the journal keeps their first `journal_body_bytes`.
  */
-function readBody(bodyLimitBytes: number): [express.RequestHandler, express.ErrorRequestHandler, express.RequestHandler] {
+function readBody(bodyLimitBytes: number, journalBodyBytes: number): [express.RequestHandler, express.ErrorRequestHandler, express.RequestHandler] {
   return [
     express.raw({ limit: bodyLimitBytes, type: () => true }),
     (readError: unknown, _req: Request, res: Response, next: NextFunction) => {
@@ -121,7 +123,7 @@ function readBody(bodyLimitBytes: number): [express.RequestHandler, express.Erro
       const raw: unknown = req.body;
       req.body = undefined;
       if (Buffer.isBuffer(raw)) {
-        sendRecordOf(res).requestBody = bodyText(raw);
+        sendRecordOf(res).requestBody = bodyText(raw, journalBodyBytes);
         const parsed = parseJsonBody(raw);
         if (parsed.ok) req.body = parsed.value;
         else res.locals[BODY_PROBLEM] = parsed.error;
@@ -154,8 +156,8 @@ export function createSendRoutes(deps: SendRoutesDeps): express.Router {
 
   router.post(
     "/send",
-    journalRecorder(deps.journal),
-    ...readBody(deps.bodyLimitBytes),
+    journalRecorder(deps),
+    ...readBody(deps.bodyLimitBytes, deps.journalBodyBytes),
     requireApiKey(deps.keys),
     limitRate(deps),
     requireJsonContentType,
@@ -176,7 +178,7 @@ export function createSendRoutes(deps: SendRoutesDeps): express.Router {
     },
   );
 
-  router.all("/send", ...rejectOtherMethods(deps.journal));
+  router.all("/send", ...rejectOtherMethods(deps));
   router.use(sendErrorHandler(deps));
 
   return router;

@@ -12,6 +12,14 @@ import { API_KEY, aRunningMock, aRunningMockForThisTest, aSendRequest, bearer, e
 
 const MAX_BODY_BYTES = 64 * 1024;
 
+/** `kept` is the start of `whole`, as much of it as fits in `maxBytes` once written as JSON (a `"` takes 2). */
+function expectStartOf(whole: string, kept: string, maxBytes: number): void {
+  expect(whole.startsWith(kept), "the start of the body").toBe(true);
+  const storedBytes = Buffer.byteLength(JSON.stringify(kept)) - 2;
+  expect(storedBytes).toBeLessThanOrEqual(maxBytes);
+  expect(storedBytes).toBeGreaterThan(maxBytes - 4);
+}
+
 /** The newest entry, read through GET /_mock/requests and checked against admin.yaml. */
 async function lastEntry(mock: RunningSendMock): Promise<JournalEntry> {
   const answer = await request(mock.app).get("/_mock/requests?limit=1");
@@ -98,11 +106,7 @@ describe("a journal entry", () => {
 
     const { body, body_truncated } = (await lastEntry(mock)).request;
     expect(body_truncated).toBe(true);
-    expect(sent.startsWith(body ?? "!")).toBe(true);
-    // 64 KB as the journal stores it: JSON writes each `"` of the body as `\"`.
-    const storedBytes = Buffer.byteLength(JSON.stringify(body)) - 2;
-    expect(storedBytes).toBeGreaterThan(MAX_BODY_BYTES - 4);
-    expect(storedBytes).toBeLessThanOrEqual(MAX_BODY_BYTES);
+    expectStartOf(sent, body ?? "!", MAX_BODY_BYTES);
   });
 
   it("keeps the answer of an accepted send as it was written", async () => {
@@ -183,6 +187,30 @@ describe("a journal entry", () => {
 
     await sendBytes(mock, body, { Authorization: "" }).expect(401);
     expect(await lastEntry(mock)).toMatchObject({ error_code: "missing_api_key", to: "grace@example.com", template_id: "password-reset" });
+  });
+});
+
+describe("journal_body_bytes", () => {
+  it("sets how much of a body an entry keeps, the request's and the answer's", async () => {
+    const mock = await aRunningMockForThisTest({ journalBodyBytes: "100b" });
+    const sent = JSON.stringify(aSendRequest({ cc: ["not an address"] }));
+    const answer = await sendBytes(mock, sent).expect(422);
+
+    const { request: kept, response } = await lastEntry(mock);
+    expect(kept.body_truncated).toBe(true);
+    expectStartOf(sent, kept.body ?? "!", 100);
+    expect(response?.body_truncated).toBe(true);
+    expectStartOf(answer.text, response?.body ?? "!", 100);
+  });
+
+  it("keeps no body at all when 0", async () => {
+    const mock = await aRunningMockForThisTest({ journalBodyBytes: 0 });
+    await sendBytes(mock, JSON.stringify(aSendRequest())).expect(200);
+
+    const entry = await lastEntry(mock);
+    expect(entry.request).toMatchObject({ body: "", body_truncated: true });
+    expect(entry.response).toMatchObject({ body: "", body_truncated: true });
+    expect(entry.to).toBe("ada@example.com");
   });
 });
 

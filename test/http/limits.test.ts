@@ -89,6 +89,22 @@ describe("values a rejected request sent", () => {
     expect(Buffer.byteLength(JSON.stringify(entry))).toBeLessThan(120_000);
   });
 
+  it("leave a journal entry below 160 KB when every violation quotes a field name of control characters", async () => {
+    const mock = await aTrackedMock();
+    const body: Record<string, unknown> = { ...aSendRequest() };
+    for (let index = 0; index < 60; index += 1) body[`${"\u0001".repeat(300)}${String(index)}`] = "\u0001".repeat(1000);
+    const answer = await request(mock.app)
+      .post("/send")
+      .set({ ...bearer(), "X-Padding": "\t".repeat(14_000) })
+      .send(body);
+    expect(answer.status).toBe(400);
+
+    const [entry] = ((await request(mock.app).get("/_mock/requests")).body as JournalList).requests;
+    expect(entry?.violations).toHaveLength(50);
+    expect(entry?.violations[0]?.message).toMatch(/…$/);
+    expect(Buffer.byteLength(JSON.stringify(entry))).toBeLessThan(160_000);
+  });
+
   it("keep a 0.8 MB `to` in the journal as an excerpt", async () => {
     const mock = await aTrackedMock();
     const to = `${"a".repeat(800_000)}@example.com`;

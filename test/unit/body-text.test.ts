@@ -1,7 +1,7 @@
 // bodyText: what the journal keeps of a body, at most 64 KB as stored, cut between characters.
 
 import { describe, expect, it } from "vitest";
-import { bodyText } from "../../src/domain/excerpt.js";
+import { bodyText, boundedViolation } from "../../src/domain/excerpt.js";
 
 const bytes = (text: string): Buffer => Buffer.from(text, "utf8");
 /** What `text` takes in the journal's JSON, without its quotes. */
@@ -35,5 +35,21 @@ describe("bodyText", () => {
   it("reads bytes that are not UTF-8 as U+FFFD, and keeps a byte order mark", () => {
     expect(bodyText(Buffer.from([0x7b, 0xc3, 0x28, 0x7d]), 100)).toEqual({ text: "{\ufffd(}", truncated: false });
     expect(bodyText(bytes("\ufeff{}"), 100)).toEqual({ text: "\ufeff{}", truncated: false });
+  });
+});
+
+describe("boundedViolation", () => {
+  it("leaves a usual violation as it is", () => {
+    expect(boundedViolation({ path: "/cc/1", message: "cc[1] is not a valid email address" })).toEqual({
+      path: "/cc/1",
+      message: "cc[1] is not a valid email address",
+    });
+  });
+
+  it("cuts a path or message past 512 bytes of JSON, marking the cut", () => {
+    const { path, message } = boundedViolation({ path: `/${"\u0001".repeat(300)}`, message: `${"\u0001".repeat(300)} is not a known field` });
+    expect(path).toBe(`/${"\u0001".repeat(84)}…`);
+    expect(Buffer.byteLength(JSON.stringify(message))).toBeLessThanOrEqual(512 + 2);
+    expect(message.endsWith("…")).toBe(true);
   });
 });
