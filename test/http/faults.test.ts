@@ -787,9 +787,9 @@ describe("bad fault input", () => {
   });
 
   it.each([
-    { problem: "status: 418", rule: { fault: "server_error", status: 418 }, says: /faults\.1.*status/ },
-    { problem: "an unknown kind", rule: { fault: "explode" }, says: /faults\.1.*fault/ },
-    { problem: "retry_after_s on latency", rule: { fault: "latency", retry_after_s: 1 }, says: /faults\.1.*retry_after_s does not apply/ },
+    { problem: "status: 418", rule: { fault: "server_error", status: 418 }, says: /faults\[1\].*status/ },
+    { problem: "an unknown kind", rule: { fault: "explode" }, says: /faults\[1\].*fault/ },
+    { problem: "retry_after_s on latency", rule: { fault: "latency", retry_after_s: 1 }, says: /faults\[1\].*retry_after_s does not apply/ },
   ])("the faults option with $problem makes createSendMock reject with a ConfigError naming the rule", async ({ rule, says }) => {
     const building = aMock({ faults: [{ fault: "rate_limit" }, rule] as never });
 
