@@ -151,7 +151,7 @@ function keyPath(pointer: string): KeyPath {
 }
 
 /** `a or b`, `one of a, b, c` */
-function alternatives(words: readonly string[]): string {
+export function alternatives(words: readonly string[]): string {
   if (words.length <= 2) return words.join(" or ");
   return `one of ${words.join(", ")}`;
 }
@@ -164,7 +164,7 @@ function quoted(value: unknown): string {
  * The known key `key` was probably meant to be: one a typo or two away (`per_second`, `prot`),
  * or one it is the start of (`delay` for `delay_ms`).
  */
-function closestKey(key: string, known: readonly string[]): string | undefined {
+export function closestKey(key: string, known: readonly string[]): string | undefined {
   const typed = key.toLowerCase();
   const scored = known.map((candidate) => ({ candidate, score: distance(typed, candidate.toLowerCase()) }));
   const [best] = scored.sort((a, b) => a.score - b.score);
