@@ -102,6 +102,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     admin: {
       contract: adminContract,
       sendContractSource: sendContract.source,
+      adminContractSource: adminContract.source,
       config,
       keys,
       settings,
