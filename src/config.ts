@@ -296,6 +296,18 @@ function yamlProblem(error: YAMLParseError): string {
   return position === undefined ? `: ${reason}` : `, line ${position.line}, column ${position.col}: ${reason}`;
 }
 
+/**
+ * `, line 2, column 15: Expected ',' or '}' after property value`: JSON.parse counts characters
+ * from the start, and newer Nodes quote the text around the problem, which may hold a key.
+ */
+function jsonProblem(error: Error, source: string): string {
+  const reason = error.message.replace(/, ".*" is not valid JSON$/s, "").replace(/ in JSON at position \d+.*$/s, "");
+  const position = /at position (\d+)/.exec(error.message)?.[1];
+  if (position === undefined) return `: ${reason}`;
+  const before = source.slice(0, Number(position)).split("\n");
+  return `, line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}: ${reason}`;
+}
+
 export function readConfigFile(file: string): FileSettings {
   let source: string;
   try {
@@ -308,7 +320,7 @@ export function readConfigFile(file: string): FileSettings {
   try {
     parsed = file.endsWith(".json") ? JSON.parse(source) : YAML.parse(source);
   } catch (error) {
-    throw new ConfigError(`config file ${file}${error instanceof YAMLParseError ? yamlProblem(error) : `: ${(error as Error).message}`}`);
+    throw new ConfigError(`config file ${file}${error instanceof YAMLParseError ? yamlProblem(error) : jsonProblem(error as Error, source)}`);
   }
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== "object" || Array.isArray(parsed)) {

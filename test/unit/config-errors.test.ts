@@ -126,6 +126,12 @@ describe("a bad config file names the file and the key, in words", () => {
     );
   });
 
+  it("names JSON that does not parse by line and column, without quoting it", async () => {
+    const file = await aConfigFile("sendmock.json", '{"port": 4010,\n "api_keys": ["secret-key-1234"] "strict_data": true}');
+
+    expect(configErrorOf(() => resolveConfig({ config: file }))).toBe(`config file ${file}, line 2, column 34: Expected ',' or '}' after property value`);
+  });
+
   it("names a key given twice in a file", async () => {
     const file = await aConfigFile("sendmock.yaml", "port: 4010\nport: 4011\n");
 
