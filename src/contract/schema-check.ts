@@ -71,7 +71,8 @@ function isUnder(error: ErrorObject, wrapper: ErrorObject): boolean {
 }
 
 function problemOf(errors: readonly ErrorObject[], root: unknown): SchemaProblem {
-  const outermost = errors.filter((error) => !errors.some((other) => WRAPPERS.has(other.keyword) && isUnder(error, other)));
+  const wrappers = errors.filter((error) => WRAPPERS.has(error.keyword));
+  const outermost = errors.filter((error) => !wrappers.some((wrapper) => isUnder(error, wrapper)));
   const rank = (error: ErrorObject): number => {
     const index = PRIORITY.indexOf(error.keyword);
     return index === -1 ? PRIORITY.length : index;

@@ -122,20 +122,26 @@ function splitPointer(pointer: string): [string, string] {
   return [pointer.slice(0, at), pointer.slice(at + 1)];
 }
 
-/** `per_seconds` for an unknown `per_second`, when a required key beside it is missing and close. */
-function meantKey(issue: ValidatorIssue, issues: readonly ValidatorIssue[]): string | undefined {
-  const [parent, key] = splitPointer(issue.pointer);
-  const missing = issues
-    .filter((other) => other.keyword === "required" && splitPointer(other.pointer)[0] === parent)
-    .map((other) => splitPointer(other.pointer)[1]);
-  return closestKey(key, missing);
+/** The required keys each object misses, by the object's pointer: an unknown key beside one may be its typo. */
+type MissingKeys = ReadonlyMap<string, string[]>;
+
+function missingKeys(issues: readonly ValidatorIssue[]): MissingKeys {
+  const missing = new Map<string, string[]>();
+  for (const issue of issues) {
+    if (issue.keyword !== "required") continue;
+    const [parent, key] = splitPointer(issue.pointer);
+    missing.set(parent, [...(missing.get(parent) ?? []), key]);
+  }
+  return missing;
 }
 
-function violationOf(issue: ValidatorIssue, issues: readonly ValidatorIssue[]): Violation {
+function violationOf(issue: ValidatorIssue, missing: MissingKeys): Violation {
   const field = fieldName(issue.pointer) || "the body";
   if (issue.keyword === "required") return { path: issue.pointer, message: `${field} is required` };
   if (issue.keyword === "additionalProperties") {
-    const meant = meantKey(issue, issues);
+    const [parent, key] = splitPointer(issue.pointer);
+    // `per_seconds` for an unknown `per_second` when per_seconds is missing beside it.
+    const meant = closestKey(key, missing.get(parent) ?? []);
     return { path: issue.pointer, message: `${field} is not a known field${meant === undefined ? "" : ` (did you mean ${meant}?)`}` };
   }
   return { path: issue.pointer, message: `${field} ${phrase(issue)}` };
@@ -163,17 +169,18 @@ function listIssues(issues: readonly ValidatorIssue[], describe: (issue: Validat
 /** A failed contract check of a send request: the most fundamental problem picks the code. */
 function sendRequestError(error: InstanceType<typeof validatorErrors.BadRequest>, body: unknown): ApiError {
   const issues = toIssues(error);
-  const violations = issues.slice(0, VIOLATIONS_KEPT).map((issue) => violationOf(issue, issues));
-  const missing = issues.filter((issue) => issue.keyword === "required" && REQUIRED_SEND_FIELDS.has(fieldName(issue.pointer)));
-  if (missing.length > 0) {
-    const names = missing.map((issue) => fieldName(issue.pointer));
+  const missing = missingKeys(issues);
+  const violations = issues.slice(0, VIOLATIONS_KEPT).map((issue) => violationOf(issue, missing));
+  const missingFields = issues.filter((issue) => issue.keyword === "required" && REQUIRED_SEND_FIELDS.has(fieldName(issue.pointer)));
+  if (missingFields.length > 0) {
+    const names = missingFields.map((issue) => fieldName(issue.pointer));
     return new ApiError("missing_required_field", `Missing required field${names.length > 1 ? "s" : ""}: ${names.join(", ")}`, { violations });
   }
   if (issues.length > 0 && issues.every(isRecipientIssue)) {
     const addresses = listIssues(issues, (issue) => `${fieldName(issue.pointer)} (${shortJson(valueAt(body, issue.pointer))})`, ", ");
     return new ApiError("invalid_recipient", `Invalid recipient email address in ${addresses}`, { violations });
   }
-  const problems = listIssues(issues, (issue) => violationOf(issue, issues).message, "; ");
+  const problems = listIssues(issues, (issue) => violationOf(issue, missing).message, "; ");
   return new ApiError("invalid_request", `Invalid request: ${problems}`, { violations });
 }
 
