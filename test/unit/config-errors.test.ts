@@ -7,6 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, resolveConfig, type OptionsSource, type SendMockOptions } from "../../src/config.js";
 import { ERROR_CODES } from "../../src/errors.js";
+import { FAULT_KINDS } from "../../src/wire.js";
 
 async function aConfigFile(name: string, contents: string): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "sendmock-config-errors-"));
@@ -26,7 +27,7 @@ function configErrorOf(run: () => unknown): string {
 }
 
 const TOKEN_RULE = "must be a token that Authorization: Bearer can carry: letters, digits and - . _ ~ + / only (then = padding), no spaces";
-const FAULT_KINDS = "invalid_recipient, invalid_template_id, missing_template_data, rate_limit, server_error, latency, timeout, disconnect, malformed_response";
+const FAULT_KIND_LIST = FAULT_KINDS.join(", ");
 
 describe("a bad config file names the file and the key, in words", () => {
   it.each([
@@ -51,10 +52,14 @@ describe("a bad config file names the file and the key, in words", () => {
     ["a burst that is not whole", "rate_limit: { requests: 1, per_seconds: 1, burst: 1.5 }", "rate_limit.burst must be a whole number"],
     ["a rate limit given as a number", "rate_limit: 5", "rate_limit must be a mapping"],
     ["faults given as a mapping", "faults: { fault: latency }", "faults must be a list"],
-    ["an unknown fault kind", "faults: [{ fault: explode }]", `faults[0].fault must be one of ${FAULT_KINDS}`],
+    ["an unknown fault kind", "faults: [{ fault: explode }]", `faults[0].fault must be one of ${FAULT_KIND_LIST}`],
     ["a fault rule without its kind", "faults: [{ times: 1 }]", "faults[0].fault is required"],
     ["a fault parameter cut short", "faults: [{ fault: latency, delay: 5 }]", "faults[0]: unknown key delay (did you mean delay_ms?)"],
-    ["a server_error status that is not one", "faults: [{ fault: server_error, status: 418 }]", "faults[0].status must be one of 500, 502, 503, 504"],
+    [
+      "a server_error status that is not one",
+      "faults: [{ fault: server_error, status: 418 }]",
+      "faults[0]: status of server_error must be one of 500, 502, 503, 504",
+    ],
     [
       "a parameter of another fault kind",
       "faults: [{ fault: rate_limit, status: 503 }]",
