@@ -2,7 +2,7 @@
 
 import type express from "express";
 import { createApp } from "./app.js";
-import { resolveConfig, type ResolvedConfig, type SendMockOptions } from "./config.js";
+import { resolveConfig, type OptionsSource, type ResolvedConfig, type SendMockOptions } from "./config.js";
 import type { ContractChecker } from "./contract/check.js";
 import { warmContractValidator } from "./contract/express-validator.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract/load.js";
@@ -43,7 +43,7 @@ export interface RunningSendMock extends SendMock {
   readonly port: number;
 }
 
-async function buildSendMock(options: SendMockOptions, optionsSource: string, listeningPort: () => number) {
+async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSource, listeningPort: () => number) {
   const config = resolveConfig(options, optionsSource);
   const [sendContract, adminContract, templates] = await Promise.all([
     loadContract(SEND_CONTRACT),
@@ -112,6 +112,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     admin: {
       contract: adminContract,
       sendContractSource: sendContract.source,
+      adminContractSource: adminContract.source,
       config,
       keys,
       settings,
@@ -184,7 +185,7 @@ export function createSendMock(options: SendMockOptions = {}): Promise<SendMock>
  * const message = await mock.outbox.waitFor({ to: "ada@example.com" }, { timeoutMs: 2000 });
  * await mock.close();
  */
-export async function startSendMock(options: SendMockOptions = {}, optionsSource = "options"): Promise<RunningSendMock> {
+export async function startSendMock(options: SendMockOptions = {}, optionsSource: OptionsSource = "options"): Promise<RunningSendMock> {
   let port = 0;
   const { mock, stopWaiting, closeStores } = await buildSendMock(options, optionsSource, () => port);
   let server;

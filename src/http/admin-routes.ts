@@ -12,6 +12,7 @@ import { renderTemplate } from "../domain/render.js";
 import type { TemplateCatalog } from "../domain/templates.js";
 import { ApiError } from "../errors.js";
 import type { ConfigPatch } from "../wire.js";
+import { readAdminBodies } from "./admin-body.js";
 import { requireAdminToken } from "./auth.js";
 import { createErrorHandler } from "./error-handler.js";
 import { streamEvents } from "./events.js";
@@ -23,6 +24,8 @@ export interface AdminRoutesDeps {
   contract: Contract;
   /** The send contract as written, served at GET /openapi.yaml. */
   sendContractSource: string;
+  /** This API's own contract as written, served at GET /_mock/openapi.yaml. */
+  adminContractSource: string;
   config: ResolvedConfig;
   keys: KeyCheck;
   settings: SettingsStore;
@@ -90,11 +93,15 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
   const { outbox, journal, catalog, settings } = deps;
   const router = express.Router();
 
-  router.use("/_mock", requireAdminToken(deps.config.adminToken), express.json({ limit: "100kb" }));
+  router.use("/_mock", requireAdminToken(deps.config.adminToken), ...readAdminBodies("100kb"));
   router.use(contractValidator(deps.contract));
 
   router.get("/openapi.yaml", (_req, res) => {
     res.type("application/yaml").send(deps.sendContractSource);
+  });
+
+  router.get("/_mock/openapi.yaml", (_req, res) => {
+    res.type("application/yaml").send(deps.adminContractSource);
   });
 
   router.get("/_mock/health", (_req, res) => {
