@@ -1,0 +1,98 @@
+// The run-time settings in Redis: the changes PATCHed through any replica, in one hash under the
+// prefix, numbered by a counter and announced on the store channel in the same script. Every
+// replica keeps a copy, read on every request without a round trip, that the channel keeps fresh.
+
+import { withChanges, type RuntimeSettings, type SettingsChange, type SettingsStore } from "../../domain/settings.js";
+import type { StoreChannel } from "./channel.js";
+import type { RedisConnection } from "./connection.js";
+
+/**
+ * Writes a change (or, for a reset, drops every change), numbers the state that results and
+ * tells every replica, in one step so that the numbers follow the order of the writes.
+ * KEYS: changes hash, version counter. ARGV: channel, "change" or "reset", then field and JSON
+ * value pairs. Answers {version, changes as field and value pairs}.
+ */
+const WRITE_SCRIPT = `
+if ARGV[2] == 'reset' then redis.call('DEL', KEYS[1]) end
+for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+local version = redis.call('INCR', KEYS[2])
+local changes = redis.call('HGETALL', KEYS[1])
+local listed = '[]'
+if #changes > 0 then listed = cjson.encode(changes) end
+redis.call('PUBLISH', ARGV[1], '{"type":"settings","version":' .. version .. ',"changes":' .. listed .. '}')
+return {version, changes}`;
+
+/** KEYS: changes hash, version counter. Answers {version, changes as field and value pairs}, as the write does. */
+const READ_SCRIPT = `return {tonumber(redis.call('GET', KEYS[2]) or '0'), redis.call('HGETALL', KEYS[1])}`;
+
+const SETTING_NAMES: readonly (keyof RuntimeSettings)[] = ["responseShape", "strictData", "rateLimit"];
+
+/** Field and JSON value pairs -> the change they hold; a field this version does not know is left out. */
+function changeOf(pairs: readonly string[]): SettingsChange {
+  const change: Record<string, unknown> = {};
+  for (let index = 0; index + 1 < pairs.length; index += 2) {
+    const name = pairs[index] as keyof RuntimeSettings;
+    if (SETTING_NAMES.includes(name)) change[name] = JSON.parse(pairs[index + 1] as string) as unknown;
+  }
+  return change;
+}
+
+function pairsOf(change: SettingsChange): string[] {
+  return SETTING_NAMES.flatMap((name) => (change[name] === undefined ? [] : [name, JSON.stringify(change[name])]));
+}
+
+/**
+ * A replica starting on a prefix whose settings were changed takes those changes over its own
+ * start-up settings: behind a load balancer every replica must answer alike. A reset drops the
+ * changes, so each replica goes back to its own start-up settings.
+ */
+export async function createRedisSettingsStore(connection: RedisConnection, channel: StoreChannel, startUp: RuntimeSettings): Promise<SettingsStore> {
+  const changesHash = connection.key("settings");
+  const versionCounter = connection.key("settings:version");
+  let settings = startUp;
+  let appliedVersion = -1;
+  let heard = 0;
+
+  /** A state older than the one in force is skipped: a write's answer and the channel's copy of it may arrive in either order. */
+  const apply = (version: number, pairs: readonly string[]): void => {
+    if (version <= appliedVersion) return;
+    appliedVersion = version;
+    settings = withChanges(startUp, changeOf(pairs));
+  };
+
+  const write = async (mode: "change" | "reset", pairs: string[]): Promise<RuntimeSettings> => {
+    const [version, changes] = (await connection.run((redis) => redis.eval(WRITE_SCRIPT, 2, changesHash, versionCounter, channel.name, mode, ...pairs))) as [
+      number,
+      string[],
+    ];
+    apply(version, changes);
+    return settings;
+  };
+
+  /**
+   * Takes the stored state. When nothing was heard meanwhile it is the newest there is, and is
+   * taken even when its number is lower: a Redis that restarted empty counts from 0 again.
+   */
+  const read = async (): Promise<void> => {
+    const heardBefore = heard;
+    const [version, changes] = (await connection.run((redis) => redis.eval(READ_SCRIPT, 2, changesHash, versionCounter))) as [number, string[]];
+    if (heard === heardBefore) appliedVersion = -1;
+    apply(version, changes);
+  };
+
+  channel.on("settings", (event) => {
+    heard += 1;
+    apply(event.version, event.changes);
+  });
+  // Changes made while the channel was away were not heard; until Redis answers, the last known settings stay.
+  channel.onListeningAgain(() => {
+    read().catch(() => undefined);
+  });
+  await read();
+
+  return {
+    current: () => settings,
+    update: (change) => write("change", pairsOf(change)),
+    reset: () => write("reset", []),
+  };
+}
