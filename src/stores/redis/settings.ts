@@ -27,7 +27,10 @@ const READ_SCRIPT = `return {tonumber(redis.call('GET', KEYS[2]) or '0'), redis.
 
 const SETTING_NAMES: readonly (keyof RuntimeSettings)[] = ["responseShape", "strictData", "rateLimit"];
 
-/** Field and JSON value pairs -> the change they hold; a field this version does not know is left out. */
+/**
+ * Field and JSON value pairs -> the change they hold. The values are trusted as the JSON this
+ * store wrote from a SettingsChange; a field this version does not know is left out.
+ */
 function changeOf(pairs: readonly string[]): SettingsChange {
   const change: Record<string, unknown> = {};
   for (let index = 0; index + 1 < pairs.length; index += 2) {
