@@ -41,19 +41,31 @@ export async function openStoreChannel(connection: RedisConnection): Promise<Sto
   // ioredis subscribes again by itself once it is back, but says nothing when that is done: once
   // this SUBSCRIBE (a repeat for a channel already subscribed changes nothing) is answered, the
   // connection listens, and nothing published from then on can be missed.
+  // Listeners read shared state again over the command connection, which may come back after
+  // this one: until it does, they are not told (a read would fail, and nothing would retry it).
+  let waitingForCommands = false;
+  const tellListeningAgain = (): void => {
+    waitingForCommands = false;
+    for (const listener of listeningAgainListeners) listener();
+  };
   const onReconnected = (): void => {
     connection.subscriber.subscribe(name).then(
       () => {
-        for (const listener of listeningAgainListeners) listener();
+        if (connection.commands.status === "ready") tellListeningAgain();
+        else waitingForCommands = true;
       },
       // Lost again already: the next reconnection tries again.
       () => undefined,
     );
   };
+  const onCommandsReady = (): void => {
+    if (waitingForCommands) tellListeningAgain();
+  };
   connection.subscriber.on("message", onMessage);
   await connection.subscriber.subscribe(name);
-  // Registered after the first connection, so only a reconnection calls it.
+  // Registered after the first connection, so only a reconnection calls them.
   connection.subscriber.on("ready", onReconnected);
+  connection.commands.on("ready", onCommandsReady);
 
   return {
     name,
@@ -74,6 +86,7 @@ export async function openStoreChannel(connection: RedisConnection): Promise<Sto
     async close() {
       connection.subscriber.off("message", onMessage);
       connection.subscriber.off("ready", onReconnected);
+      connection.commands.off("ready", onCommandsReady);
       await connection.subscriber.unsubscribe(name).catch(() => undefined);
     },
   };
