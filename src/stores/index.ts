@@ -1,5 +1,5 @@
-// The state of a mock (outbox, journal, fault rules, rate limits, run-time settings) in memory, or in Redis to be
-// shared by replicas: the rest of sendmock sees only the interfaces.
+// The state of a mock (outbox, journal, fault rules, rate limits, run-time settings) in memory,
+// or in Redis to be shared by replicas: the rest of sendmock sees only the interfaces.
 
 import type { ResolvedConfig } from "../config.js";
 import type { FaultPlan } from "../domain/faults.js";

@@ -1,4 +1,5 @@
-// What one replica tells the others: captures, clears, journal records and settings changes, over Redis pub/sub.
+// What one replica tells the others: captures, clears, journal records and settings changes,
+// over Redis pub/sub.
 // Every replica, the sender included, hears each event once and hands it to its own listeners,
 // so waits, wait_ms and /_mock/events behave the same whichever replica took the request.
 
@@ -38,9 +39,6 @@ export async function openStoreChannel(connection: RedisConnection): Promise<Sto
     for (const listener of listeners.get(event.type) ?? []) listener(event);
   };
   const listeningAgainListeners = new Set<() => void>();
-  // ioredis subscribes again by itself once it is back, but says nothing when that is done: once
-  // this SUBSCRIBE (a repeat for a channel already subscribed changes nothing) is answered, the
-  // connection listens, and nothing published from then on can be missed.
   // Listeners read shared state again over the command connection, which may come back after
   // this one: until it does, they are not told (a read would fail, and nothing would retry it).
   let waitingForCommands = false;
@@ -48,6 +46,9 @@ export async function openStoreChannel(connection: RedisConnection): Promise<Sto
     waitingForCommands = false;
     for (const listener of listeningAgainListeners) listener();
   };
+  // ioredis subscribes again by itself once it is back, but says nothing when that is done: once
+  // this SUBSCRIBE (a repeat for a channel already subscribed changes nothing) is answered, the
+  // connection listens, and nothing published from then on can be missed.
   const onReconnected = (): void => {
     connection.subscriber.subscribe(name).then(
       () => {

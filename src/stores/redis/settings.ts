@@ -1,6 +1,6 @@
 // The run-time settings in Redis: the changes PATCHed through any replica, in one hash under the
-// prefix, numbered by a counter and announced on the store channel in the same script. Every
-// replica keeps a copy, read on every request without a round trip, that the channel keeps fresh.
+// prefix, numbered and announced on the store channel in the same script. Every replica keeps a
+// copy, read on every request without a round trip, that the channel keeps fresh.
 
 import { withChanges, type RuntimeSettings, type SettingsChange, type SettingsStore } from "../../domain/settings.js";
 import type { StoreChannel } from "./channel.js";
@@ -8,22 +8,27 @@ import type { RedisConnection } from "./connection.js";
 
 /**
  * Writes a change (or, for a reset, drops every change), numbers the state that results and
- * tells every replica, in one step so that the numbers follow the order of the writes.
- * KEYS: changes hash, version counter. ARGV: channel, "change" or "reset", then field and JSON
- * value pairs. Answers {version, changes as field and value pairs}.
+ * tells every replica, in one step so that the numbers follow the order of the writes. The
+ * number is Redis's clock in milliseconds, kept rising: after Redis restarts empty, a new change
+ * still outnumbers what the replicas hold.
+ * KEYS: changes hash, version. ARGV: channel, "change" or "reset", then field and JSON value
+ * pairs. Answers {version, changes as field and value pairs}.
  */
 const WRITE_SCRIPT = `
 if ARGV[2] == 'reset' then redis.call('DEL', KEYS[1]) end
 for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-local version = redis.call('INCR', KEYS[2])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local version = string.format('%.0f', math.max(now, (tonumber(redis.call('GET', KEYS[2])) or 0) + 1))
+redis.call('SET', KEYS[2], version)
 local changes = redis.call('HGETALL', KEYS[1])
 local listed = '[]'
 if #changes > 0 then listed = cjson.encode(changes) end
 redis.call('PUBLISH', ARGV[1], '{"type":"settings","version":' .. version .. ',"changes":' .. listed .. '}')
 return {version, changes}`;
 
-/** KEYS: changes hash, version counter. Answers {version, changes as field and value pairs}, as the write does. */
-const READ_SCRIPT = `return {tonumber(redis.call('GET', KEYS[2]) or '0'), redis.call('HGETALL', KEYS[1])}`;
+/** KEYS: changes hash, version. Answers {version, changes as field and value pairs}, as the write does. */
+const READ_SCRIPT = `return {redis.call('GET', KEYS[2]) or '0', redis.call('HGETALL', KEYS[1])}`;
 
 const SETTING_NAMES: readonly (keyof RuntimeSettings)[] = ["responseShape", "strictData", "rateLimit"];
 
@@ -51,7 +56,7 @@ function pairsOf(change: SettingsChange): string[] {
  */
 export async function createRedisSettingsStore(connection: RedisConnection, channel: StoreChannel, startUp: RuntimeSettings): Promise<SettingsStore> {
   const changesHash = connection.key("settings");
-  const versionCounter = connection.key("settings:version");
+  const versionKey = connection.key("settings:version");
   let settings = startUp;
   let appliedVersion = -1;
   let heard = 0;
@@ -64,23 +69,23 @@ export async function createRedisSettingsStore(connection: RedisConnection, chan
   };
 
   const write = async (mode: "change" | "reset", pairs: string[]): Promise<RuntimeSettings> => {
-    const [version, changes] = (await connection.run((redis) => redis.eval(WRITE_SCRIPT, 2, changesHash, versionCounter, channel.name, mode, ...pairs))) as [
-      number,
+    const [version, changes] = (await connection.run((redis) => redis.eval(WRITE_SCRIPT, 2, changesHash, versionKey, channel.name, mode, ...pairs))) as [
+      string,
       string[],
     ];
-    apply(version, changes);
+    apply(Number(version), changes);
     return settings;
   };
 
   /**
    * Takes the stored state. When nothing was heard meanwhile it is the newest there is, and is
-   * taken even when its number is lower: a Redis that restarted empty counts from 0 again.
+   * taken even when its number is lower: a Redis that restarted empty holds no number at all.
    */
   const read = async (): Promise<void> => {
     const heardBefore = heard;
-    const [version, changes] = (await connection.run((redis) => redis.eval(READ_SCRIPT, 2, changesHash, versionCounter))) as [number, string[]];
+    const [version, changes] = (await connection.run((redis) => redis.eval(READ_SCRIPT, 2, changesHash, versionKey))) as [string, string[]];
     if (heard === heardBefore) appliedVersion = -1;
-    apply(version, changes);
+    apply(Number(version), changes);
   };
 
   channel.on("settings", (event) => {
