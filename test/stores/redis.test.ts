@@ -171,6 +171,21 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
       await untilSettingsOf(other, strictStartUp);
     });
 
+    it("keeps the newer settings when an older state arrives late, as a write's own answer and the channel's copy of it may", async () => {
+      const connection = await aConnection();
+      const channel = await openStoreChannel(connection);
+      closers.push(() => channel.close());
+      const settings = await createRedisSettingsStore(connection, channel, startUpSettings);
+      await settings.update({ responseShape: "b" });
+      // Registered after the store's own listener, so it runs once the store has handled the event.
+      const handled = new Promise<void>((resolve) => channel.on("settings", () => resolve()));
+
+      await connection.commands.publish(channel.name, JSON.stringify({ type: "settings", version: 1, changes: [] }));
+      await handled;
+
+      expect(settings.current()).toEqual({ ...startUpSettings, responseShape: "b" });
+    });
+
     it("catches up on a change made while its channel was away, once it listens again", async () => {
       const prefix = aKeyPrefix();
       const away = await aConnection(prefix);
