@@ -14,7 +14,7 @@ import type { Outbox } from "./domain/outbox.js";
 import { withCapturedMessageCheck } from "./contract/captured-message.js";
 import { createClientErrorAnswer } from "./http/client-errors.js";
 import { createSendService } from "./domain/send.js";
-import { createSettingsStore, type SettingsStore } from "./domain/settings.js";
+import type { SettingsStore } from "./domain/settings.js";
 import { loadTemplateCatalog, type TemplateCatalog } from "./domain/templates.js";
 import { listen } from "./server.js";
 import { openStores, type Stores } from "./stores/index.js";
@@ -62,20 +62,14 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     templates.close();
     throw error;
   }
-  const { journal, faults, limiter } = stores;
+  const { journal, faults, limiter, settings } = stores;
   const outbox = withCapturedMessageCheck(stores.outbox, adminContract);
-  const settings = createSettingsStore({
-    responseShape: config.responseShape,
-    strictData: config.strictData,
-    rateLimit: config.rateLimit,
-  });
   const keys = createKeyCheck(config.apiKeys);
   const shutdown = new AbortController();
   const resetListeners = new Set<() => void>();
 
   const reset = async (): Promise<void> => {
-    await Promise.all([outbox.clear(), journal.clear(), faults.reset(), limiter.reset()]);
-    settings.reset();
+    await Promise.all([outbox.clear(), journal.clear(), faults.reset(), limiter.reset(), settings.reset()]);
     for (const listener of resetListeners) listener();
   };
   const onReset = (listener: () => void): (() => void) => {

@@ -205,7 +205,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
 
   router.patch("/_mock/config", async (req, res) => {
     const patch = req.body as ConfigPatch;
-    settings.update({
+    await settings.update({
       ...(patch.response_shape !== undefined && { responseShape: patch.response_shape }),
       ...(patch.strict_data !== undefined && { strictData: patch.strict_data }),
       ...(patch.rate_limit !== undefined && { rateLimit: rateLimitOptions(patch.rate_limit) }),

@@ -1,18 +1,20 @@
-// The state of a mock (outbox, journal, fault rules, rate limits) in memory, or in Redis to be
-// shared by replicas: the rest of sendmock sees only the interfaces.
+// The state of a mock (outbox, journal, fault rules, rate limits, run-time settings) in memory,
+// or in Redis to be shared by replicas: the rest of sendmock sees only the interfaces.
 
 import type { ResolvedConfig } from "../config.js";
 import type { FaultPlan } from "../domain/faults.js";
 import type { Journal } from "../domain/journal.js";
 import type { Outbox } from "../domain/outbox.js";
 import type { RateLimiter } from "../domain/rate-limiter.js";
-import { createMemoryFaultPlan, createMemoryJournal, createMemoryOutbox, createMemoryRateLimiter } from "./memory/index.js";
+import type { SettingsStore } from "../domain/settings.js";
+import { createMemoryFaultPlan, createMemoryJournal, createMemoryOutbox, createMemoryRateLimiter, createMemorySettingsStore } from "./memory/index.js";
 
 export interface Stores {
   outbox: Outbox;
   journal: Journal;
   faults: FaultPlan;
   limiter: RateLimiter;
+  settings: SettingsStore;
   /** Releases connections; the data stays where it is. */
   close(): Promise<void>;
 }
@@ -24,12 +26,14 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
   const outboxLimits = { capacity: config.capacity, maxBytes: config.maxBytes - journalBytes, maxPageBytes: config.maxPageBytes };
   const journalLimits = { capacity: config.capacity, maxBytes: journalBytes, maxPageBytes: config.maxPageBytes };
   const faultOptions = { initialRules: config.faults, seed: config.seed, maxRules: config.maxRules };
+  const startUpSettings = { responseShape: config.responseShape, strictData: config.strictData, rateLimit: config.rateLimit };
   if (config.store.kind === "memory") {
     return {
       outbox: createMemoryOutbox(outboxLimits),
       journal: createMemoryJournal(journalLimits),
       faults: createMemoryFaultPlan(faultOptions),
       limiter: createMemoryRateLimiter(),
+      settings: createMemorySettingsStore(startUpSettings),
       close: () => Promise.resolve(),
     };
   }
@@ -43,6 +47,7 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
       journal: redis.createRedisJournal(connection, channel, journalLimits),
       faults: await redis.createRedisFaultPlan(connection, faultOptions),
       limiter: redis.createRedisRateLimiter(connection),
+      settings: await redis.createRedisSettingsStore(connection, channel, startUpSettings),
       async close() {
         await channel.close();
         await connection.close();

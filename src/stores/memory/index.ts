@@ -4,3 +4,4 @@ export { createMemoryFaultPlan } from "./faults.js";
 export { createMemoryJournal } from "./journal.js";
 export { createMemoryOutbox } from "./outbox.js";
 export { createMemoryRateLimiter } from "./rate-limiter.js";
+export { createMemorySettingsStore } from "./settings.js";

@@ -6,3 +6,4 @@ export { createRedisFaultPlan } from "./faults.js";
 export { createRedisJournal } from "./journal.js";
 export { createRedisOutbox } from "./outbox.js";
 export { createRedisRateLimiter } from "./rate-limiter.js";
+export { createRedisSettingsStore } from "./settings.js";
