@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 // argv -> the subcommand that handles it. Nothing imports this file.
 
+import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { registerServe } from "./commands/serve.js";
 import { registerCheck } from "./commands/check.js";
 import { registerProxy } from "./commands/proxy.js";
 
+// Read at run time: package.json sits one folder above both src/ and dist/, outside the build's rootDir.
+const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+
 const program = new Command()
   .name("sendmock")
+  .version(version, "-V, --version", "print the version of sendmock")
   .description("Local mock and contract-test server for a transactional-email send API")
   .showHelpAfterError("(sendmock <command> --help lists the flags)")
   .configureOutput({ outputError: (text, write) => write(text) });

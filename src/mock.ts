@@ -83,6 +83,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
   };
 
   const sendService = createSendService({ catalog: templates, outbox });
+  const { requestLog } = config;
+  const logRequest = requestLog?.send.bind(requestLog);
   const app = createApp({
     send: {
       contract: sendContract,
@@ -92,7 +94,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       journal,
       bodyLimitBytes: config.bodyLimitBytes,
       statusCodes: config.statusCodes,
-      log: config.log,
+      logRequest,
       limiter,
       faults,
       allowFaultHeader: config.allowFaultHeader,
@@ -123,12 +125,13 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       settings,
       bodyLimitBytes: config.bodyLimitBytes,
       statusCodes: config.statusCodes,
-      log: config.log,
+      logRequest,
     },
     corsOrigins: config.corsOrigins,
     hostGuard: { boundToLoopback: isLoopbackHost(config.host), allowedHosts: config.allowedHosts },
     settings,
     statusCodes: config.statusCodes,
+    logInspectionCall: requestLog?.inspection?.bind(requestLog),
   });
 
   /** Ends long waits and event streams and stops watching templates; the stores stay open. */

@@ -10,7 +10,7 @@ import { parseJson } from "../domain/json.js";
 import type { SendService } from "../domain/send.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, isErrorCode, type ErrorCode, type Violation } from "../errors.js";
-import type { SendRequest } from "../wire.js";
+import type { JournalEntry, SendRequest } from "../wire.js";
 import { bearerToken } from "./auth.js";
 import { forwardSend, UpstreamError, type UpstreamAnswer } from "./forward.js";
 import { sendRecordOf } from "./request-record.js";
@@ -30,7 +30,8 @@ export interface ProxyRoutesDeps {
   settings: SettingsStore;
   bodyLimitBytes: number;
   statusCodes: Partial<Record<ErrorCode, number>>;
-  log: (line: string) => void;
+  /** The request log's line for each request to /send; absent, nothing is logged. */
+  logRequest?: (entry: JournalEntry) => void;
 }
 
 export const VIOLATIONS_HEADER = "X-Sendmock-Violations";
@@ -102,7 +103,7 @@ export function createProxyRoutes(deps: ProxyRoutesDeps): express.Router {
 
   router.post(
     "/send",
-    journalRecorder(deps.journal),
+    journalRecorder(deps.journal, deps.logRequest),
     // The bytes as sent, so they are forwarded unchanged; the service judges the content type.
     express.raw({ limit: deps.bodyLimitBytes, type: () => true }),
     async (req: Request, res: Response) => {
@@ -161,7 +162,7 @@ export function createProxyRoutes(deps: ProxyRoutesDeps): express.Router {
     },
   );
 
-  router.all("/send", ...rejectOtherMethods(deps.journal));
+  router.all("/send", ...rejectOtherMethods(deps.journal, deps.logRequest));
   router.use(sendErrorHandler(deps));
   return router;
 }

@@ -7,11 +7,27 @@ import { excerpt } from "../domain/excerpt.js";
 import type { Journal } from "../domain/journal.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, type ErrorCode } from "../errors.js";
+import type { JournalEntry } from "../wire.js";
 import { createErrorHandler } from "./error-handler.js";
 import { sendRecordOf } from "./request-record.js";
 
-/** Records the request in the journal once its answer is sent (or the connection closes). */
-export function journalRecorder(journal: Journal) {
+/** The journal, with each entry also handed to `onEntry` as it is recorded. */
+function tappedJournal(journal: Journal, onEntry: (entry: JournalEntry) => void): Pick<Journal, "record"> {
+  return {
+    record(entry) {
+      const recorded = journal.record(entry);
+      onEntry(entry);
+      return recorded;
+    },
+  };
+}
+
+/**
+ * Records the request in the journal once its answer is sent (or the connection closes), and
+ * hands the same entry to `onEntry` (the request log), so a log line always agrees with the journal.
+ */
+export function journalRecorder(journalOnly: Journal, onEntry?: (entry: JournalEntry) => void) {
+  const journal = onEntry === undefined ? journalOnly : tappedJournal(journalOnly, onEntry);
   return (req: Request, res: Response, next: NextFunction): void => {
     const record = sendRecordOf(res);
     res.once("close", () => {
@@ -45,10 +61,10 @@ export function journalRecorder(journal: Journal) {
   };
 }
 
-/** Any method but POST on /send: 405 with `Allow: POST`, journaled. */
-export function rejectOtherMethods(journal: Journal): express.RequestHandler[] {
+/** Any method but POST on /send: 405 with `Allow: POST`, journaled and logged. */
+export function rejectOtherMethods(journal: Journal, onEntry?: (entry: JournalEntry) => void): express.RequestHandler[] {
   return [
-    journalRecorder(journal),
+    journalRecorder(journal, onEntry),
     (req: Request, res: Response, next: NextFunction) => {
       res.set("Allow", "POST");
       next(new ApiError("method_not_allowed", `Method ${req.method} is not allowed on /send; use POST`));
@@ -59,7 +75,6 @@ export function rejectOtherMethods(journal: Journal): express.RequestHandler[] {
 export interface SendErrorDeps {
   settings: SettingsStore;
   statusCodes: Partial<Record<ErrorCode, number>>;
-  log: (line: string) => void;
 }
 
 /** Notes the error on the request's record for the journal, then answers it in the configured shape. */
@@ -68,8 +83,7 @@ export function sendErrorHandler(deps: SendErrorDeps): express.ErrorRequestHandl
     shape: () => deps.settings.current().responseShape,
     statusCodes: deps.statusCodes,
     quoteBody: true,
-    onError(apiError, req, res) {
-      if (apiError.code === "server_error") deps.log(`sendmock: ${req.method} ${req.path}: ${apiError.message}`);
+    onError(apiError, _req, res) {
       const record = sendRecordOf(res);
       record.errorCode = apiError.code;
       record.errorMessage = apiError.message;

@@ -9,7 +9,7 @@ import type { RateLimiter } from "../domain/rate-limiter.js";
 import type { SendService } from "../domain/send.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, type ErrorCode } from "../errors.js";
-import type { SendRequest } from "../wire.js";
+import type { JournalEntry, SendRequest } from "../wire.js";
 import { requireApiKey } from "./auth.js";
 import { successBody } from "./error-shapes.js";
 import { injectFaults, type FaultStepDeps } from "./fault-steps.js";
@@ -29,7 +29,8 @@ export interface SendRoutesDeps extends FaultStepDeps {
   journal: Journal;
   bodyLimitBytes: number;
   statusCodes: Partial<Record<ErrorCode, number>>;
-  log: (line: string) => void;
+  /** The request log's line for each request to /send; absent, nothing is logged. */
+  logRequest?: (entry: JournalEntry) => void;
 }
 
 export const WARNING_HEADER = "X-Sendmock-Warning";
@@ -107,7 +108,7 @@ export function createSendRoutes(deps: SendRoutesDeps): express.Router {
 
   router.post(
     "/send",
-    journalRecorder(deps.journal),
+    journalRecorder(deps.journal, deps.logRequest),
     requireApiKey(deps.keys),
     limitRate(deps),
     requireJsonContentType,
@@ -129,7 +130,7 @@ export function createSendRoutes(deps: SendRoutesDeps): express.Router {
     },
   );
 
-  router.all("/send", ...rejectOtherMethods(deps.journal));
+  router.all("/send", ...rejectOtherMethods(deps.journal, deps.logRequest));
   router.use(sendErrorHandler(deps));
 
   return router;
