@@ -4,8 +4,8 @@
 // test-results/bench.json. Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_RUNS
 // (runs per scenario, default 3), BENCH_WARMUP (seconds of discarded load before each run,
 // default 1), BENCH_SOAK_SECONDS (length of the soak, default 60, 0 skips it), BENCH_ONLY=soak
-// (the soak alone), BENCH_ONLY=startup or abuse (that section alone), BENCH_STRICT=1 (exit 2 when a
-// target is missed).
+// (the soak alone), BENCH_ONLY=startup, abuse or log (that section alone), BENCH_STRICT=1 (exit 2
+// when a target is missed).
 
 import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -23,7 +23,7 @@ const RUNS = Math.round(positiveNumber("BENCH_RUNS", 3));
 const WARMUP = nonNegativeNumber("BENCH_WARMUP", 1);
 const STRICT = process.env.BENCH_STRICT === "1";
 const SOAK_SECONDS = nonNegativeNumber("BENCH_SOAK_SECONDS", 60);
-const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse"]);
+const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse", "log"]);
 const CONNECTIONS = 50;
 const SETTLE_MS = 1000;
 const LIST_FILL = 10_000;
@@ -42,6 +42,9 @@ const SOAK_CAPACITY = 10_000;
 // itself in batches of capacity/8 entries. 5% is clear of that, and at 2,000 sends/s over 40 s
 // (some 55 MB live) it still flags a leak of about 35 bytes per send.
 const SOAK_FLAT_GROWTH_SHARE = 0.05;
+// The request log (a line per /send on stdout, which the bench reads as a terminal would) may
+// cost at most this share of POST /send throughput, against the same server with --quiet.
+const LOG_MAX_COST_SHARE = 0.05;
 
 const CLI = path.join(ROOT, "dist/cli.js");
 const API_KEY = "bench-key-0001";
@@ -268,6 +271,18 @@ const SCENARIOS = [
     id: "send_valid",
     label: "sendmock POST /send (valid)",
     start: () => sendmock(),
+    load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 },
+  },
+  {
+    id: "send_valid_log_json",
+    label: "sendmock POST /send (valid), --log-format json",
+    start: () => sendmock(["--log-format", "json"]),
+    load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 },
+  },
+  {
+    id: "send_valid_quiet",
+    label: "sendmock POST /send (valid), --quiet (no request log)",
+    start: () => sendmock(["--quiet"]),
     load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 },
   },
   {
@@ -596,6 +611,59 @@ function finish(out, targets, report, began) {
   if (STRICT && targets.some((target) => !target.pass)) process.exitCode = 2;
 }
 
+/** The scenarios of the log section: the default text log, the JSON log, and --quiet to compare them with. */
+const LOG_SCENARIOS = ["send_valid", "send_valid_log_json", "send_valid_quiet"];
+
+/**
+ * What the request log costs: each logging server's median req/s against --quiet's, and the
+ * ratio of every round (measured back to back, so the machine's drift cancels out best there).
+ * @param {Map<string, Outcome[]>} outcomes
+ */
+function logSection(outcomes) {
+  const quiet = outcomes.get("send_valid_quiet") ?? [];
+  const quietRps = median(quiet.map((o) => o.rps));
+  const rows = [["request log", `req/s (median of ${quiet.length})`, "vs --quiet", "each round vs --quiet"]];
+  const targets = [];
+  const report = {};
+  for (const [id, name] of [
+    ["send_valid", "text (default)"],
+    ["send_valid_log_json", "json"],
+  ]) {
+    const runs = outcomes.get(id) ?? [];
+    const rps = median(runs.map((o) => o.rps));
+    const rounds = runs.map((o, index) => o.rps / (quiet[index]?.rps ?? NaN));
+    const ratio = rps / quietRps;
+    rows.push([name, int(rps), `${ratio.toFixed(3)}x`, rounds.map((r) => r.toFixed(3)).join(", ")]);
+    targets.push({
+      name: `log ${name.split(" ")[0]} costs <= ${percent(LOG_MAX_COST_SHARE)} of sends`,
+      pass: ratio >= 1 - LOG_MAX_COST_SHARE,
+      detail: `${int(rps)} req/s vs ${int(quietRps)} with --quiet: ${ratio.toFixed(3)}x (cost ${percent(1 - ratio)})`,
+    });
+    Object.assign(report, { [id]: { rps, vsQuiet: ratio, roundsVsQuiet: rounds } });
+  }
+  rows.push(["none (--quiet)", int(quietRps), "1.000x", ""]);
+  return { lines: ["request log cost on POST /send (valid), same servers, same rounds", table(rows)], targets, report: { log: { quietRps, ...report } } };
+}
+
+/** BENCH_ONLY=log: the valid send with the text log, the JSON log and --quiet, round-robin. */
+async function logOnly() {
+  const began = performance.now();
+  const scenarios = SCENARIOS.filter((scenario) => LOG_SCENARIOS.includes(scenario.id));
+  log(
+    `log only: ${RUNS} run(s) x ${scenarios.length} scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`,
+  );
+  /** @type {Map<string, Outcome[]>} */
+  const outcomes = new Map(scenarios.map((scenario) => [scenario.id, []]));
+  for (let run = 1; run <= RUNS; run += 1) {
+    for (const scenario of scenarios) {
+      outcomes.get(scenario.id)?.push(await measure(scenario, run));
+      await sleep(SETTLE_MS);
+    }
+  }
+  const section = logSection(outcomes);
+  finish(["", ...section.lines], section.targets, section.report, began);
+}
+
 /** BENCH_ONLY=soak: the soak alone, and a report that holds only it. */
 async function soakOnly() {
   if (SOAK_SECONDS === 0) throw new Error("BENCH_ONLY=soak with BENCH_SOAK_SECONDS=0 leaves nothing to run");
@@ -728,6 +796,10 @@ async function main() {
     memoryHeapCapped: { nodeFlag: HEAP_CAP_FLAG, ...memoryHeapCapped },
     soak,
   };
+  const logCost = logSection(outcomes);
+  out.push("", ...logCost.lines);
+  targets.push(...logCost.targets);
+  Object.assign(report, logCost.report);
   const abuse = await measureAbuse();
   out.push("", ...abuse.lines);
   targets.push(...abuse.targets);
@@ -752,7 +824,7 @@ try {
   if (ONLY === "abuse") {
     const abuse = await measureAbuse();
     finish(["", ...abuse.lines], abuse.targets, abuse.report, 0);
-  } else await (ONLY === "soak" ? soakOnly() : ONLY === "startup" ? startupOnly() : main());
+  } else await (ONLY === "soak" ? soakOnly() : ONLY === "startup" ? startupOnly() : ONLY === "log" ? logOnly() : main());
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;

@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const START_TIMEOUT_MS = 20_000;
 const STOP_TIMEOUT_MS = 3_000;
-const URL_LINE = /listening on (http:\/\/\S+)/;
+// Up to a quote too: with --log-format json the URL sits inside the banner's JSON line.
+const URL_LINE = /listening on (http:\/\/[^\s"]+)/;
 
 /**
  * @typedef {object} Server
