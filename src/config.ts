@@ -58,6 +58,8 @@ export interface SendMockOptions {
   maxEventStreams?: number;
   /** Unread events one stream may hold (default 8 MB) before it is dropped. */
   eventBufferBytes?: number | string;
+  /** How much of a request's and an answer's body a journal entry keeps (default 64 KB). */
+  journalBodyBytes?: number | string;
   /** A Redis command not answered by then answers 503 (default 2000). */
   redisTimeoutMs?: number;
   /** After SIGTERM/SIGINT or `close()`, connections still open are cut after it (default 5000). */
@@ -122,6 +124,7 @@ export interface ResolvedConfig {
   maxRules: number;
   maxEventStreams: number;
   eventBufferBytes: number;
+  journalBodyBytes: number;
   redisTimeoutMs: number;
   shutdownGraceMs: number;
   log: (line: string) => void;
@@ -184,6 +187,9 @@ export const DEFAULT_LIMITS = {
   // Each stream holds a socket and up to event_buffer_bytes of unread events.
   maxEventStreams: 100,
   eventBufferBytes: 8 * 1024 * 1024,
+  // Enough for any send a client has a reason to make; with the answer, the headers and the
+  // rest, an entry stays below ~150 KB, so the journal's eighth of max_bytes keeps ~100 of the worst.
+  journalBodyBytes: 64 * 1024,
   redisTimeoutMs: 2000,
   shutdownGraceMs: 5000,
 } as const;
@@ -231,6 +237,7 @@ const configSchema = {
     max_rules: { type: "integer", minimum: 1, maximum: 100_000 },
     max_event_streams: { type: "integer", minimum: 1, maximum: 10_000 },
     event_buffer_bytes: sizeSchema,
+    journal_body_bytes: sizeSchema,
     redis_timeout_ms: timeoutMsSchema,
     // Up to 10 minutes: the longest a latency fault may hold an answer.
     shutdown_grace_ms: { type: "integer", minimum: 0, maximum: 600_000 },
@@ -242,7 +249,7 @@ const checkSettings = schemaCheck(configSchema);
 /** Settings as written in a config file (snake_case keys). */
 type FileSettings = Record<string, unknown>;
 
-const SIZE_KEYS = new Set(["body_limit", "max_bytes", "max_page_bytes", "event_buffer_bytes"]);
+const SIZE_KEYS = new Set(["body_limit", "max_bytes", "max_page_bytes", "event_buffer_bytes", "journal_body_bytes"]);
 
 const TOKEN_MESSAGE = "must be a token that Authorization: Bearer can carry: letters, digits and - . _ ~ + / only (then = padding), no spaces";
 
@@ -282,13 +289,17 @@ function snakeToCamel(key: string): string {
   return key.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
 }
 
-/** Renames keys recursively; the keys of `status_codes` are error codes and stay as they are. */
+/**
+ * Keys whose values stay as they are: the keys of `status_codes` are error codes, and fault rules
+ * are wire objects (snake_case in the library too) whose `respond` headers and body are the user's own.
+ */
+const KEPT_AS_GIVEN = new Set(["status_codes", "statusCodes", "faults"]);
+
+/** Renames keys recursively, but not inside the values of KEPT_AS_GIVEN. */
 function renameKeys(value: unknown, rename: (key: string) => string): unknown {
   if (Array.isArray(value)) return value.map((item) => renameKeys(item, rename));
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [rename(key), key === "status_codes" || key === "statusCodes" ? inner : renameKeys(inner, rename)]),
-  );
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [rename(key), KEPT_AS_GIVEN.has(key) ? inner : renameKeys(inner, rename)]));
 }
 
 export function readConfigFile(file: string): FileSettings {
@@ -345,8 +356,9 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
   // Where a key's value came from, to name it in a message about a rule between keys.
   const sourceOf = (key: string): string => (key in fromOptions ? optionsSource : `config file ${path.resolve(String(configFile))}`);
   const faults = (fromOptions.faults ?? fromFile.faults ?? []) as FaultRuleInput[];
+  const maxHeaderBytes = merged.maxHeaderBytes ?? DEFAULT_LIMITS.maxHeaderBytes;
   faults.forEach((rule, index) => {
-    const problem = checkFaultRule(rule);
+    const problem = checkFaultRule(rule, { bodyBytes: bodyLimitBytes, headerBytes: maxHeaderBytes });
     if (problem !== undefined) throw new ConfigError(`${sourceOf("faults")}: faults.${index}: ${problem}`);
   });
   const maxRules = merged.maxRules ?? DEFAULT_LIMITS.maxRules;
@@ -358,7 +370,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
     const source = sourceOf("headers_timeout_ms" in fromOptions ? "headers_timeout_ms" : "request_timeout_ms");
     throw new ConfigError(`${source}: headers_timeout_ms (${headersTimeoutMs}) must not be above request_timeout_ms (${requestTimeoutMs})`);
   }
-  const size = (key: "maxBytes" | "maxPageBytes" | "eventBufferBytes", minimum: number): number => {
+  const size = (key: "maxBytes" | "maxPageBytes" | "eventBufferBytes" | "journalBodyBytes", minimum: number): number => {
     const value = merged[key];
     const parsed = value === undefined ? DEFAULT_LIMITS[key] : typeof value === "number" ? value : bytes.parse(value);
     if (parsed === null || !Number.isSafeInteger(parsed) || parsed < minimum) {
@@ -397,13 +409,15 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
     headersTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs: merged.keepAliveTimeoutMs ?? DEFAULT_LIMITS.keepAliveTimeoutMs,
-    maxHeaderBytes: merged.maxHeaderBytes ?? DEFAULT_LIMITS.maxHeaderBytes,
+    maxHeaderBytes,
     // Below a megabyte, one large message would empty the outbox at once.
     maxBytes: size("maxBytes", 1024 * 1024),
     maxPageBytes: size("maxPageBytes", 64 * 1024),
     maxRules,
     maxEventStreams: merged.maxEventStreams ?? DEFAULT_LIMITS.maxEventStreams,
     eventBufferBytes: size("eventBufferBytes", 64 * 1024),
+    // 0 keeps no body at all, for bodies that must not be kept.
+    journalBodyBytes: size("journalBodyBytes", 0),
     redisTimeoutMs: merged.redisTimeoutMs ?? DEFAULT_LIMITS.redisTimeoutMs,
     shutdownGraceMs: merged.shutdownGraceMs ?? DEFAULT_LIMITS.shutdownGraceMs,
     log: log ?? (() => undefined),

@@ -3,11 +3,12 @@
 import type express from "express";
 import { createApp } from "./app.js";
 import { resolveConfig, type ResolvedConfig, type SendMockOptions } from "./config.js";
+import type { ContractChecker } from "./contract/check.js";
 import { warmContractValidator } from "./contract/express-validator.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract/load.js";
 import { isLoopbackHost } from "./domain/addresses.js";
 import { createKeyCheck } from "./domain/api-keys.js";
-import { createFaultControl, type FaultControl } from "./domain/faults.js";
+import { createFaultControl, type FaultControl, type RespondLimits } from "./domain/faults.js";
 import type { Journal } from "./domain/journal.js";
 import type { Outbox } from "./domain/outbox.js";
 import { withCapturedMessageCheck } from "./contract/captured-message.js";
@@ -82,6 +83,13 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     return () => resetListeners.delete(listener);
   };
 
+  // Built on first use: only a proxy and the answers of `respond` faults are judged outside
+  // express, and building it took ~90 ms (then ~40 ms to compile the first answer's schemas).
+  let checking: Promise<ContractChecker> | undefined;
+  const answerChecker = (): Promise<ContractChecker> =>
+    (checking ??= import("./contract/check.js").then((module) => module.createContractChecker(sendContract)));
+  const respondLimits: RespondLimits = { bodyBytes: config.bodyLimitBytes, headerBytes: config.maxHeaderBytes };
+
   const sendService = createSendService({ catalog: templates, outbox });
   const { requestLog } = config;
   const logRequest = requestLog?.send.bind(requestLog);
@@ -92,6 +100,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       settings,
       sendService,
       journal,
+      journalBodyBytes: config.journalBodyBytes,
       bodyLimitBytes: config.bodyLimitBytes,
       statusCodes: config.statusCodes,
       logRequest,
@@ -99,6 +108,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       faults,
       allowFaultHeader: config.allowFaultHeader,
       allowMagicRecipients: config.allowMagicRecipients,
+      answerChecker,
       shutdown: shutdown.signal,
     },
     admin: {
@@ -111,6 +121,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       journal,
       catalog: templates,
       faults,
+      respondLimits,
       reset,
       listeningPort,
       shutdown: shutdown.signal,
@@ -118,9 +129,9 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     },
     proxy: config.proxy && {
       ...config.proxy,
-      // Loaded only in proxy mode: a plain mock has no use for it.
-      checker: await (await import("./contract/check.js")).createContractChecker(sendContract),
+      checker: await answerChecker(),
       journal,
+      journalBodyBytes: config.journalBodyBytes,
       sendService,
       settings,
       bodyLimitBytes: config.bodyLimitBytes,
@@ -146,7 +157,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     journal,
     templates,
     settings,
-    faults: createFaultControl(faults),
+    faults: createFaultControl(faults, respondLimits),
     reset,
     close() {
       stopWaiting();

@@ -4,7 +4,7 @@ import express, { type NextFunction, type Request, type Response } from "express
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { ResolvedConfig } from "../config.js";
 import type { KeyCheck } from "../domain/api-keys.js";
-import { validFaultRule, type FaultPlan } from "../domain/faults.js";
+import { validFaultRule, type FaultPlan, type RespondLimits } from "../domain/faults.js";
 import type { Journal } from "../domain/journal.js";
 import { WaitTimeoutError, type MessageFilter, type Outbox } from "../domain/outbox.js";
 import type { SettingsStore } from "../domain/settings.js";
@@ -30,6 +30,8 @@ export interface AdminRoutesDeps {
   journal: Journal;
   catalog: TemplateCatalog;
   faults: FaultPlan;
+  /** How large a `respond` rule may be. */
+  respondLimits: RespondLimits;
   reset: () => Promise<void>;
   listeningPort: () => number;
   /** Aborted when the server closes, so long waits and event streams end with it. */
@@ -209,7 +211,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
   });
 
   router.post("/_mock/faults", async (req, res) => {
-    res.status(201).json(await deps.faults.add(validFaultRule(req.body)));
+    res.status(201).json(await deps.faults.add(validFaultRule(req.body, deps.respondLimits)));
   });
 
   router.delete("/_mock/faults", async (_req, res) => {
