@@ -11,6 +11,7 @@ import { describeProblem, schemaCheck, type KeyNaming } from "./contract/schema-
 import type { FaultRuleInput, ResponseShape } from "./wire.js";
 import { isHttpUrl, isLoopbackHost } from "./domain/addresses.js";
 import type { RateLimitOptions } from "./domain/rate-limiter.js";
+import type { RequestLog } from "./domain/request-log.js";
 
 export const DEFAULT_PORT = 4010;
 export const DEFAULT_HOST = "127.0.0.1";
@@ -64,8 +65,10 @@ export interface SendMockOptions {
   shutdownGraceMs?: number;
   /** A JSON or YAML config file; options given here win over it. */
   config?: string;
-  /** Where log lines go; silent by default in the library. */
+  /** Where problems are reported (a template that breaks, a folder that goes away); silent by default in the library. */
   log?: (line: string) => void;
+  /** Where each request is reported (a line per /send); silent by default in the library. */
+  requestLog?: RequestLog;
   /** Watch the templates folder and apply edits without a restart (default true). */
   watchTemplates?: boolean;
   /** Proxy mode: POST /send goes to the real service at `target`, checked against the contract. */
@@ -124,6 +127,7 @@ export interface ResolvedConfig {
   redisTimeoutMs: number;
   shutdownGraceMs: number;
   log: (line: string) => void;
+  requestLog: RequestLog | null;
   watchTemplates: boolean;
   proxy: Required<ProxyOptions> | null;
   store: StoreSettings;
@@ -350,7 +354,7 @@ export function readConfigFile(file: string): FileSettings {
  * (options win), and checks the result once.
  */
 export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSource = "options"): ResolvedConfig {
-  const { config: configFile, log, watchTemplates, proxy, ...settingOptions } = options;
+  const { config: configFile, log, requestLog, watchTemplates, proxy, ...settingOptions } = options;
   const fromFile = configFile === undefined ? {} : readConfigFile(path.resolve(configFile));
   const defined = Object.fromEntries(Object.entries(settingOptions as Record<string, unknown>).filter(([, value]) => value !== undefined));
   const fromOptions = renameKeys(defined, camelToSnake) as FileSettings;
@@ -446,6 +450,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
     redisTimeoutMs: merged.redisTimeoutMs ?? DEFAULT_LIMITS.redisTimeoutMs,
     shutdownGraceMs: merged.shutdownGraceMs ?? DEFAULT_LIMITS.shutdownGraceMs,
     log: log ?? (() => undefined),
+    requestLog: requestLog ?? null,
     watchTemplates: watchTemplates ?? true,
     proxy: proxy === undefined ? null : resolveProxy(proxy, optionsSource),
     store,

@@ -85,6 +85,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   const respondLimits: RespondLimits = { bodyBytes: config.bodyLimitBytes, headerBytes: config.maxHeaderBytes };
 
   const sendService = createSendService({ catalog: templates, outbox });
+  const { requestLog } = config;
+  const logRequest = requestLog?.send.bind(requestLog);
   const app = createApp({
     send: {
       contract: sendContract,
@@ -95,7 +97,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       journalBodyBytes: config.journalBodyBytes,
       bodyLimitBytes: config.bodyLimitBytes,
       statusCodes: config.statusCodes,
-      log: config.log,
+      logRequest,
       limiter,
       faults,
       allowFaultHeader: config.allowFaultHeader,
@@ -129,12 +131,13 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       settings,
       bodyLimitBytes: config.bodyLimitBytes,
       statusCodes: config.statusCodes,
-      log: config.log,
+      logRequest,
     },
     corsOrigins: config.corsOrigins,
     hostGuard: { boundToLoopback: isLoopbackHost(config.host), allowedHosts: config.allowedHosts },
     settings,
     statusCodes: config.statusCodes,
+    logInspectionCall: requestLog?.inspection?.bind(requestLog),
   });
 
   /** Ends long waits and event streams and stops watching templates; the stores stay open. */
