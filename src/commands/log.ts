@@ -1,6 +1,7 @@
 // The command line's log, written with pino: the banner and a line per request on stdout, problems and stop notices on stderr.
 
 import { pino, type DestinationStream, type Logger } from "pino";
+import sonicBoom from "sonic-boom";
 import type { InspectionCall, RequestLog } from "../domain/request-log.js";
 import type { JournalEntry } from "../wire.js";
 
@@ -25,6 +26,8 @@ export interface CommandLog {
   problem(line: string): void;
   /** Start and stop, shown even with --quiet. */
   notice(line: string): void;
+  /** Before the process exits: writes what is buffered, waiting at most half a second for a reader that does not read. */
+  flush(): Promise<void>;
   banner(banner: Banner): void;
 }
 
@@ -96,20 +99,57 @@ function textDestination(sink: DestinationStream): DestinationStream {
   };
 }
 
+// sonic-boom is CommonJS, and its types describe the ESM view: the class is the module itself.
+const { SonicBoom } = sonicBoom;
+
+/** How much unwritten log a stream may hold while its reader does not read (`--log-buffer`). */
+export const DEFAULT_LOG_BUFFER_BYTES = 1024 * 1024;
+
+/** How long a stop waits for the log to be written before the process exits. */
+const FLUSH_WAIT_MS = 500;
+
+interface LineSink extends DestinationStream {
+  /** Resolves once what was written is out, or after `FLUSH_WAIT_MS` when the reader does not read. */
+  flush(): Promise<void>;
+}
+
 /**
- * A destination on a file descriptor. Written synchronously: a line is out before the next
- * request is read, so a test or `tail` sees it at once, and nothing is lost on exit. A reader
- * that goes away (`sendmock serve | head -1`) silences it rather than stopping the server.
+ * A destination on a file descriptor, written asynchronously into a buffer of at most
+ * `maxBufferBytes`. Written synchronously, a parent that spawned `sendmock serve` with a pipe and
+ * never read it froze the server after ~400 sends, once the 64 KB pipe was full (measured); now
+ * lines past the buffer are dropped and counted, and the count is logged once the reader catches
+ * up. A reader that goes away (`sendmock serve | head -1`) silences it rather than stopping the server.
  */
-function fileDestination(fd: 1 | 2): DestinationStream {
-  const sink = pino.destination({ dest: fd, sync: true });
+function fileDestination(fd: 1 | 2, maxBufferBytes: number, droppedNotice: (count: number) => string): LineSink {
+  const sink = new SonicBoom({ fd, sync: false, maxLength: maxBufferBytes });
   let open = true;
+  let dropped = 0;
   sink.on("error", () => {
     open = false;
   });
+  sink.on("drop", () => {
+    dropped += 1;
+  });
   return {
     write(line: string) {
-      if (open) sink.write(line);
+      if (!open) return;
+      if (dropped > 0) {
+        const count = dropped;
+        sink.write(droppedNotice(count));
+        // Still no room: the notice waits for the next line, and does not count as a lost line itself.
+        dropped = dropped > count ? count : 0;
+      }
+      sink.write(line);
+    },
+    flush() {
+      if (!open) return Promise.resolve();
+      return new Promise((resolve) => {
+        const timer = setTimeout(resolve, FLUSH_WAIT_MS);
+        sink.flush(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
     },
   };
 }
@@ -135,9 +175,14 @@ function problemOf(entry: JournalEntry): string | undefined {
   return `${entry.method} ${entry.path} answered ${entry.status} ${entry.error_code ?? ""}: ${entry.error_message ?? "no message"}`;
 }
 
-export function createCommandLog(options: { format: LogFormat; detail: LogDetail }): CommandLog {
-  const stdout = fileDestination(1);
-  const stderr = fileDestination(2);
+export function createCommandLog(options: { format: LogFormat; detail: LogDetail; bufferBytes?: number }): CommandLog {
+  const bufferBytes = options.bufferBytes ?? DEFAULT_LOG_BUFFER_BYTES;
+  const droppedNotice = (count: number): string => {
+    const message = `${count} log line(s) dropped: the reader of the log fell more than ${bufferBytes} bytes (--log-buffer) behind`;
+    return options.format === "json" ? `${JSON.stringify({ level: 40, time: Date.now(), msg: message })}\n` : `sendmock: ${message}\n`;
+  };
+  const stdout = fileDestination(1, bufferBytes, droppedNotice);
+  const stderr = fileDestination(2, bufferBytes, droppedNotice);
   // pid and hostname say nothing for a local mock; time and level stay, as pino writes them.
   const logger = (destination: DestinationStream): Logger => pino({ base: null }, options.format === "json" ? destination : textDestination(destination));
   const out = logger(stdout);
@@ -160,6 +205,9 @@ export function createCommandLog(options: { format: LogFormat; detail: LogDetail
     requestLog,
     problem,
     notice: (line) => err.info(line),
+    flush: async () => {
+      await Promise.all([stdout.flush(), stderr.flush()]);
+    },
     banner(banner) {
       if (options.format === "json") {
         out.info(banner.fields, banner.title);

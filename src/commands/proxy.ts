@@ -20,7 +20,7 @@ interface ProxyFlags extends ServeFlags {
 }
 
 async function proxy(flags: ProxyFlags, command: Command): Promise<void> {
-  const log = createCommandLog({ format: flags.logFormat, detail: logDetailOf(flags) });
+  const log = createCommandLog({ format: flags.logFormat, detail: logDetailOf(flags), bufferBytes: flags.logBuffer });
   const options: SendMockOptions = { ...optionsFromFlags(flags, log), proxy: { target: flags.target, strict: flags.strict ?? false } };
   const mock = await startSendMock(options, "command line").catch((error: unknown) => fail(`${describeStartError(error)}${environmentNote(command)}`));
   closeOnSignals(mock, log);

@@ -8,7 +8,7 @@ import { createCommandLog } from "./log.js";
 import { addMockFlags, closeOnSignals, describeStartError, environmentNote, fail, logDetailOf, optionsFromFlags, type ServeFlags } from "./shared.js";
 
 async function serve(flags: ServeFlags, command: Command): Promise<void> {
-  const log = createCommandLog({ format: flags.logFormat, detail: logDetailOf(flags) });
+  const log = createCommandLog({ format: flags.logFormat, detail: logDetailOf(flags), bufferBytes: flags.logBuffer });
   const mock = await startSendMock(optionsFromFlags(flags, log), "command line").catch((error: unknown) =>
     fail(`${describeStartError(error)}${environmentNote(command)}`),
   );

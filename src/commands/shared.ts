@@ -1,5 +1,6 @@
 // What the serve and proxy commands share: the flags of a mock (and their environment variables), their parsing, start-up errors, signals.
 
+import bytes from "bytes";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { ConfigError, type SendMockOptions } from "../config.js";
 import { ContractError } from "../contract/load.js";
@@ -11,6 +12,12 @@ export function parsePort(value: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError("must be a whole number from 0 to 65535");
   return port;
+}
+
+function parseSize(value: string): number {
+  const size = bytes.parse(value);
+  if (size === null || !Number.isFinite(size) || size < 1024) throw new InvalidArgumentError('must be a size of at least 1kb, such as "1mb" or "256kb"');
+  return size;
 }
 
 function parseNonEmpty(value: string): string {
@@ -49,7 +56,7 @@ export function closeOnSignals(server: { close(): Promise<void>; config: { shutd
       process.exit(0);
     }, graceMs + 250).unref();
     server.close().then(
-      () => process.exit(0),
+      () => log.flush().then(() => process.exit(0)),
       (error: unknown) => fail(`error while stopping: ${String(error)}`),
     );
   };
@@ -67,6 +74,7 @@ export interface ServeFlags {
   redisUrl?: string;
   keyPrefix?: string;
   logFormat: LogFormat;
+  logBuffer?: number;
   quiet?: boolean;
   verbose?: boolean;
 }
@@ -121,6 +129,11 @@ export function addMockFlags(command: Command, help: { templates: string; shape:
       new Option("--log-format <format>", "the request log on stdout: one readable line per request, or pino's JSON lines")
         .choices(LOG_FORMATS)
         .default("text"),
+    )
+    .addOption(
+      new Option("--log-buffer <size>", `unwritten log kept while stdout is not read, past it lines are dropped and counted (default 1mb)`).argParser(
+        parseSize,
+      ),
     )
     .addOption(new Option("--quiet", "log start, stop and problems only, no line per request").conflicts("verbose"))
     .option("--verbose", "also log every /_mock call");

@@ -224,3 +224,33 @@ describe("the command line", () => {
     expect(badVariable.stderr()).not.toMatch(/\n\s+at /);
   });
 });
+
+describe("a log nobody reads", () => {
+  it("never stops the server: lines past --log-buffer are dropped and counted once stdout is read again, and SIGTERM still exits", async () => {
+    const server = await serve(["--port", "0", "--log-buffer", "16kb"]);
+    // The parent stops reading, as a test harness that spawned the mock and forgot stdout would.
+    server.child.stdout?.pause();
+    // ~120 bytes a line: far more than the 64 KB pipe and the 16 KB buffer together.
+    for (let index = 0; index < 1500; index += 1) {
+      const answer = await send(server.url, aSendRequest(), { Authorization: "Bearer test-key-1234" });
+      expect(answer.status).toBe(200);
+    }
+    server.child.stdout?.resume();
+    // Once the log is read again, the next line is preceded by the count of those it lost.
+    await expect
+      .poll(async () => {
+        await (await send(server.url, aSendRequest(), { Authorization: "Bearer test-key-1234" })).arrayBuffer();
+        return /sendmock: (\d+) log line\(s\) dropped/.exec(server.stdout())?.[1];
+      })
+      .toMatch(/^\d+$/);
+    const lost = Number(/sendmock: (\d+) log line\(s\) dropped/.exec(server.stdout())?.[1]);
+    const logged = server.stdout().match(/ POST \/send 200 /g)?.length ?? 0;
+    expect(lost).toBeGreaterThan(0);
+    expect(logged + lost).toBeGreaterThanOrEqual(1500);
+
+    server.child.stdout?.pause();
+    for (let index = 0; index < 1000; index += 1) await (await send(server.url, aSendRequest(), { Authorization: "Bearer test-key-1234" })).arrayBuffer();
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  }, 60_000);
+});
