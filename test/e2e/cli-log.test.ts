@@ -1,17 +1,15 @@
 // What `sendmock serve` prints: the banner, a line per /send (text or JSON, --quiet, --verbose), --version, and the SENDMOCK_* environment.
 
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
+import { ROOT, runCli, serveCli, type CliRun } from "../support/cli-process.js";
 import { aSendRequest } from "../support/helpers.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const CLI = path.join(ROOT, "dist", "cli.js");
 const SECRET_KEY = "sk-live-SECRET-4242";
 const OTHER_KEY = "rule-key-SECRET-7777";
 
@@ -21,35 +19,13 @@ afterEach(() => {
   for (const child of running.splice(0)) child.kill("SIGKILL");
 });
 
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-function run(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  running.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+function run(args: string[], env: Record<string, string> = {}): CliRun {
+  return runCli(args, running, { env });
 }
 
 /** `sendmock serve ...args`, once it has printed the URL it serves on. */
-async function serve(args: string[], env: Record<string, string> = {}): Promise<Run & { url: string }> {
-  const started = run(["serve", ...args], env);
-  const url = await new Promise<string>((resolve, reject) => {
-    started.child.stdout?.on("data", () => {
-      const match = /listening on (http:\/\/[\w.]+:\d+)/.exec(started.stdout());
-      if (match?.[1]) resolve(match[1]);
-    });
-    void started.exited.then((code) => reject(new Error(`exited with ${String(code)}: ${started.stderr()}`)));
-  });
-  return { ...started, url };
+function serve(args: string[], env: Record<string, string> = {}): Promise<CliRun & { url: string }> {
+  return serveCli(args, running, { env });
 }
 
 function send(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
@@ -61,7 +37,7 @@ function send(url: string, body: unknown, headers: Record<string, string> = {}):
 }
 
 /** Waits until stdout holds `count` lines after the banner that match `pattern`. */
-async function linesMatching(server: Run, pattern: RegExp, count: number): Promise<string[]> {
+async function linesMatching(server: CliRun, pattern: RegExp, count: number): Promise<string[]> {
   let found: string[] = [];
   await expect
     .poll(() => {
@@ -229,13 +205,13 @@ describe("a log nobody reads", () => {
   it("never stops the server: lines past --log-buffer are dropped and counted once stdout is read again, and SIGTERM still exits", async () => {
     const server = await serve(["--port", "0", "--log-buffer", "16kb"]);
     // The parent stops reading, as a test harness that spawned the mock and forgot stdout would.
-    server.child.stdout?.pause();
+    server.child.stdout.pause();
     // ~120 bytes a line: far more than the 64 KB pipe and the 16 KB buffer together.
     for (let index = 0; index < 1500; index += 1) {
       const answer = await send(server.url, aSendRequest(), { Authorization: "Bearer test-key-1234" });
       expect(answer.status).toBe(200);
     }
-    server.child.stdout?.resume();
+    server.child.stdout.resume();
     // Once the log is read again, the next line is preceded by the count of those it lost.
     await expect
       .poll(async () => {
@@ -248,7 +224,7 @@ describe("a log nobody reads", () => {
     expect(lost).toBeGreaterThan(0);
     expect(logged + lost).toBeGreaterThanOrEqual(1500);
 
-    server.child.stdout?.pause();
+    server.child.stdout.pause();
     for (let index = 0; index < 1000; index += 1) await (await send(server.url, aSendRequest(), { Authorization: "Bearer test-key-1234" })).arrayBuffer();
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);

@@ -1,22 +1,13 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { cp, mkdtemp, mkdir, symlink, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { ROOT, runCli, serveCli, type CliOptions, type CliRun } from "../support/cli-process.js";
 import { aSendRequest, bearer } from "../support/helpers.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const CLI = path.join(ROOT, "dist", "cli.js");
-
-interface Started {
-  child: ChildProcess;
-  url: string;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
+type Started = CliRun & { url: string };
 
 const running: ChildProcess[] = [];
 
@@ -24,33 +15,17 @@ afterEach(() => {
   for (const child of running.splice(0)) child.kill("SIGKILL");
 });
 
-function run(args: string[], options: { cli?: string; cwd?: string } = {}) {
-  const child = spawn(process.execPath, [options.cli ?? CLI, ...args], { cwd: options.cwd ?? ROOT, stdio: ["ignore", "pipe", "pipe"] });
-  running.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+function run(args: string[], options: CliOptions = {}): CliRun {
+  return runCli(args, running, options);
 }
 
 /** Starts `sendmock serve` and resolves once it prints the URL it serves on. */
-async function serve(args: string[], options: { cli?: string; cwd?: string } = {}): Promise<Started> {
-  const started = run(["serve", ...args], options);
-  const url = await new Promise<string>((resolve, reject) => {
-    const look = (): void => {
-      const match = /http:\/\/127\.0\.0\.1:\d+/.exec(started.stdout());
-      if (match) resolve(match[0]);
-    };
-    started.child.stdout.on("data", look);
-    void started.exited.then((code) => reject(new Error(`exited with ${String(code)}: ${started.stderr()}`)));
-  });
-  return { ...started, url };
+function serve(args: string[], options: CliOptions = {}): Promise<Started> {
+  return serveCli(args, running, options);
 }
 
 /** Runs a start that must fail; answers its exit code and stderr. */
-async function failedStart(args: string[], options: { cli?: string; cwd?: string } = {}) {
+async function failedStart(args: string[], options: CliOptions = {}) {
   const started = run(["serve", ...args], options);
   const code = await started.exited;
   return { code, stderr: started.stderr(), stdout: started.stdout() };

@@ -1,30 +1,11 @@
 // Every bad setting stops the start with one line naming where it came from and the key at fault,
 // in words, spelled as its user wrote it: snake_case in a file, camelCase in options, flags.
 
-import { mkdtemp, writeFile } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, resolveConfig, type OptionsSource, type SendMockOptions } from "../../src/config.js";
+import { aConfigFile, configErrorOf } from "../support/config-files.js";
+import { resolveConfig, type OptionsSource, type SendMockOptions } from "../../src/config.js";
 import { ERROR_CODES } from "../../src/errors.js";
 import { FAULT_KINDS } from "../../src/wire.js";
-
-async function aConfigFile(name: string, contents: string): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "sendmock-config-errors-"));
-  const file = path.join(dir, name);
-  await writeFile(file, contents);
-  return file;
-}
-
-function configErrorOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error("expected a ConfigError");
-}
 
 const TOKEN_RULE = "must be a token that Authorization: Bearer can carry: letters, digits and - . _ ~ + / only (then = padding), no spaces";
 const FAULT_KIND_LIST = FAULT_KINDS.join(", ");

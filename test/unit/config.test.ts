@@ -1,26 +1,8 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, resolveConfig, SHIPPED_TEMPLATES } from "../../src/config.js";
+import { aConfigFile, configErrorOf } from "../support/config-files.js";
+import { resolveConfig, SHIPPED_TEMPLATES } from "../../src/config.js";
 import { isLoopbackHost } from "../../src/domain/addresses.js";
-
-async function aConfigFile(name: string, contents: string): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "sendmock-config-"));
-  const file = path.join(dir, name);
-  await writeFile(file, contents);
-  return file;
-}
-
-function configErrorOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error("expected a ConfigError");
-}
 
 describe("defaults", () => {
   it("serves the shipped templates on 127.0.0.1:4010 in shape a", () => {

@@ -1,0 +1,57 @@
+// The real `sendmock` bin as a child process, for the CLI tests: its output, its exit, and `serve` once it prints its URL.
+
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export const CLI = path.join(ROOT, "dist", "cli.js");
+
+export interface CliRun {
+  child: ChildProcessWithoutNullStreams;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+export interface CliOptions {
+  /** Another build of the bin (default dist/cli.js). */
+  cli?: string;
+  cwd?: string;
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
+}
+
+/** Runs `sendmock ...args`; the child is pushed to `running`, for the test file to kill after each test. */
+export function runCli(args: string[], running: { push(child: ChildProcessWithoutNullStreams): unknown }, options: CliOptions = {}): CliRun {
+  const child = spawn(process.execPath, [options.cli ?? CLI, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  child.stdin.end();
+  running.push(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+}
+
+/** `sendmock serve ...args`, once it has printed the URL it serves on. */
+export async function serveCli(
+  args: string[],
+  running: { push(child: ChildProcessWithoutNullStreams): unknown },
+  options: CliOptions = {},
+): Promise<CliRun & { url: string }> {
+  const started = runCli(["serve", ...args], running, options);
+  const url = await new Promise<string>((resolve, reject) => {
+    started.child.stdout.on("data", () => {
+      const match = /listening on (http:\/\/[\w.]+:\d+)/.exec(started.stdout());
+      if (match?.[1]) resolve(match[1]);
+    });
+    void started.exited.then((code) => reject(new Error(`exited with ${String(code)}: ${started.stderr()}`)));
+  });
+  return { ...started, url };
+}
