@@ -7,6 +7,10 @@ import { warmContractValidator } from "./contract/express-validator.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract/load.js";
 import { isLoopbackHost } from "./domain/addresses.js";
 import { createKeyCheck } from "./domain/api-keys.js";
+import { createClockControl, type ClockControl } from "./domain/clock.js";
+import { createLifecycle, LIFECYCLE_STEP, type Lifecycle } from "./domain/lifecycle.js";
+import { createOutcomeControl, type OutcomeControl } from "./domain/outcomes.js";
+import { createScheduler, type DueHandler } from "./domain/scheduler.js";
 import { createFaultControl, type FaultControl } from "./domain/faults.js";
 import type { Journal } from "./domain/journal.js";
 import type { Outbox } from "./domain/outbox.js";
@@ -29,7 +33,11 @@ export interface SendMock {
   readonly settings: SettingsStore;
   /** Fault rules: `add`, `list`, `remove`, `clear`. */
   readonly faults: FaultControl;
-  /** Outbox, journal, rate-limit state, faults and run-time settings back to their start-up state. */
+  /** Outcome rules, deciding what happens to a message after capture: `add`, `list`, `remove`, `clear`. */
+  readonly outcomes: OutcomeControl;
+  /** The mock's clock: `now()`, `advance(ms)` runs what falls due before it resolves. */
+  readonly clock: ClockControl;
+  /** Outbox, journal, rate-limit state, fault and outcome rules, pending lifecycle steps, the clock and run-time settings back to their start-up state. */
   reset(): Promise<void>;
   /** Stops watching templates, ends pending waits and releases the store's connections. */
   close(): Promise<void>;
@@ -41,6 +49,9 @@ export interface RunningSendMock extends SendMock {
   readonly url: string;
   readonly port: number;
 }
+
+/** How often a replica on a shared store looks for due work it was not told about. */
+const SHARED_DUE_WORK_POLL_MS = 1000;
 
 async function buildSendMock(options: SendMockOptions, optionsSource: string, listeningPort: () => number) {
   const config = resolveConfig(options, optionsSource);
@@ -61,8 +72,30 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     templates.close();
     throw error;
   }
-  const { journal, faults, limiter } = stores;
-  const outbox = withCapturedMessageCheck(stores.outbox, adminContract);
+  const { journal, faults, limiter, clock } = stores;
+  const checkedOutbox = withCapturedMessageCheck(stores.outbox, adminContract);
+  // Filled once the lifecycle exists: the scheduler and the lifecycle need each other.
+  const handlers: Record<string, DueHandler> = {};
+  const scheduler = createScheduler({
+    store: stores.dueWork,
+    clock,
+    handlers,
+    // Shared due work may be scheduled by another replica, or left by one that stopped.
+    ...(stores.shared && { maxSleepMs: SHARED_DUE_WORK_POLL_MS }),
+    onError: (error, item) => config.log(`sendmock: due ${item.kind} ${item.id} failed: ${error instanceof Error ? error.message : String(error)}`),
+  });
+  const lifecycle: Lifecycle = createLifecycle({ settings: config.lifecycle, outbox: checkedOutbox, outcomes: stores.outcomes, scheduler, clock });
+  handlers[LIFECYCLE_STEP] = (payload, dueAtMs) => lifecycle.runStep(payload, dueAtMs);
+  // A cleared outbox takes its messages' pending steps with it.
+  const outbox: typeof checkedOutbox = {
+    ...checkedOutbox,
+    async clear() {
+      await checkedOutbox.clear();
+      await lifecycle.clearPending();
+    },
+  };
+  const clockControl = createClockControl({ clock, offset: stores.clockOffset, runDue: () => scheduler.runDue() });
+  const outcomes = createOutcomeControl(stores.outcomes);
   const settings = createSettingsStore({
     responseShape: config.responseShape,
     strictData: config.strictData,
@@ -73,7 +106,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
   const resetListeners = new Set<() => void>();
 
   const reset = async (): Promise<void> => {
-    await Promise.all([outbox.clear(), journal.clear(), faults.reset(), limiter.reset()]);
+    await Promise.all([outbox.clear(), journal.clear(), faults.reset(), stores.outcomes.reset(), limiter.reset(), stores.clockOffset.reset()]);
     settings.reset();
     for (const listener of resetListeners) listener();
   };
@@ -82,7 +115,9 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     return () => resetListeners.delete(listener);
   };
 
-  const sendService = createSendService({ catalog: templates, outbox });
+  const sendService = createSendService({ catalog: templates, outbox, lifecycle, now: () => clock.now() });
+  // Steps left by an earlier run of a shared store, or scheduled before a restart, run when due.
+  void scheduler.runDue().catch(() => undefined);
   const app = createApp({
     send: {
       contract: sendContract,
@@ -109,6 +144,9 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       journal,
       catalog: templates,
       faults,
+      outcomes,
+      lifecycle,
+      clock: clockControl,
       reset,
       listeningPort,
       shutdown: shutdown.signal,
@@ -119,7 +157,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       // Loaded only in proxy mode: a plain mock has no use for it.
       checker: await (await import("./contract/check.js")).createContractChecker(sendContract),
       journal,
-      sendService,
+      // The real service decides what happens to what it accepted: no local lifecycle.
+      sendService: createSendService({ catalog: templates, outbox, now: () => clock.now() }),
       settings,
       bodyLimitBytes: config.bodyLimitBytes,
       statusCodes: config.statusCodes,
@@ -133,6 +172,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
 
   /** Ends long waits and event streams and stops watching templates; the stores stay open. */
   const stopWaiting = (): void => {
+    scheduler.stop();
     shutdown.abort(new Error("sendmock is closing"));
     templates.close();
   };
@@ -144,6 +184,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     templates,
     settings,
     faults: createFaultControl(faults),
+    outcomes,
+    clock: clockControl,
     reset,
     close() {
       stopWaiting();

@@ -18,6 +18,7 @@ export function aMessage(overrides: Partial<CapturedMessage> = {}): CapturedMess
   return {
     id: `msg_${String(sequence)}`,
     status: "queued",
+    events: [],
     created_at: new Date(START + sequence * 1000).toISOString(),
     to: "ada@example.com",
     cc: [],

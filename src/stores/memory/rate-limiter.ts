@@ -7,6 +7,7 @@ interface Bucket {
   updatedAtMs: number;
 }
 
+/** @param options.nowMs the mock's clock, so that advancing it refills the buckets (default: real time) */
 export function createMemoryRateLimiter(options: { nowMs?: () => number } = {}): RateLimiter {
   const nowMs = options.nowMs ?? (() => performance.now());
   let buckets = new Map<string, Bucket>();

@@ -1,11 +1,17 @@
-// What one replica tells the others: captures, clears and journal records, over Redis pub/sub.
+// What one replica tells the others: captures, lifecycle events, clears, journal records and
+// clock moves, over Redis pub/sub.
 // Every replica, the sender included, hears each event once and hands it to its own listeners,
 // so waits, wait_ms and /_mock/events behave the same whichever replica took the request.
 
-import type { CapturedMessage, JournalEntry } from "../../wire.js";
+import type { CapturedMessage, JournalEntry, MessageEvent } from "../../wire.js";
 import type { RedisConnection } from "./connection.js";
 
-export type StoreEvent = { type: "capture"; message: CapturedMessage } | { type: "clear" } | { type: "record"; entry: JournalEntry };
+export type StoreEvent =
+  | { type: "capture"; message: CapturedMessage }
+  | { type: "event"; message: CapturedMessage; event: MessageEvent }
+  | { type: "clear" }
+  | { type: "record"; entry: JournalEntry }
+  | { type: "clock"; offsetMs: number };
 
 export interface StoreChannel {
   /** The channel's prefixed name, for scripts that publish atomically with their writes. */
