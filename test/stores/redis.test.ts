@@ -9,6 +9,9 @@ import { connectRedis, type RedisConnection } from "../../src/stores/redis/conne
 import { createRedisJournal } from "../../src/stores/redis/journal.js";
 import { createRedisOutbox } from "../../src/stores/redis/outbox.js";
 import { createRedisRateLimiter } from "../../src/stores/redis/rate-limiter.js";
+import { createRedisDueWork } from "../../src/stores/redis/due-work.js";
+import { createRedisClockOffset } from "../../src/stores/redis/clock.js";
+import { describeDueWorkContract } from "./due-work-contract.js";
 import type { Outbox, OutboxLimits } from "../../src/domain/outbox.js";
 import { aKeyPrefix, redisUnavailableReason, sharedRedis } from "../support/redis.js";
 import { aTarget, describeFaultPlanContract } from "./faults-contract.js";
@@ -57,7 +60,37 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
 
   describeRateLimiterContract("redis rate limiter", async () => createRedisRateLimiter(await aConnection()));
 
+  describeDueWorkContract("redis due work", async () => createRedisDueWork(await aConnection()));
+
   describe("replicas sharing one prefix", () => {
+    it("share one clock offset: a move on one is read synchronously on the other once told, and a reset puts both back", async () => {
+      const prefix = aKeyPrefix();
+      const [oneConnection, otherConnection] = [await aConnection(prefix), await aConnection(prefix)];
+      const [oneChannel, otherChannel] = [await openStoreChannel(oneConnection), await openStoreChannel(otherConnection)];
+      closers.push(
+        () => oneChannel.close(),
+        () => otherChannel.close(),
+      );
+      const one = await createRedisClockOffset(oneConnection, oneChannel);
+      const other = await createRedisClockOffset(otherConnection, otherChannel);
+
+      const told = new Promise<void>((resolve) => {
+        const stop = otherChannel.on("clock", () => {
+          stop();
+          resolve();
+        });
+      });
+      expect(await one.advance(5000)).toBe(5000);
+      await told;
+      expect(other.current()).toBe(5000);
+      expect(await other.advance(1000)).toBe(6000);
+
+      const late = await createRedisClockOffset(await aConnection(prefix), oneChannel);
+      expect(late.current()).toBe(6000);
+      await one.reset();
+      expect(one.current()).toBe(0);
+    });
+
     it("fires a rule with times: 3 exactly three times, however many requests the replicas decide at once", async () => {
       const prefix = aKeyPrefix();
       const options = { initialRules: [{ fault: "server_error" as const, times: 3 }], seed: 7 };

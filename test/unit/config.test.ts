@@ -120,6 +120,24 @@ describe("config files", () => {
   });
 });
 
+describe("the lifecycle settings", () => {
+  it("default to a step of 1000 ms, delivered, enabled", () => {
+    expect(resolveConfig({}).lifecycle).toEqual({ stepMs: 1000, defaultOutcome: "delivered", enabled: true, maxEvents: 100 });
+    expect(resolveConfig({}).outcomeRules).toEqual([]);
+  });
+
+  it("read lifecycle and outcome_rules from a file in snake_case, and from options in camelCase", async () => {
+    const file = await aConfigFile(
+      "lifecycle.yaml",
+      "lifecycle: { step_ms: 250, default_outcome: bounced, enabled: false }\noutcome_rules: [{ outcome: opened, match: { template_id: welcome } }]",
+    );
+    const fromFile = resolveConfig({ config: file });
+    expect(fromFile.lifecycle).toMatchObject({ stepMs: 250, defaultOutcome: "bounced", enabled: false });
+    expect(fromFile.outcomeRules).toEqual([{ outcome: "opened", match: { template_id: "welcome" } }]);
+    expect(resolveConfig({ lifecycle: { stepMs: 10, maxEvents: 20 } }).lifecycle).toMatchObject({ stepMs: 10, maxEvents: 20 });
+  });
+});
+
 describe("bad settings give one line naming the source and the problem", () => {
   it.each([
     ["an unknown key", "colour: blue", "unknown key colour"],
@@ -165,6 +183,16 @@ describe("bad settings give one line naming the source and the problem", () => {
       "a fault glob over 1024 characters",
       `faults: [{ fault: server_error, match: { to: "${"a".repeat(1025)}" } }]`,
       "faults.0.match.to must NOT have more than 1024 characters",
+    ],
+    ["an unknown outcome in a rule", "outcome_rules: [{ outcome: exploded }]", "outcome_rules.0.outcome must be equal to one of the allowed values"],
+    ["a lifecycle step of 0", "lifecycle: { step_ms: 0 }", "lifecycle.step_ms must be >= 1"],
+    ["a lifecycle step over a day", "lifecycle: { step_ms: 86400001 }", "lifecycle.step_ms must be <= 86400000"],
+    ["an unknown default outcome", "lifecycle: { default_outcome: lost }", "lifecycle.default_outcome must be equal to one of the allowed values"],
+    ["an unknown lifecycle key", "lifecycle: { speed: 2 }", "unknown key lifecycle.speed"],
+    [
+      "more outcome rules than max_rules",
+      "max_rules: 1\noutcome_rules: [{ outcome: bounced }, { outcome: opened }]",
+      "2 outcome rules, more than max_rules (1)",
     ],
     ["a list instead of a mapping", "- port: 1", "must be a mapping of settings, not a list"],
     ["YAML that does not parse", "port: [1, 2", "config file"],

@@ -11,7 +11,7 @@ export type StoreEvent =
   | { type: "event"; message: CapturedMessage; event: MessageEvent }
   | { type: "clear" }
   | { type: "record"; entry: JournalEntry }
-  | { type: "clock"; offsetMs: number };
+  | { type: "clock"; offsetMs: number; version: number };
 
 export interface StoreChannel {
   /** The channel's prefixed name, for scripts that publish atomically with their writes. */
