@@ -26,7 +26,7 @@ if tokens == nil or tonumber(state[3]) ~= epoch then
   tokens = size
   at = now
 end
-tokens = math.min(size, tokens + (now - at) * tonumber(ARGV[2]))
+tokens = math.min(size, tokens + math.max(0, now - at) * tonumber(ARGV[2]))
 local allowed = 0
 if tokens >= 1 then
   tokens = tokens - 1
