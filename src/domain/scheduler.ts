@@ -69,7 +69,7 @@ const MAX_TIMER_MS = 2_147_483_647;
 export function createScheduler(options: SchedulerOptions): Scheduler {
   const { store, clock, handlers } = options;
   let timer: NodeJS.Timeout | undefined;
-  let timerDueAtMs = Number.POSITIVE_INFINITY;
+  let timerWakesAtRealMs = Number.POSITIVE_INFINITY;
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   /** Earliest due time scheduled while a batch runs: an item of the batch due after it must wait. */
@@ -77,25 +77,27 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
   const idOf = (kind: string, key: string): string => `${kind}:${key}`;
 
+  /**
+   * Sets the timer to wake at `dueAtMs` on the mock's clock, unless it already wakes sooner.
+   * Compared in real time: a timer set before the clock was advanced wakes later on the mock's
+   * clock than its due time said.
+   */
   function arm(dueAtMs: number | undefined): void {
     if (stopped) return;
-    const wakeAt = Math.min(
-      dueAtMs ?? Number.POSITIVE_INFINITY,
-      options.maxSleepMs === undefined ? Number.POSITIVE_INFINITY : clock.nowMs() + options.maxSleepMs,
-    );
-    if (timer !== undefined && wakeAt >= timerDueAtMs) return;
+    let delayMs = dueAtMs === undefined ? Number.POSITIVE_INFINITY : Math.max(0, dueAtMs - clock.nowMs());
+    if (options.maxSleepMs !== undefined) delayMs = Math.min(delayMs, options.maxSleepMs);
+    if (!Number.isFinite(delayMs)) return;
+    const wakesAtRealMs = Date.now() + delayMs;
+    if (timer !== undefined && wakesAtRealMs >= timerWakesAtRealMs) return;
     clearTimeout(timer);
-    timer = undefined;
-    timerDueAtMs = wakeAt;
-    if (!Number.isFinite(wakeAt)) return;
+    timerWakesAtRealMs = wakesAtRealMs;
     // Unref'd: pending steps never keep a process (a test runner, a CLI) alive.
     timer = setTimeout(
       () => {
         timer = undefined;
-        timerDueAtMs = Number.POSITIVE_INFINITY;
         runDue().catch(() => undefined);
       },
-      Math.min(MAX_TIMER_MS, Math.max(0, wakeAt - clock.nowMs())),
+      Math.min(MAX_TIMER_MS, delayMs),
     );
     timer.unref();
   }

@@ -1,7 +1,7 @@
 // The scheduler of due work: what falls due on an advanced clock runs in time order, each item
 // once, including what the items themselves schedule; nothing runs after it stops.
 
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createClock, createLocalClockOffset } from "../../src/domain/clock.js";
 import { createScheduler, type DueHandler } from "../../src/domain/scheduler.js";
 import { createMemoryDueWork } from "../../src/stores/memory/index.js";
@@ -112,6 +112,40 @@ describe("the scheduler", () => {
     await scheduler.clear("note");
     await advance(2000);
     expect(ran).toEqual(["b@1000"]);
+    scheduler.stop();
+  });
+});
+
+describe("the scheduler's timer", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("wakes when real time reaches an item, sooner when the clock was advanced meanwhile", async () => {
+    vi.useFakeTimers({ now: REAL_NOW });
+    const offset = createLocalClockOffset();
+    const clock = createClock(offset);
+    const ran: number[] = [];
+    const scheduler = createScheduler({
+      store: createMemoryDueWork(),
+      clock,
+      handlers: {
+        note: (_payload, dueAtMs) => {
+          ran.push(dueAtMs - REAL_NOW);
+          return Promise.resolve();
+        },
+      },
+    });
+    await scheduler.schedule("note", "a", null, REAL_NOW + 1000);
+    await scheduler.schedule("note", "b", null, REAL_NOW + 5000);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(ran).toEqual([1000]);
+
+    // 3 s of the mock's clock skipped: b is due 1 s of real time later, not 4 s.
+    await offset.advance(3000);
+    await scheduler.runDue();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(ran).toEqual([1000, 5000]);
     scheduler.stop();
   });
 });
