@@ -62,6 +62,16 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
 
   describeDueWorkContract("redis due work", async () => createRedisDueWork(await aConnection()));
 
+  it("refills a rate-limit bucket when the mock's clock moves forward, though Redis's own clock has not", async () => {
+    let offsetMs = 0;
+    const limiter = createRedisRateLimiter(await aConnection(), () => offsetMs);
+    const limit = { requests: 1, perSeconds: 60 };
+    expect((await limiter.take("key-1", limit)).allowed).toBe(true);
+    expect((await limiter.take("key-1", limit)).allowed).toBe(false);
+    offsetMs += 60_000;
+    expect((await limiter.take("key-1", limit)).allowed).toBe(true);
+  });
+
   describe("replicas sharing one prefix", () => {
     it("share one clock offset: a move on one is read synchronously on the other once told, and a reset puts both back", async () => {
       const prefix = aKeyPrefix();
