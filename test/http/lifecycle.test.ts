@@ -41,34 +41,79 @@ const typesOf = (message: CapturedMessage): string[] => message.events.map((even
 describe("the outcome table, through magic recipients", () => {
   const mock = sharedMock({ lifecycle: { stepMs: STEP_MS } });
 
-  const table: [Outcome, MessageEvent["type"][], CapturedMessage["status"]][] = [
-    ["delivered", ["message.sent", "message.delivered"], "delivered"],
-    ["bounced", ["message.sent", "message.bounced"], "bounced"],
-    ["soft_bounced", ["message.sent", "message.deferred", "message.bounced"], "bounced"],
-    ["deferred", ["message.sent", "message.deferred", "message.delivered"], "delivered"],
-    ["complained", ["message.sent", "message.delivered", "message.complained"], "complained"],
-    ["opened", ["message.sent", "message.delivered", "message.opened"], "opened"],
-    ["clicked", ["message.sent", "message.delivered", "message.opened", "message.clicked"], "clicked"],
+  /** Each outcome's events, and the status after each of them: the last is the final status. */
+  const table: [Outcome, [MessageEvent["type"], CapturedMessage["status"]][]][] = [
+    [
+      "delivered",
+      [
+        ["message.sent", "sent"],
+        ["message.delivered", "delivered"],
+      ],
+    ],
+    [
+      "bounced",
+      [
+        ["message.sent", "sent"],
+        ["message.bounced", "bounced"],
+      ],
+    ],
+    [
+      "soft_bounced",
+      [
+        ["message.sent", "sent"],
+        ["message.deferred", "deferred"],
+        ["message.bounced", "bounced"],
+      ],
+    ],
+    [
+      "deferred",
+      [
+        ["message.sent", "sent"],
+        ["message.deferred", "deferred"],
+        ["message.delivered", "delivered"],
+      ],
+    ],
+    [
+      "complained",
+      [
+        ["message.sent", "sent"],
+        ["message.delivered", "delivered"],
+        ["message.complained", "complained"],
+      ],
+    ],
+    [
+      "opened",
+      [
+        ["message.sent", "sent"],
+        ["message.delivered", "delivered"],
+        ["message.opened", "opened"],
+      ],
+    ],
+    [
+      "clicked",
+      [
+        ["message.sent", "sent"],
+        ["message.delivered", "delivered"],
+        ["message.opened", "opened"],
+        ["message.clicked", "clicked"],
+      ],
+    ],
   ];
 
-  it.each(table)("%s: one event per step of the clock, then the final status", async (outcome, types, finalStatus) => {
+  it.each(table)("%s: one event per step of the clock, each moving the status on", async (outcome, steps) => {
     const id = await send(mock(), { to: `${outcome}@outcome.sendmock.test` });
     const captured = await messageOf(mock(), id);
     expect(captured).toMatchObject({ status: "queued", events: [] });
 
-    for (const [step, type] of types.entries()) {
+    for (const [step, [, status]] of steps.entries()) {
       await advance(mock(), STEP_MS);
       const now = await messageOf(mock(), id);
-      expect(typesOf(now)).toEqual(types.slice(0, step + 1));
+      expect(typesOf(now)).toEqual(steps.slice(0, step + 1).map(([type]) => type));
       expect(now.events[step]?.at).toBe(new Date(Date.parse(captured.created_at) + (step + 1) * STEP_MS).toISOString());
-      expect(now.status).toBe(
-        step + 1 === types.length
-          ? finalStatus
-          : { "message.sent": "sent", "message.deferred": "deferred", "message.delivered": "delivered", "message.opened": "opened" }[type as string],
-      );
+      expect(now.status).toBe(status);
     }
     await advance(mock(), STEP_MS * 5);
-    expect(typesOf(await messageOf(mock(), id))).toEqual(types);
+    expect(typesOf(await messageOf(mock(), id))).toHaveLength(steps.length);
   });
 
   it("marks a hard bounce and a soft bounce with bounce_type", async () => {
