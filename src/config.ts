@@ -309,13 +309,17 @@ function snakeToCamel(key: string): string {
   return key.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
 }
 
-/** Renames keys recursively; the keys of `status_codes` are error codes and stay as they are. */
+/**
+ * Keys whose values stay as they are: the keys of `status_codes` are error codes, and fault rules
+ * are wire objects (snake_case in the library too) whose `respond` headers and body are the user's own.
+ */
+const KEPT_AS_GIVEN = new Set(["status_codes", "statusCodes", "faults"]);
+
+/** Renames keys recursively, but not inside the values of KEPT_AS_GIVEN. */
 function renameKeys(value: unknown, rename: (key: string) => string): unknown {
   if (Array.isArray(value)) return value.map((item) => renameKeys(item, rename));
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [rename(key), key === "status_codes" || key === "statusCodes" ? inner : renameKeys(inner, rename)]),
-  );
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [rename(key), KEPT_AS_GIVEN.has(key) ? inner : renameKeys(inner, rename)]));
 }
 
 export function readConfigFile(file: string): FileSettings {
@@ -372,8 +376,9 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
   // Where a key's value came from, to name it in a message about a rule between keys.
   const sourceOf = (key: string): string => (key in fromOptions ? optionsSource : `config file ${path.resolve(String(configFile))}`);
   const faults = (fromOptions.faults ?? fromFile.faults ?? []) as FaultRuleInput[];
+  const maxHeaderBytes = merged.maxHeaderBytes ?? DEFAULT_LIMITS.maxHeaderBytes;
   faults.forEach((rule, index) => {
-    const problem = checkFaultRule(rule);
+    const problem = checkFaultRule(rule, { bodyBytes: bodyLimitBytes, headerBytes: maxHeaderBytes });
     if (problem !== undefined) throw new ConfigError(`${sourceOf("faults")}: faults.${index}: ${problem}`);
   });
   const maxRules = merged.maxRules ?? DEFAULT_LIMITS.maxRules;
@@ -435,7 +440,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
     headersTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs: merged.keepAliveTimeoutMs ?? DEFAULT_LIMITS.keepAliveTimeoutMs,
-    maxHeaderBytes: merged.maxHeaderBytes ?? DEFAULT_LIMITS.maxHeaderBytes,
+    maxHeaderBytes,
     // Below a megabyte, one large message would empty the outbox at once.
     maxBytes: size("maxBytes", 1024 * 1024),
     maxPageBytes: size("maxPageBytes", 64 * 1024),

@@ -44,7 +44,8 @@ export interface ApiErrorOptions {
   violations?: Violation[];
 }
 
-function boundedViolations(violations: readonly Violation[]): Violation[] {
+/** At most MAX_VIOLATIONS, each cut short, and a last one that counts the rest. */
+export function boundedViolations(violations: readonly Violation[]): Violation[] {
   const kept = violations.slice(0, MAX_VIOLATIONS).map((violation) => ({ path: excerpt(violation.path), message: excerpt(violation.message, 1024) }));
   const more = violations.length - kept.length;
   return more > 0 ? [...kept, { path: "", message: `and ${more} more violations` }] : kept;

@@ -3,6 +3,7 @@
 import type express from "express";
 import { createApp } from "./app.js";
 import { resolveConfig, type ResolvedConfig, type SendMockOptions } from "./config.js";
+import type { ContractChecker } from "./contract/check.js";
 import { warmContractValidator } from "./contract/express-validator.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract/load.js";
 import { isLoopbackHost } from "./domain/addresses.js";
@@ -11,7 +12,7 @@ import { createClockControl, type ClockControl } from "./domain/clock.js";
 import { createLifecycle, LIFECYCLE_STEP, type Lifecycle } from "./domain/lifecycle.js";
 import { createOutcomeControl, type OutcomeControl } from "./domain/outcomes.js";
 import { createScheduler, type DueHandler } from "./domain/scheduler.js";
-import { createFaultControl, type FaultControl } from "./domain/faults.js";
+import { createFaultControl, type FaultControl, type RespondLimits } from "./domain/faults.js";
 import type { Journal } from "./domain/journal.js";
 import type { Outbox } from "./domain/outbox.js";
 import { withCapturedMessageCheck } from "./contract/captured-message.js";
@@ -115,6 +116,13 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     return () => resetListeners.delete(listener);
   };
 
+  // Built on first use: only a proxy and the answers of `respond` faults are judged outside
+  // express, and building it took ~90 ms (then ~40 ms to compile the first answer's schemas).
+  let checking: Promise<ContractChecker> | undefined;
+  const answerChecker = (): Promise<ContractChecker> =>
+    (checking ??= import("./contract/check.js").then((module) => module.createContractChecker(sendContract)));
+  const respondLimits: RespondLimits = { bodyBytes: config.bodyLimitBytes, headerBytes: config.maxHeaderBytes };
+
   const sendService = createSendService({ catalog: templates, outbox, lifecycle, now: () => clock.now() });
   // Steps left by an earlier run of a shared store, or scheduled before a restart, run when due.
   void scheduler.runDue().catch(() => undefined);
@@ -132,6 +140,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       faults,
       allowFaultHeader: config.allowFaultHeader,
       allowMagicRecipients: config.allowMagicRecipients,
+      answerChecker,
       shutdown: shutdown.signal,
     },
     admin: {
@@ -147,6 +156,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       outcomes,
       lifecycle,
       clock: clockControl,
+      respondLimits,
       reset,
       listeningPort,
       shutdown: shutdown.signal,
@@ -154,8 +164,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     },
     proxy: config.proxy && {
       ...config.proxy,
-      // Loaded only in proxy mode: a plain mock has no use for it.
-      checker: await (await import("./contract/check.js")).createContractChecker(sendContract),
+      checker: await answerChecker(),
       journal,
       // The real service decides what happens to what it accepted: no local lifecycle.
       sendService: createSendService({ catalog: templates, outbox, now: () => clock.now() }),
@@ -183,7 +192,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     journal,
     templates,
     settings,
-    faults: createFaultControl(faults),
+    faults: createFaultControl(faults, respondLimits),
     outcomes,
     clock: clockControl,
     reset,

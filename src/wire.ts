@@ -6,6 +6,9 @@ export type { ErrorCode, Violation };
 
 export type ResponseShape = "a" | "b";
 
+/** Any JSON value. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
 /** Values for a template's placeholders: `{name}` is filled from `data.name`. */
 export type TemplateData = Record<string, string | string[]>;
 
@@ -127,6 +130,8 @@ export interface JournalEntry {
   api_key_hint: string | null;
   to: string | null;
   template_id: string | null;
+  /** How a `respond` fault's answer departs from the contract (empty when it conforms); null when no answer was judged. */
+  response_violations: Violation[] | null;
 }
 
 export interface JournalList {
@@ -209,6 +214,7 @@ export const FAULT_KINDS = [
   "timeout",
   "disconnect",
   "malformed_response",
+  "respond",
 ] as const;
 
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -219,9 +225,15 @@ export interface FaultRuleInput {
   match?: { to?: string; template_id?: string; api_key?: string };
   times?: number;
   probability?: number;
-  status?: 500 | 502 | 503 | 504;
+  /** `server_error`: 500, 502, 503 or 504; `respond` (required): the status to answer, 200-599. */
+  status?: number;
+  /** `rate_limit` (default 1) and `server_error` (default none): the `Retry-After` in seconds. */
   retry_after_s?: number;
   delay_ms?: number;
+  /** `respond` only: the answer's headers, as given. */
+  headers?: Record<string, string>;
+  /** `respond` only: the answer's body; a string is sent as it is, any other JSON value as JSON. */
+  body?: Exclude<JsonValue, null>;
 }
 
 /** A fault rule as the mock keeps it: `match.api_key` only as a hint, `times` as what is left. */
@@ -237,6 +249,10 @@ export interface FaultRule {
   status: number | null;
   retry_after_s: number | null;
   delay_ms: number | null;
+  /** A `respond` rule's headers (`{}` when it gives none); null for the other kinds. */
+  headers: Record<string, string> | null;
+  /** A `respond` rule's body; null when it has none, and for the other kinds. */
+  body: JsonValue | null;
   /** `config` for the rules of the config file (restored by reset), `api` for the added ones. */
   source: "config" | "api";
   created_at: string;

@@ -43,6 +43,12 @@ function checkValue(ajv: Ajv2020, cache: Map<object, ValidateFunction>, schema: 
   return closest ?? [];
 }
 
+/** A header's text as the value its schema describes: a number where it says integer or number. */
+function headerValue(schema: Schema, text: string): unknown {
+  const numeric = schema.type === "integer" || schema.type === "number";
+  return numeric && /^-?\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : text;
+}
+
 function responseFor(operation: OpenAPIV3_1.OperationObject, status: number): OpenAPIV3_1.ResponseObject | undefined {
   const responses = operation.responses ?? {};
   return (responses[String(status)] ?? responses[`${String(status).charAt(0)}XX`] ?? responses.default) as OpenAPIV3_1.ResponseObject | undefined;
@@ -76,8 +82,16 @@ export async function createContractChecker(contract: Contract): Promise<Contrac
       }
       const violations: ContractViolation[] = [];
       for (const [name, header] of Object.entries(response.headers ?? {})) {
-        if ((header as OpenAPIV3_1.HeaderObject).required === true && answer.headers[name.toLowerCase()] === undefined) {
-          violations.push({ path: `/headers/${name.toLowerCase()}`, message: `${name} header is missing`, expected: `a ${name} header`, actual: "absent" });
+        const { required, schema } = header as OpenAPIV3_1.HeaderObject;
+        const path = `/headers/${name.toLowerCase()}`;
+        const value = answer.headers[name.toLowerCase()];
+        if (value === undefined) {
+          if (required === true) violations.push({ path, message: `${name} header is missing`, expected: `a ${name} header`, actual: "absent" });
+        } else if (schema !== undefined) {
+          // A Retry-After that is an HTTP date where the contract says whole seconds, say.
+          for (const violation of checkValue(ajv, cache, schema as Schema, headerValue(schema as Schema, value))) {
+            violations.push({ ...violation, path, message: `${name} header ${violation.message}`, actual: show(value) });
+          }
         }
       }
       const contentType = (answer.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";

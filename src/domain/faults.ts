@@ -2,7 +2,7 @@
 
 import { ApiError } from "../errors.js";
 import { schemaCheck } from "../contract/schema-check.js";
-import { FAULT_KINDS, type FaultKind, type FaultRule, type FaultRuleInput } from "../wire.js";
+import { FAULT_KINDS, type FaultKind, type FaultRule, type FaultRuleInput, type JsonValue } from "../wire.js";
 import { RULE_MATCH_PROPERTIES, type RuleBook, type RuleBookOptions, type RuleKind, type RuleTarget } from "./rule-book.js";
 
 export const SERVER_ERROR_STATUSES = [500, 502, 503, 504] as const;
@@ -16,13 +16,25 @@ export const MAX_RETRY_AFTER_S = 86_400;
 /** What one request offers to the rules. */
 export type FaultTarget = RuleTarget;
 
+/** What a `respond` fault answers: the rule's status, headers and body, the body already as text. */
+export interface GivenAnswer {
+  status: number;
+  /** The rule's headers, plus a Content-Type for its body when it names none. */
+  headers: Record<string, string>;
+  /** Undefined for an answer without a body. */
+  body: string | undefined;
+}
+
 /** A fault picked for a request, with its parameters filled in. */
 export interface ChosenFault {
   kind: FaultKind;
   /** Only when the fault names one; otherwise `status_codes` or the default decides. */
   status: number | undefined;
-  retryAfterS: number;
+  /** Always set for `rate_limit` (default 1); for `server_error` only when asked for. */
+  retryAfterS: number | undefined;
   delayMs: number;
+  /** `respond` only. */
+  answer: GivenAnswer | undefined;
 }
 
 export interface FaultOutcome {
@@ -53,53 +65,134 @@ export const FAULT_RULE_SCHEMA = {
   properties: {
     fault: { enum: FAULT_KINDS },
     ...RULE_MATCH_PROPERTIES,
-    status: { enum: SERVER_ERROR_STATUSES },
+    // Which statuses a kind takes is checked by checkFaultRule, which can say why.
+    status: { type: "integer", minimum: 100, maximum: 599 },
     retry_after_s: { type: "integer", minimum: 0, maximum: MAX_RETRY_AFTER_S },
     delay_ms: { type: "integer", minimum: 0, maximum: MAX_DELAY_MS },
+    headers: { type: "object", additionalProperties: { type: "string" } },
+    // Any JSON value; checkFaultRule refuses null with a sentence a schema error cannot give.
+    body: {},
   },
 } as const;
 
 const checkRuleShape = schemaCheck(FAULT_RULE_SCHEMA);
 
-/** The parameters each kind takes; any other is a mistake worth reporting. */
-const PARAMETERS_OF: Record<FaultKind, readonly ("status" | "retry_after_s" | "delay_ms")[]> = {
+export type FaultParameter = "status" | "retry_after_s" | "delay_ms" | "headers" | "body";
+
+/** The parameters each kind takes, in the order a magic recipient's + parts give them; any other is a mistake worth reporting. */
+export const PARAMETERS_OF: Record<FaultKind, readonly FaultParameter[]> = {
   invalid_recipient: [],
   invalid_template_id: [],
   missing_template_data: [],
   rate_limit: ["retry_after_s"],
-  server_error: ["status"],
+  // A real 503 often says when to come back.
+  server_error: ["status", "retry_after_s"],
   latency: ["delay_ms"],
   timeout: ["delay_ms"],
   disconnect: [],
   malformed_response: [],
+  respond: ["status", "headers", "body"],
 };
 
-/** The checks a schema cannot express; answers the problem in one sentence, or undefined. */
-export function checkFaultRule(input: FaultRuleInput): string | undefined {
+/** A rule's problem, and the parameter it is about (for a trigger to point at its own header). */
+export interface RuleProblem {
+  parameter: FaultParameter | undefined;
+  message: string;
+}
+
+/** How a way of asking for a fault calls each parameter: the rule's field names by default. */
+export type ParameterNames = Record<FaultParameter, string>;
+
+const RULE_FIELDS: ParameterNames = { status: "status", retry_after_s: "retry_after_s", delay_ms: "delay_ms", headers: "headers", body: "body" };
+
+/** The checks of the parameters that a schema cannot express, worded with `names`. */
+export function parameterProblem(input: FaultRuleInput, names: ParameterNames = RULE_FIELDS): RuleProblem | undefined {
   const allowed = PARAMETERS_OF[input.fault];
-  for (const parameter of ["status", "retry_after_s", "delay_ms"] as const) {
+  for (const parameter of Object.keys(RULE_FIELDS) as FaultParameter[]) {
     if (input[parameter] !== undefined && !allowed.includes(parameter)) {
-      return `${parameter} does not apply to the fault ${input.fault}${allowed.length > 0 ? ` (it takes ${allowed.join(", ")})` : ""}`;
+      const takes = allowed.length > 0 ? ` (it takes ${allowed.map((name) => names[name]).join(", ")})` : "";
+      return { parameter, message: `${names[parameter]} does not apply to the fault ${input.fault}${takes}` };
     }
   }
-  if (input.status !== undefined && !(SERVER_ERROR_STATUSES as readonly number[]).includes(input.status)) {
-    return `status of server_error must be one of ${SERVER_ERROR_STATUSES.join(", ")}`;
+  const { status } = input;
+  if (input.fault === "server_error" && status !== undefined && !(SERVER_ERROR_STATUSES as readonly number[]).includes(status)) {
+    return { parameter: "status", message: `${names.status} of server_error must be one of ${SERVER_ERROR_STATUSES.join(", ")}` };
+  }
+  if (input.retry_after_s !== undefined && input.retry_after_s > MAX_RETRY_AFTER_S) {
+    return { parameter: "retry_after_s", message: `${names.retry_after_s} must be at most ${MAX_RETRY_AFTER_S} (a day)` };
   }
   if (input.delay_ms !== undefined && input.delay_ms > MAX_DELAY_MS) {
-    return `delay_ms must be at most ${MAX_DELAY_MS}`;
+    return { parameter: "delay_ms", message: `${names.delay_ms} must be at most ${MAX_DELAY_MS}` };
   }
   return undefined;
 }
 
+/** How large a `respond` rule may be: each rule is kept whole, at most max_rules of them. */
+export interface RespondLimits {
+  /** Largest body, in UTF-8 bytes: body_limit, the size a request body may have. */
+  bodyBytes: number;
+  /** Largest header block: max_header_bytes, what Node's HTTP clients read by default. */
+  headerBytes: number;
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Printable ASCII, spaces and tabs: no CR or LF to split the answer, nothing a client would read differently. */
+const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+/** Set by the connection, not by an answer: written by hand they would break it. */
+const CONNECTION_HEADERS = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade"]);
+/** Statuses HTTP gives no body. */
+const BODILESS_STATUSES = new Set([204, 304]);
+
+function bodyText(body: Exclude<JsonValue, null>): string {
+  return typeof body === "string" ? body : JSON.stringify(body);
+}
+
+function respondHeadersProblem(headers: Record<string, string>, limits: RespondLimits): string | undefined {
+  const seen = new Set<string>();
+  let headerBytes = 0;
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (!HEADER_NAME.test(name)) return `headers: ${JSON.stringify(name)} is not a header name (letters, digits and ! # $ % & ' * + - . ^ _ \` | ~ only)`;
+    if (seen.has(lower)) return `headers: ${name} is given twice (header names are case-insensitive)`;
+    seen.add(lower);
+    if (CONNECTION_HEADERS.has(lower)) return `headers.${name}: a hop-by-hop header belongs to the connection, sendmock cannot set it on an answer`;
+    if (lower === "content-length") return `headers.${name}: sendmock sets Content-Length from the body, so that the answer stays readable`;
+    if (!HEADER_VALUE.test(value)) return `headers.${name} must be printable ASCII on one line (no CR, LF or other control characters)`;
+    headerBytes += Buffer.byteLength(`${name}: ${value}\r\n`);
+  }
+  if (headerBytes > limits.headerBytes) return `headers come to ${headerBytes} bytes, more than max_header_bytes (${limits.headerBytes})`;
+  return undefined;
+}
+
+/** The checks of a `respond` rule: what it answers must be an answer HTTP can carry, of a bounded size. */
+function respondProblem(input: FaultRuleInput, limits: RespondLimits): string | undefined {
+  const { status, body, headers } = input;
+  if (status === undefined) return "respond needs a status: the HTTP status to answer with (200-599)";
+  // A 1xx is an interim answer: the client would wait for the final one until it gives up.
+  if (status < 200) return `status of respond must be 200-599: a ${status} is an interim answer, the client would go on waiting (use timeout for that)`;
+  if ((body as unknown) === null) return 'body must not be null: leave it out for an answer without a body, or give the text "null"';
+  if (body !== undefined && BODILESS_STATUSES.has(status)) return `body is not allowed with status ${status}: HTTP gives a ${status} answer no body`;
+  if (body !== undefined) {
+    const bytes = Buffer.byteLength(bodyText(body));
+    if (bytes > limits.bodyBytes) return `body is ${bytes} bytes, more than body_limit (${limits.bodyBytes})`;
+  }
+  return headers === undefined ? undefined : respondHeadersProblem(headers, limits);
+}
+
+/** The checks a schema cannot express; answers the problem in one sentence, or undefined. */
+export function checkFaultRule(input: FaultRuleInput, limits: RespondLimits): string | undefined {
+  return parameterProblem(input)?.message ?? (input.fault === "respond" ? respondProblem(input, limits) : undefined);
+}
+
 /** Checks a rule from a caller that no contract validated; throws an `invalid_request` ApiError. */
-export function validFaultRule(input: unknown): FaultRuleInput {
+export function validFaultRule(input: unknown, limits: RespondLimits): FaultRuleInput {
   const error = checkRuleShape(input);
   if (error) {
     const where = error.instancePath.slice(1).replaceAll("/", ".") || "the rule";
     throw new ApiError("invalid_request", `Invalid fault rule: ${where} ${error.message ?? "is invalid"}`);
   }
   const rule = input as FaultRuleInput;
-  const problem = checkFaultRule(rule);
+  const problem = checkFaultRule(rule, limits);
   if (problem !== undefined) throw new ApiError("invalid_request", `Invalid fault rule: ${problem}`);
   return rule;
 }
@@ -112,21 +205,38 @@ export interface FaultControl {
   clear(): Promise<void>;
 }
 
-export function createFaultControl(plan: FaultPlan): FaultControl {
+export function createFaultControl(plan: FaultPlan, limits: RespondLimits): FaultControl {
   return {
-    add: async (input) => plan.add(validFaultRule(input)),
+    add: async (input) => plan.add(validFaultRule(input, limits)),
     list: () => plan.list(),
     remove: (id) => plan.remove(id),
     clear: () => plan.clear(),
   };
 }
 
-export function chosenFault(kind: FaultKind, parameters: { status?: number; retryAfterS?: number; delayMs?: number } = {}): ChosenFault {
+export interface FaultParameters {
+  status?: number;
+  retryAfterS?: number;
+  delayMs?: number;
+  headers?: Record<string, string>;
+  body?: Exclude<JsonValue, null>;
+}
+
+/** A `respond` rule's answer, its body serialized once when the rule is compiled rather than on each send. */
+function givenAnswer(status: number, headers: Record<string, string>, body: Exclude<JsonValue, null> | undefined): GivenAnswer {
+  const namesType = Object.keys(headers).some((name) => name.toLowerCase() === "content-type");
+  if (body === undefined) return { status, headers: { ...headers }, body: undefined };
+  const contentType = typeof body === "string" ? "text/plain; charset=utf-8" : "application/json";
+  return { status, headers: namesType ? { ...headers } : { "Content-Type": contentType, ...headers }, body: bodyText(body) };
+}
+
+export function chosenFault(kind: FaultKind, parameters: FaultParameters = {}): ChosenFault {
   return {
     kind,
     status: parameters.status,
-    retryAfterS: parameters.retryAfterS ?? DEFAULT_RETRY_AFTER_S,
+    retryAfterS: parameters.retryAfterS ?? (kind === "rate_limit" ? DEFAULT_RETRY_AFTER_S : undefined),
     delayMs: parameters.delayMs ?? (kind === "timeout" ? DEFAULT_TIMEOUT_MS : DEFAULT_LATENCY_MS),
+    answer: kind === "respond" ? givenAnswer(parameters.status ?? 200, parameters.headers ?? {}, parameters.body) : undefined,
   };
 }
 
@@ -156,13 +266,22 @@ export const FAULT_RULES: RuleKind<FaultRuleInput, FaultRule> = {
     status: input.status ?? null,
     retry_after_s: input.retry_after_s ?? null,
     delay_ms: input.delay_ms ?? null,
+    // Copies: a caller changing its object after adding the rule must not change the rule.
+    headers: input.fault === "respond" ? { ...input.headers } : null,
+    body: input.body === undefined ? null : structuredClone(input.body),
     source: common.source,
     created_at: common.created_at,
   }),
 };
 
 function chosenByRule(rule: FaultRule): ChosenFault {
-  return chosenFault(rule.fault, { status: rule.status ?? undefined, retryAfterS: rule.retry_after_s ?? undefined, delayMs: rule.delay_ms ?? undefined });
+  return chosenFault(rule.fault, {
+    status: rule.status ?? undefined,
+    retryAfterS: rule.retry_after_s ?? undefined,
+    delayMs: rule.delay_ms ?? undefined,
+    headers: rule.headers ?? undefined,
+    body: rule.body ?? undefined,
+  });
 }
 
 /** The fault plan over a book of fault rules: one-offs first, then the rules, latency composing with the rest. */

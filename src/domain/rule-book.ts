@@ -124,9 +124,9 @@ export function createDraw(seed: number | null): { wins(rule: CompiledRule<RuleV
   };
 }
 
-/** A copy of a rule's view that a caller may change without changing the stored rule. */
+/** A deep copy of a rule's view (a `respond` rule holds a JSON body) that a caller may change without changing the stored rule. */
 export function copyRule<V extends RuleView>(view: V): V {
-  return { ...view, match: { ...view.match } };
+  return structuredClone(view);
 }
 
 export interface RuleBookOptions<I extends RuleInput> {

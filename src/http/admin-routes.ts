@@ -7,7 +7,7 @@ import type { KeyCheck } from "../domain/api-keys.js";
 import type { ClockControl } from "../domain/clock.js";
 import type { Lifecycle } from "../domain/lifecycle.js";
 import type { OutcomeControl } from "../domain/outcomes.js";
-import { validFaultRule, type FaultPlan } from "../domain/faults.js";
+import { validFaultRule, type FaultPlan, type RespondLimits } from "../domain/faults.js";
 import type { Journal } from "../domain/journal.js";
 import { WaitTimeoutError, type MessageFilter, type Outbox } from "../domain/outbox.js";
 import type { SettingsStore } from "../domain/settings.js";
@@ -36,6 +36,8 @@ export interface AdminRoutesDeps {
   outcomes: OutcomeControl;
   lifecycle: Lifecycle;
   clock: ClockControl;
+  /** How large a `respond` rule may be. */
+  respondLimits: RespondLimits;
   reset: () => Promise<void>;
   listeningPort: () => number;
   /** Aborted when the server closes, so long waits and event streams end with it. */
@@ -222,7 +224,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
   });
 
   router.post("/_mock/faults", async (req, res) => {
-    res.status(201).json(await deps.faults.add(validFaultRule(req.body)));
+    res.status(201).json(await deps.faults.add(validFaultRule(req.body, deps.respondLimits)));
   });
 
   router.delete("/_mock/faults", async (_req, res) => {

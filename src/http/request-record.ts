@@ -11,6 +11,8 @@ export interface SendRecord {
   violations: readonly Violation[];
   fault: string | undefined;
   messageId: string | undefined;
+  /** How a `respond` fault's answer departs from the contract; undefined when no answer was judged. */
+  responseViolations: readonly Violation[] | undefined;
 }
 
 const KEY = "sendmockRecord";
@@ -27,6 +29,7 @@ export function sendRecordOf(res: Response): SendRecord {
     violations: [],
     fault: undefined,
     messageId: undefined,
+    responseViolations: undefined,
   };
   res.locals[KEY] = record;
   return record;

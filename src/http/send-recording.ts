@@ -38,6 +38,7 @@ export function journalRecorder(journal: Journal) {
           api_key_hint: record.apiKey === undefined ? null : apiKeyHint(record.apiKey),
           to: field("to"),
           template_id: field("template_id"),
+          response_violations: record.responseViolations === undefined ? null : [...record.responseViolations],
         })
         .catch(() => undefined);
     });

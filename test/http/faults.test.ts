@@ -196,19 +196,18 @@ async function resetOverHttp(mock: SendMock): Promise<void> {
 
 type FaultSpec = Pick<FaultRuleInput, "fault" | "status" | "retry_after_s" | "delay_ms">;
 
-/** The one parameter a spec sets, if any: what `+S` of a magic recipient stands for. */
-function parameterOf(spec: FaultSpec): number | undefined {
-  return spec.status ?? spec.retry_after_s ?? spec.delay_ms;
+/** The parameters a spec sets, in the order of a magic recipient's + parts: `server_error+503+30`. */
+function parametersOf(spec: FaultSpec): number[] {
+  return [spec.status, spec.retry_after_s, spec.delay_ms].filter((value) => value !== undefined);
 }
 
 function labelOf(spec: FaultSpec): string {
-  const [name, value] = Object.entries(spec).find(([key]) => key !== "fault") ?? [];
-  return name === undefined ? spec.fault : `${spec.fault} with ${name} ${String(value)}`;
+  const parameters = Object.entries(spec).filter(([key]) => key !== "fault");
+  return parameters.length === 0 ? spec.fault : `${spec.fault} with ${parameters.map(([name, value]) => `${name} ${String(value)}`).join(" and ")}`;
 }
 
 function magicRecipient(spec: FaultSpec): string {
-  const parameter = parameterOf(spec);
-  return `${spec.fault}${parameter === undefined ? "" : `+${parameter}`}@fault.sendmock.test`;
+  return `${[spec.fault, ...parametersOf(spec)].join("+")}@fault.sendmock.test`;
 }
 
 function faultHeaders(spec: FaultSpec): Record<string, string> {
@@ -216,12 +215,13 @@ function faultHeaders(spec: FaultSpec): Record<string, string> {
     "X-Sendmock-Fault": spec.fault,
     ...(spec.status !== undefined && { "X-Sendmock-Fault-Status": String(spec.status) }),
     ...(spec.delay_ms !== undefined && { "X-Sendmock-Fault-Delay": String(spec.delay_ms) }),
+    ...(spec.retry_after_s !== undefined && { "X-Sendmock-Fault-Retry-After": String(spec.retry_after_s) }),
   };
 }
 
 /** The recipient that the config rule of `spec` matches: one rule per spec in a mock's start-up faults. */
 function configRecipient(spec: FaultSpec): string {
-  return `config-${spec.fault}-${parameterOf(spec) ?? "default"}@example.com`;
+  return `config-${[spec.fault, ...parametersOf(spec)].join("-")}@example.com`;
 }
 
 function configRules(specs: readonly FaultSpec[]): FaultRuleInput[] {
@@ -230,7 +230,7 @@ function configRules(specs: readonly FaultSpec[]): FaultRuleInput[] {
 
 interface WayIn {
   way: string;
-  /** Whether this way can say all that `spec` says (the header family has no Retry-After). */
+  /** Whether this way can say all that `spec` says (a magic recipient gives a server_error's Retry-After only after its status). */
   carries: (spec: FaultSpec) => boolean;
   /** Sets the fault up on `mock` and answers the send that meets it. */
   arm: (mock: SendMock, spec: FaultSpec) => Promise<SendCall>;
@@ -260,12 +260,12 @@ const WAYS_IN: readonly WayIn[] = [
   },
   {
     way: "the X-Sendmock-Fault header",
-    carries: (spec) => spec.retry_after_s === undefined,
+    carries: () => true,
     arm: (_mock, spec) => Promise.resolve({ headers: faultHeaders(spec) }),
   },
   {
     way: "a magic recipient",
-    carries: () => true,
+    carries: (spec) => !(spec.fault === "server_error" && spec.retry_after_s !== undefined && spec.status === undefined),
     arm: (_mock, spec) => Promise.resolve({ with: { to: magicRecipient(spec) } }),
   },
 ];
@@ -290,10 +290,19 @@ const ERROR_FAULTS: readonly ErrorFault[] = [
   { spec: { fault: "missing_template_data" }, status: 422, code: "missing_template_data", says: /missing template data.*welcome/i },
   { spec: { fault: "rate_limit" }, status: 429, code: "rate_limited", says: /rate limit/i, retryAfter: "1" },
   { spec: { fault: "rate_limit", retry_after_s: 7 }, status: 429, code: "rate_limited", says: /retry after 7 s/i, retryAfter: "7" },
-  { spec: { fault: "server_error" }, status: 500, code: "server_error", says: /server error/i },
-  { spec: { fault: "server_error", status: 502 }, status: 502, code: "server_error", says: /server error/i },
-  { spec: { fault: "server_error", status: 503 }, status: 503, code: "server_error", says: /server error/i },
-  { spec: { fault: "server_error", status: 504 }, status: 504, code: "server_error", says: /server error/i },
+  { spec: { fault: "rate_limit", retry_after_s: 0 }, status: 429, code: "rate_limited", says: /retry after 0 s/i, retryAfter: "0" },
+  { spec: { fault: "server_error" }, status: 500, code: "server_error", says: /^Internal server error/ },
+  { spec: { fault: "server_error", status: 502 }, status: 502, code: "server_error", says: /^Bad gateway/ },
+  { spec: { fault: "server_error", status: 503 }, status: 503, code: "server_error", says: /^Service unavailable/ },
+  { spec: { fault: "server_error", status: 504 }, status: 504, code: "server_error", says: /^Gateway timeout/ },
+  {
+    spec: { fault: "server_error", status: 503, retry_after_s: 30 },
+    status: 503,
+    code: "server_error",
+    says: /^Service unavailable: retry after 30 s/,
+    retryAfter: "30",
+  },
+  { spec: { fault: "server_error", retry_after_s: 5 }, status: 500, code: "server_error", says: /^Internal server error: retry after 5 s/, retryAfter: "5" },
 ];
 
 const LATENCY: FaultSpec = { fault: "latency", delay_ms: 150 };
@@ -698,7 +707,27 @@ describe("bad fault input", () => {
       rule: { fault: "invalid_recipient", delay_ms: 100 },
       says: /delay_ms does not apply to the fault invalid_recipient/,
     },
-    { problem: "retry_after_s on server_error", rule: { fault: "server_error", retry_after_s: 2 }, says: /retry_after_s does not apply/ },
+    { problem: "retry_after_s on latency", rule: { fault: "latency", retry_after_s: 2 }, says: /retry_after_s does not apply to the fault latency/ },
+    { problem: "respond without a status", rule: { fault: "respond", body: "hi" }, says: /respond needs a status/ },
+    { problem: "respond with status 100", rule: { fault: "respond", status: 100 }, says: /status of respond must be 200-599/ },
+    { problem: "respond with status 600", rule: { fault: "respond", status: 600 }, says: /status/ },
+    { problem: "respond with a status that is not an integer", rule: { fault: "respond", status: "429" }, says: /status/ },
+    { problem: "respond with a null body", rule: { fault: "respond", status: 200, body: null }, says: /body must not be null/ },
+    { problem: "respond with a body and status 204", rule: { fault: "respond", status: 204, body: "x" }, says: /body is not allowed with status 204/ },
+    { problem: "respond with a header value that is not a string", rule: { fault: "respond", status: 200, headers: { "Retry-After": 5 } }, says: /headers/ },
+    {
+      problem: "respond with a line break in a header value",
+      rule: { fault: "respond", status: 200, headers: { "X-Note": "a\r\nSet-Cookie: b=c" } },
+      says: /headers\.X-Note must be printable ASCII on one line/,
+    },
+    { problem: "respond with Content-Length", rule: { fault: "respond", status: 200, headers: { "Content-Length": "3" } }, says: /headers\.Content-Length/ },
+    { problem: "respond with Transfer-Encoding", rule: { fault: "respond", status: 200, headers: { "Transfer-Encoding": "chunked" } }, says: /hop-by-hop/ },
+    {
+      problem: "respond with a bad header name",
+      rule: { fault: "respond", status: 200, headers: { "Bad Name": "x" } },
+      says: /"Bad Name" is not a header name/,
+    },
+    { problem: "headers on server_error", rule: { fault: "server_error", headers: { "X-A": "b" } }, says: /headers does not apply to the fault server_error/ },
     { problem: "an unknown field", rule: { fault: "latency", colour: "red" }, says: /colour/ },
     { problem: "an unknown match field", rule: { fault: "latency", match: { from: "*@example.com" } }, says: /from/ },
     { problem: "probability: 2", rule: { fault: "server_error", probability: 2 }, says: /probability/ },
@@ -727,14 +756,68 @@ describe("bad fault input", () => {
     {
       problem: "X-Sendmock-Fault-Status: 418",
       call: { headers: { "X-Sendmock-Fault": "server_error", "X-Sendmock-Fault-Status": "418" } },
-      says: /500, 502, 503, 504/,
-      path: "/headers/x-sendmock-fault",
+      says: /X-Sendmock-Fault-Status of server_error must be one of 500, 502, 503, 504/,
+      path: "/headers/x-sendmock-fault-status",
     },
     {
       problem: "X-Sendmock-Fault-Delay on a rate_limit",
       call: { headers: { "X-Sendmock-Fault": "rate_limit", "X-Sendmock-Fault-Delay": "100" } },
-      says: /delay_ms does not apply/,
+      says: /X-Sendmock-Fault-Delay does not apply to the fault rate_limit \(it takes X-Sendmock-Fault-Retry-After\)/,
+      path: "/headers/x-sendmock-fault-delay",
+    },
+    {
+      problem: "X-Sendmock-Fault-Retry-After: -1",
+      call: { headers: { "X-Sendmock-Fault": "rate_limit", "X-Sendmock-Fault-Retry-After": "-1" } },
+      says: /X-Sendmock-Fault-Retry-After must be a whole number of seconds, 0 to 86400, got "-1"/,
+      path: "/headers/x-sendmock-fault-retry-after",
+    },
+    {
+      problem: "X-Sendmock-Fault-Retry-After: 2.5",
+      call: { headers: { "X-Sendmock-Fault": "server_error", "X-Sendmock-Fault-Retry-After": "2.5" } },
+      says: /X-Sendmock-Fault-Retry-After must be a whole number/,
+      path: "/headers/x-sendmock-fault-retry-after",
+    },
+    {
+      problem: "X-Sendmock-Fault-Retry-After: soon",
+      call: { headers: { "X-Sendmock-Fault": "rate_limit", "X-Sendmock-Fault-Retry-After": "soon" } },
+      says: /X-Sendmock-Fault-Retry-After must be a whole number/,
+      path: "/headers/x-sendmock-fault-retry-after",
+    },
+    {
+      problem: "X-Sendmock-Fault-Retry-After over a day",
+      call: { headers: { "X-Sendmock-Fault": "rate_limit", "X-Sendmock-Fault-Retry-After": "99999999999999999999" } },
+      says: /X-Sendmock-Fault-Retry-After must be at most 86400/,
+      path: "/headers/x-sendmock-fault-retry-after",
+    },
+    {
+      problem: "X-Sendmock-Fault-Retry-After on a latency",
+      call: { headers: { "X-Sendmock-Fault": "latency", "X-Sendmock-Fault-Retry-After": "5" } },
+      says: /X-Sendmock-Fault-Retry-After does not apply to the fault latency/,
+      path: "/headers/x-sendmock-fault-retry-after",
+    },
+    {
+      problem: "X-Sendmock-Fault: respond",
+      call: { headers: { "X-Sendmock-Fault": "respond" } },
+      says: /respond cannot be asked for by a request/,
       path: "/headers/x-sendmock-fault",
+    },
+    {
+      problem: "the magic recipient respond@fault.sendmock.test",
+      call: { with: { to: "respond@fault.sendmock.test" } },
+      says: /respond cannot be asked for by a request/,
+      path: "/to",
+    },
+    {
+      problem: "the magic recipient server_error+503+30+1@fault.sendmock.test",
+      call: { with: { to: "server_error+503+30+1@fault.sendmock.test" } },
+      says: /server_error takes at most server_error\+S\+R/,
+      path: "/to",
+    },
+    {
+      problem: "the magic recipient rate_limit+90000@fault.sendmock.test",
+      call: { with: { to: "rate_limit+90000@fault.sendmock.test" } },
+      says: /the Retry-After \(\+R\) must be at most 86400/,
+      path: "/to",
     },
     {
       problem: "X-Sendmock-Fault-Delay over the rules' maximum of 600000",
@@ -790,6 +873,12 @@ describe("bad fault input", () => {
     { problem: "status: 418", rule: { fault: "server_error", status: 418 }, says: /faults\.1.*status/ },
     { problem: "an unknown kind", rule: { fault: "explode" }, says: /faults\.1.*fault/ },
     { problem: "retry_after_s on latency", rule: { fault: "latency", retry_after_s: 1 }, says: /faults\.1.*retry_after_s does not apply/ },
+    { problem: "a respond without a status", rule: { fault: "respond", body: "x" }, says: /faults\.1: respond needs a status/ },
+    {
+      problem: "a respond with a line break in a header",
+      rule: { fault: "respond", status: 200, headers: { "X-A": "1\nX-B: 2" } },
+      says: /faults\.1: headers\.X-A must be printable ASCII on one line/,
+    },
   ])("the faults option with $problem makes createSendMock reject with a ConfigError naming the rule", async ({ rule, says }) => {
     const building = aMock({ faults: [{ fault: "rate_limit" }, rule] as never });
 
@@ -974,8 +1063,152 @@ describe("status_codes and injected server errors", () => {
   it("moves the status of a server_error fault that names none, and leaves a named one alone", async () => {
     const mock = await aMockForThisTest({ statusCodes: { server_error: 503 } });
     const unnamed = await send(mock, { headers: { "X-Sendmock-Fault": "server_error" } });
-    expectError(unnamed, { status: 503, code: "server_error" });
+    expect(expectError(unnamed, { status: 503, code: "server_error" }), "the message names the status it has").toMatch(/^Service unavailable/);
     const named = await send(mock, { headers: { "X-Sendmock-Fault": "server_error", "X-Sendmock-Fault-Status": "504" } });
     expectError(named, { status: 504, code: "server_error" });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+/** POST /send with the answer taken as it comes: a respond fault may break the contract on purpose. */
+async function sendAsIs(mock: SendMock, call: SendCall = {}): Promise<{ status: number; headers: Record<string, string | undefined>; text: string }> {
+  const answer = await request(mock.app)
+    .post("/send")
+    .set({ ...bearer(), ...call.headers })
+    .send(aSendRequest(call.with))
+    .buffer(true)
+    .parse(readText);
+  return { status: answer.status, headers: answer.headers, text: answer.body as string };
+}
+
+const SHAPE_A_RATE_LIMITED = { success: false, error: { code: "rate_limited", message: "Slow down" } };
+/** A 429 as some services send it: no Retry-After, which the contract requires. */
+const BARE_429: FaultRuleInput = { fault: "respond", status: 429, headers: { "X-Sendmock-Error-Code": "rate_limited" }, body: SHAPE_A_RATE_LIMITED };
+
+describe("the respond fault: the rule's status, headers and body, as given, even off the contract", () => {
+  const theMock = sharedMockBuiltBy(() => aMock({ faults: [{ ...BARE_429, match: { to: "config-respond@example.com" } }] }));
+
+  it.each([
+    { way: "a rule posted to /_mock/faults", arm: async (mock: SendMock): Promise<SendCall> => (await addFault(mock, BARE_429), {}) },
+    { way: "mock.faults.add", arm: async (mock: SendMock): Promise<SendCall> => (await mock.faults.add(BARE_429), {}) },
+    { way: "a rule of the faults option", arm: (): Promise<SendCall> => Promise.resolve({ with: { to: "config-respond@example.com" } }) },
+  ])("a 429 without Retry-After through $way goes out as given, is not captured, and the journal lists what departs", async ({ arm }) => {
+    const mock = theMock();
+    const call = await arm(mock);
+
+    const answer = await sendAsIs(mock, call);
+
+    expect(answer.status).toBe(429);
+    expect(answer.headers["retry-after"]).toBeUndefined();
+    expect(answer.headers["x-sendmock-error-code"]).toBe("rate_limited");
+    expect(answer.headers["content-type"]).toBe("application/json");
+    expect(answer.text).toBe(JSON.stringify(SHAPE_A_RATE_LIMITED));
+    expect(await capturedCount(mock)).toBe(0);
+    expect(await lastJournalEntry(mock)).toMatchObject({
+      status: 429,
+      fault: "respond",
+      message_id: null,
+      error_code: null,
+      response_violations: [{ path: "/headers/retry-after", message: "Retry-After header is missing" }],
+    });
+  });
+
+  it("shows response_violations in GET /_mock/requests, as admin.yaml describes them", async () => {
+    const mock = theMock();
+    await mock.faults.add(BARE_429);
+    await sendAsIs(mock);
+
+    const journal = await request(mock.app).get("/_mock/requests?limit=1");
+    await expectContract(journal, { contract: "admin", method: "get", path: "/_mock/requests" });
+
+    expect((journal.body as { requests: JournalEntry[] }).requests[0]?.response_violations).toEqual([
+      { path: "/headers/retry-after", message: "Retry-After header is missing" },
+    ]);
+  });
+
+  it("sends Retry-After as an HTTP date when asked, and the journal says the contract wants whole seconds", async () => {
+    const mock = theMock();
+    const date = "Wed, 21 Oct 2026 07:28:00 GMT";
+    await mock.faults.add({ ...BARE_429, headers: { "Retry-After": date, "X-Sendmock-Error-Code": "rate_limited" } });
+
+    const answer = await sendAsIs(mock);
+
+    expect(answer.status).toBe(429);
+    expect(answer.headers["retry-after"]).toBe(date);
+    expect((await lastJournalEntry(mock))?.response_violations).toEqual([{ path: "/headers/retry-after", message: "Retry-After header must be integer" }]);
+  });
+
+  it("sends an error code the contract does not list, and the journal points at it", async () => {
+    const mock = theMock();
+    const body = { success: false, error: { code: "quota_exceeded", message: "Monthly quota used up" } };
+    await mock.faults.add({ fault: "respond", status: 403, body });
+
+    const answer = await sendAsIs(mock);
+
+    expect(answer.status).toBe(403);
+    expect(JSON.parse(answer.text)).toEqual(body);
+    expect((await lastJournalEntry(mock))?.response_violations).toEqual([expect.objectContaining({ path: "/error/code" })]);
+  });
+
+  it("sends a string body as text/plain, or with the Content-Type its headers name", async () => {
+    const mock = theMock();
+    await mock.faults.add({ fault: "respond", status: 502, body: "<html>Bad gateway</html>", headers: { "Content-Type": "text/html" }, times: 1 });
+    await mock.faults.add({ fault: "respond", status: 503, body: "upstream is down", times: 1 });
+
+    const html = await sendAsIs(mock);
+    const text = await sendAsIs(mock);
+
+    expect([html.status, html.headers["content-type"], html.text]).toEqual([502, "text/html", "<html>Bad gateway</html>"]);
+    expect([text.status, text.headers["content-type"], text.text]).toEqual([503, "text/plain; charset=utf-8", "upstream is down"]);
+    expect((await lastJournalEntry(mock))?.response_violations).toEqual([
+      { path: "/headers/content-type", message: "content type text/plain is not in the contract for 503" },
+    ]);
+  });
+
+  it("lists no departure for an answer the contract allows, and null for every answer it did not judge", async () => {
+    const mock = theMock();
+    const ordinary = await send(mock);
+    expect(ordinary.status).toBe(200);
+    expect((await lastJournalEntry(mock))?.response_violations).toBeNull();
+    await mock.faults.add({ fault: "respond", status: 200, body: { success: true, message_id: "msg_made_up", status: "queued" } });
+
+    const answer = await send(mock);
+
+    expect(answer.body).toEqual({ success: true, message_id: "msg_made_up", status: "queued" });
+    expect(await capturedCount(mock)).toBe(1);
+    expect(await lastJournalEntry(mock)).toMatchObject({ status: 200, fault: "respond", message_id: null, response_violations: [] });
+  });
+
+  it("answers a 204 without a body", async () => {
+    const mock = theMock();
+    await mock.faults.add({ fault: "respond", status: 204 });
+
+    const answer = await sendAsIs(mock);
+
+    expect(answer.status).toBe(204);
+    expect(answer.text).toBe("");
+  });
+
+  it("shows its headers and body in GET /_mock/faults; the other kinds show them null", async () => {
+    const mock = theMock();
+    const added = await addFault(mock, { fault: "respond", status: 418, body: "I'm a teapot" });
+    const other = await addFault(mock, { fault: "server_error", status: 503, retry_after_s: 30 });
+
+    expect(await listFaults(mock)).toEqual([expect.objectContaining({ source: "config", headers: { "X-Sendmock-Error-Code": "rate_limited" } }), added, other]);
+    expect(added).toMatchObject({ fault: "respond", status: 418, headers: {}, body: "I'm a teapot", retry_after_s: null });
+    expect(other).toMatchObject({ fault: "server_error", status: 503, retry_after_s: 30, headers: null, body: null });
+  });
+
+  it("refuses a body over body_limit and headers over max_header_bytes, naming the limit", async () => {
+    const mock = await aMockForThisTest({ bodyLimit: "1kb", maxHeaderBytes: 1024 });
+
+    const bigBody = await postFault(mock, { fault: "respond", status: 200, body: "x".repeat(1025) });
+    const bigHeaders = await postFault(mock, { fault: "respond", status: 200, headers: { "X-Big": "x".repeat(1024) } });
+
+    expect(expectError(bigBody, { status: 400, code: "invalid_request" })).toMatch(/body is 1025 bytes, more than body_limit \(1024\)/);
+    expect(expectError(bigHeaders, { status: 400, code: "invalid_request" })).toMatch(/more than max_header_bytes \(1024\)/);
+    await expect(mock.faults.add({ fault: "respond", status: 200, body: "x".repeat(1025) })).rejects.toThrow(/body_limit/);
+    expect(await listFaults(mock)).toEqual([]);
   });
 });

@@ -65,8 +65,27 @@ export function describeFaultPlanContract(name: string, makeFaultPlan: MakeFault
           status: null,
           retry_after_s: null,
           delay_ms: null,
+          headers: null,
+          body: null,
           source: "api",
           created_at: createdAt.toISOString(),
+        });
+      });
+
+      it("keeps a respond rule's headers and body as given, and answers them with the fault", async () => {
+        const body = { success: false, error: { code: "quota_exceeded", message: "Quota used up" } };
+        const plan = await aPlan([{ fault: "respond", status: 403, headers: { "X-Request-Id": "abc" }, body, match: { to: "*@example.com" } }]);
+
+        const added = await plan.add({ fault: "respond", status: 200, body: "plain text" });
+
+        expect((await plan.list()).map((rule) => [rule.headers, rule.body])).toEqual([
+          [{ "X-Request-Id": "abc" }, body],
+          [{}, "plain text"],
+        ]);
+        expect(added).toMatchObject({ fault: "respond", status: 200, headers: {}, body: "plain text" });
+        expect(await plan.decide(aTarget, [])).toEqual({
+          latencyMs: 0,
+          fault: chosenFault("respond", { status: 403, headers: { "X-Request-Id": "abc" }, body }),
         });
       });
 
@@ -134,9 +153,14 @@ export function describeFaultPlanContract(name: string, makeFaultPlan: MakeFault
       });
 
       it("answers the rule's parameters with the fault, and the defaults where it names none", async () => {
-        const plan = await aPlan([{ fault: "rate_limit", retry_after_s: 7, times: 1 }, { fault: "timeout" }]);
+        const plan = await aPlan([
+          { fault: "rate_limit", retry_after_s: 7, times: 1 },
+          { fault: "server_error", status: 503, retry_after_s: 30, times: 1 },
+          { fault: "timeout" },
+        ]);
 
         expect(await plan.decide(aTarget, [])).toEqual({ latencyMs: 0, fault: chosenFault("rate_limit", { retryAfterS: 7 }) });
+        expect(await plan.decide(aTarget, [])).toEqual({ latencyMs: 0, fault: chosenFault("server_error", { status: 503, retryAfterS: 30 }) });
         expect(await plan.decide(aTarget, [])).toEqual({ latencyMs: 0, fault: chosenFault("timeout") });
       });
 

@@ -3,7 +3,10 @@
 
 import type { JournalEntry } from "../../src/wire.js";
 
-type AcceptedSendFields = Pick<JournalEntry, "method" | "path" | "status" | "error_code" | "error_message" | "violations" | "to" | "template_id">;
+type AcceptedSendFields = Pick<
+  JournalEntry,
+  "method" | "path" | "status" | "error_code" | "error_message" | "violations" | "to" | "template_id" | "response_violations"
+>;
 
 export function anAcceptedSendEntry<T extends Partial<JournalEntry>>(overrides: T): AcceptedSendFields & T {
   return {
@@ -15,6 +18,7 @@ export function anAcceptedSendEntry<T extends Partial<JournalEntry>>(overrides: 
     violations: [],
     to: "ada@example.com",
     template_id: "welcome",
+    response_violations: null,
     ...overrides,
   };
 }

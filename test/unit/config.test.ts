@@ -265,3 +265,32 @@ describe("binding beyond loopback", () => {
     expect(isLoopbackHost(host)).toBe(false);
   });
 });
+
+describe("respond rules in the config", () => {
+  const RESPOND_YAML = [
+    "faults:",
+    "  - fault: respond",
+    "    status: 429",
+    "    headers: { Retry-After: 'Wed, 21 Oct 2026 07:28:00 GMT', X-Sendmock-Error-Code: rate_limited }",
+    "    body: { success: false, error: { code: rate_limited, message: Slow down }, retryAfterHint: later }",
+  ].join("\n");
+  const RESPOND_RULE = {
+    fault: "respond",
+    status: 429,
+    headers: { "Retry-After": "Wed, 21 Oct 2026 07:28:00 GMT", "X-Sendmock-Error-Code": "rate_limited" },
+    body: { success: false, error: { code: "rate_limited", message: "Slow down" }, retryAfterHint: "later" },
+  } as const;
+
+  it("keeps a respond rule's headers and body as written, in a file and in the faults option: they are the answer's, not settings", async () => {
+    const file = await aConfigFile("sendmock.yaml", RESPOND_YAML);
+
+    expect(resolveConfig({ config: file }).faults).toEqual([RESPOND_RULE]);
+    expect(resolveConfig({ faults: [RESPOND_RULE] }).faults).toEqual([RESPOND_RULE]);
+  });
+
+  it("rejects a respond rule whose body is over body_limit, naming the rule and the limit", async () => {
+    const file = await aConfigFile("sendmock.yaml", `body_limit: 10b\nfaults: [{ fault: respond, status: 200, body: "more than ten bytes" }]`);
+
+    expect(configErrorOf(() => resolveConfig({ config: file }))).toContain("faults.0: body is 19 bytes, more than body_limit (10)");
+  });
+});

@@ -9,9 +9,11 @@ import { errorText, notify } from "../notice.js";
 const KIND_SPECIFIC_FIELDS = {
   "fault-status": ["server_error"],
   "fault-delay-ms": ["latency", "timeout"],
-  "fault-retry-after-s": ["rate_limit"],
+  "fault-retry-after-s": ["rate_limit", "server_error"],
 };
 const DEFAULT_DELAY_MS = { latency: "1000", timeout: "30000" };
+/** A rate_limit always carries Retry-After; a server_error only when one is given. */
+const DEFAULT_RETRY_AFTER = { rate_limit: "default 1", server_error: "none" };
 const RELOAD_PAUSE_MS = 250;
 
 export function createFaultsView() {
@@ -84,6 +86,7 @@ export function createFaultsView() {
       control.closest(".form-field").hidden = !applies;
     }
     byId("fault-delay-ms").placeholder = `default ${DEFAULT_DELAY_MS[kind] ?? "1000"}`;
+    byId("fault-retry-after-s").placeholder = DEFAULT_RETRY_AFTER[kind] ?? "default 1";
   }
   kindField.addEventListener("change", showFieldsForKind);
   showFieldsForKind();

@@ -370,6 +370,7 @@ const headerName = fc
       "x-sendmock-fault",
       "X-Sendmock-Fault-Status",
       "x-sendmock-fault-delay",
+      "X-Sendmock-Fault-Retry-After",
       "accept",
       "accept-charset",
       "accept-encoding",
@@ -390,7 +391,21 @@ const headerName = fc
 
 /** What Node lets a header value hold: tab, visible ASCII, space, and the bytes 0x80-0xff. */
 const headerValue = fc.oneof(
-  fc.constantFrom("server_error", "timeout", "disconnect", "malformed_response", "latency", "503", "60000", "*/*", "gzip", "DELETE"),
+  fc.constantFrom(
+    "server_error",
+    "timeout",
+    "disconnect",
+    "malformed_response",
+    "latency",
+    "rate_limit",
+    "respond",
+    "503",
+    "60000",
+    "-1",
+    "*/*",
+    "gzip",
+    "DELETE",
+  ),
   fc.string({
     unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff }), fc.constant(0x09)).map((code) => String.fromCharCode(code)),
     maxLength: 120,
