@@ -63,6 +63,8 @@ export interface SendMockOptions {
   maxEventStreams?: number;
   /** Unread events one stream may hold (default 8 MB) before it is dropped. */
   eventBufferBytes?: number | string;
+  /** How much of a request's and an answer's body a journal entry keeps (default 64 KB). */
+  journalBodyBytes?: number | string;
   /** A Redis command not answered by then answers 503 (default 2000). */
   redisTimeoutMs?: number;
   /** After SIGTERM/SIGINT or `close()`, connections still open are cut after it (default 5000). */
@@ -139,6 +141,7 @@ export interface ResolvedConfig {
   maxRules: number;
   maxEventStreams: number;
   eventBufferBytes: number;
+  journalBodyBytes: number;
   redisTimeoutMs: number;
   shutdownGraceMs: number;
   log: (line: string) => void;
@@ -200,6 +203,9 @@ export const DEFAULT_LIMITS = {
   // Each stream holds a socket and up to event_buffer_bytes of unread events.
   maxEventStreams: 100,
   eventBufferBytes: 8 * 1024 * 1024,
+  // Enough for any send a client has a reason to make; with the answer, the headers and the
+  // rest, an entry stays below ~150 KB, so the journal's eighth of max_bytes keeps ~100 of the worst.
+  journalBodyBytes: 64 * 1024,
   redisTimeoutMs: 2000,
   shutdownGraceMs: 5000,
 } as const;
@@ -258,6 +264,7 @@ const configSchema = {
     max_rules: { type: "integer", minimum: 1, maximum: 100_000 },
     max_event_streams: { type: "integer", minimum: 1, maximum: 10_000 },
     event_buffer_bytes: sizeSchema,
+    journal_body_bytes: sizeSchema,
     redis_timeout_ms: timeoutMsSchema,
     // Up to 10 minutes: the longest a latency fault may hold an answer.
     shutdown_grace_ms: { type: "integer", minimum: 0, maximum: 600_000 },
@@ -269,7 +276,7 @@ const checkSettings = schemaCheck(configSchema);
 /** Settings as written in a config file (snake_case keys). */
 type FileSettings = Record<string, unknown>;
 
-const SIZE_KEYS = new Set(["body_limit", "max_bytes", "max_page_bytes", "event_buffer_bytes"]);
+const SIZE_KEYS = new Set(["body_limit", "max_bytes", "max_page_bytes", "event_buffer_bytes", "journal_body_bytes"]);
 
 const TOKEN_MESSAGE = "must be a token that Authorization: Bearer can carry: letters, digits and - . _ ~ + / only (then = padding), no spaces";
 
@@ -394,7 +401,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
     const source = sourceOf("headers_timeout_ms" in fromOptions ? "headers_timeout_ms" : "request_timeout_ms");
     throw new ConfigError(`${source}: headers_timeout_ms (${headersTimeoutMs}) must not be above request_timeout_ms (${requestTimeoutMs})`);
   }
-  const size = (key: "maxBytes" | "maxPageBytes" | "eventBufferBytes", minimum: number): number => {
+  const size = (key: "maxBytes" | "maxPageBytes" | "eventBufferBytes" | "journalBodyBytes", minimum: number): number => {
     const value = merged[key];
     const parsed = value === undefined ? DEFAULT_LIMITS[key] : typeof value === "number" ? value : bytes.parse(value);
     if (parsed === null || !Number.isSafeInteger(parsed) || parsed < minimum) {
@@ -447,6 +454,8 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
     maxRules,
     maxEventStreams: merged.maxEventStreams ?? DEFAULT_LIMITS.maxEventStreams,
     eventBufferBytes: size("eventBufferBytes", 64 * 1024),
+    // 0 keeps no body at all, for bodies that must not be kept.
+    journalBodyBytes: size("journalBodyBytes", 0),
     redisTimeoutMs: merged.redisTimeoutMs ?? DEFAULT_LIMITS.redisTimeoutMs,
     shutdownGraceMs: merged.shutdownGraceMs ?? DEFAULT_LIMITS.shutdownGraceMs,
     log: log ?? (() => undefined),

@@ -133,6 +133,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       settings,
       sendService,
       journal,
+      journalBodyBytes: config.journalBodyBytes,
       bodyLimitBytes: config.bodyLimitBytes,
       statusCodes: config.statusCodes,
       log: config.log,
@@ -166,6 +167,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       ...config.proxy,
       checker: await answerChecker(),
       journal,
+      journalBodyBytes: config.journalBodyBytes,
       // The real service decides what happens to what it accepted: no local lifecycle.
       sendService: createSendService({ catalog: templates, outbox, now: () => clock.now() }),
       settings,

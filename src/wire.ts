@@ -132,6 +132,28 @@ export interface JournalEntry {
   template_id: string | null;
   /** How a `respond` fault's answer departs from the contract (empty when it conforms); null when no answer was judged. */
   response_violations: Violation[] | null;
+  request: JournalRequest;
+  /** The answer as sent; null when none was (a disconnect or timeout fault, a client gone first). */
+  response: JournalResponse | null;
+  /** True when the client closed the connection before its answer was written. */
+  client_gone: boolean;
+}
+
+/** A request to POST /send as received: secrets masked, the body as text up to `journal_body_bytes` (64 KB). */
+export interface JournalRequest {
+  /** By lower-case name; `authorization` as `Bearer …` and its last 4 characters. */
+  headers: Record<string, string>;
+  /** null when a body was sent but could not be read (over body_limit, undecodable, cut off). */
+  body: string | null;
+  body_truncated: boolean;
+}
+
+/** An answer as written to the client, the body as text up to `journal_body_bytes` (64 KB). */
+export interface JournalResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  body_truncated: boolean;
 }
 
 export interface JournalList {

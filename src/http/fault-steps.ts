@@ -125,9 +125,12 @@ export function injectFaults(deps: FaultStepDeps) {
     record.fault = fault.kind;
     switch (fault.kind) {
       case "disconnect":
+        record.endWithoutAnswer();
         req.socket.destroy();
         return;
       case "timeout":
+        // Journaled now, when the pipeline is done with it, not when the hold ends.
+        record.endWithoutAnswer();
         holdThenClose(req, fault.delayMs, deps.shutdown);
         return;
       case "malformed_response":

@@ -5,6 +5,7 @@ import express, { type Request, type Response } from "express";
 import type { ContractChecker } from "../contract/check.js";
 import type { ContractViolation } from "../contract/violations.js";
 import { apiKeyHint } from "../domain/api-keys.js";
+import { bodyText } from "../domain/excerpt.js";
 import type { Journal } from "../domain/journal.js";
 import { parseJson } from "../domain/json.js";
 import type { SendService } from "../domain/send.js";
@@ -25,6 +26,8 @@ export interface ProxyRoutesDeps {
   timeoutMs: number;
   checker: ContractChecker;
   journal: Journal;
+  /** How much of a request's and an answer's body a journal entry keeps. */
+  journalBodyBytes: number;
   /** The mock's one send service: captures what the real service accepted. */
   sendService: SendService;
   settings: SettingsStore;
@@ -102,12 +105,13 @@ export function createProxyRoutes(deps: ProxyRoutesDeps): express.Router {
 
   router.post(
     "/send",
-    journalRecorder(deps.journal),
+    journalRecorder(deps),
     // The bytes as sent, so they are forwarded unchanged; the service judges the content type.
     express.raw({ limit: deps.bodyLimitBytes, type: () => true }),
     async (req: Request, res: Response) => {
       const record = sendRecordOf(res);
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      record.requestBody = bodyText(raw, deps.journalBodyBytes);
       record.apiKey = bearerToken(req);
       const parsed = parseJson(raw);
       // The journal reads `to` and `template_id` from req.body.
@@ -161,7 +165,7 @@ export function createProxyRoutes(deps: ProxyRoutesDeps): express.Router {
     },
   );
 
-  router.all("/send", ...rejectOtherMethods(deps.journal));
+  router.all("/send", ...rejectOtherMethods(deps));
   router.use(sendErrorHandler(deps));
   return router;
 }

@@ -1,9 +1,12 @@
 // What one request to the send API carries from step to step until the journal records it.
 
 import type { Response } from "express";
+import type { BodyText } from "../domain/excerpt.js";
 import type { Violation } from "../errors.js";
 
 export interface SendRecord {
+  /** Wall-clock arrival (epoch ms): the journal's `at`. */
+  readonly arrivedAt: number;
   readonly startedAt: number;
   apiKey: string | undefined;
   errorCode: string | undefined;
@@ -13,6 +16,13 @@ export interface SendRecord {
   messageId: string | undefined;
   /** How a `respond` fault's answer departs from the contract; undefined when no answer was judged. */
   responseViolations: readonly Violation[] | undefined;
+  /** The start of the body as read (after any Content-Encoding), up to `journal_body_bytes`; undefined when none was read. */
+  requestBody: BodyText | undefined;
+  /**
+   * Called by a step that ends the pipeline without an answer on purpose (the disconnect and
+   * timeout faults), so the journal entry is written then; every other ending writes an answer.
+   */
+  endWithoutAnswer: () => void;
 }
 
 const KEY = "sendmockRecord";
@@ -22,6 +32,7 @@ export function sendRecordOf(res: Response): SendRecord {
   const existing = res.locals[KEY] as SendRecord | undefined;
   if (existing) return existing;
   const record: SendRecord = {
+    arrivedAt: Date.now(),
     startedAt: performance.now(),
     apiKey: undefined,
     errorCode: undefined,
@@ -30,6 +41,8 @@ export function sendRecordOf(res: Response): SendRecord {
     fault: undefined,
     messageId: undefined,
     responseViolations: undefined,
+    requestBody: undefined,
+    endWithoutAnswer: () => undefined,
   };
   res.locals[KEY] = record;
   return record;

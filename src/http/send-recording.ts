@@ -3,35 +3,59 @@
 import { randomUUID } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { apiKeyHint } from "../domain/api-keys.js";
-import { excerpt } from "../domain/excerpt.js";
+import { boundedViolation, excerpt } from "../domain/excerpt.js";
 import type { Journal } from "../domain/journal.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, type ErrorCode } from "../errors.js";
 import { createErrorHandler } from "./error-handler.js";
+import { answerHeadersOf, captureAnswer, requestHeadersOf } from "./exchange-capture.js";
 import { sendRecordOf } from "./request-record.js";
 
-/** Records the request in the journal once its answer is sent (or the connection closes). */
-export function journalRecorder(journal: Journal) {
+/** Whether the request came with a body (Content-Length or Transfer-Encoding), read or not. */
+function hadBody(req: Request): boolean {
+  return req.headers["transfer-encoding"] !== undefined || req.headers["content-length"] !== undefined;
+}
+
+/**
+ * Records the request in the journal once the pipeline has finished with it: when its answer is
+ * handed to Node, or when a fault ends it without one. Not at the socket's close: a client that
+ * gives up during a latency fault leaves a pipeline that still captures the message, and the
+ * entry must name it.
+ */
+export interface JournalRecording {
+  journal: Journal;
+  /** How much of a request's and an answer's body an entry keeps (`journal_body_bytes`). */
+  journalBodyBytes: number;
+}
+
+export function journalRecorder({ journal, journalBodyBytes }: JournalRecording) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const record = sendRecordOf(res);
-    res.once("close", () => {
+    let recorded = false;
+    let clientGone = false;
+
+    const recordEntry = (answered: boolean): void => {
+      if (recorded) return;
+      recorded = true;
       const body = req.body as Partial<Record<string, unknown>> | undefined;
       const field = (name: string): string | null => {
         const value = body?.[name];
         return typeof value === "string" ? excerpt(value) : null;
       };
+      const requestBody = record.requestBody;
+      const answerBody = answered ? answerText() : undefined;
       // A journal that cannot be written (a shared store that is down) must not bring the
       // process down: the client already has its answer, a 503 naming the store if it was down.
       journal
         .record({
           id: `req_${randomUUID()}`,
-          at: new Date().toISOString(),
+          at: new Date(record.arrivedAt).toISOString(),
           method: req.method,
           path: req.path,
-          status: res.headersSent ? res.statusCode : 0,
+          status: answered ? res.statusCode : 0,
           error_code: (record.errorCode ?? null) as ErrorCode | null,
           error_message: record.errorMessage ?? null,
-          violations: [...record.violations],
+          violations: record.violations.map(boundedViolation),
           fault: record.fault ?? null,
           message_id: record.messageId ?? null,
           duration_ms: Math.round((performance.now() - record.startedAt) * 1000) / 1000,
@@ -39,17 +63,40 @@ export function journalRecorder(journal: Journal) {
           to: field("to"),
           template_id: field("template_id"),
           response_violations: record.responseViolations === undefined ? null : [...record.responseViolations],
+          request: {
+            headers: requestHeadersOf(req),
+            // null: a body was sent but not read (over body_limit, undecodable, cut off, or a method that takes none).
+            body: requestBody?.text ?? (hadBody(req) ? null : ""),
+            body_truncated: requestBody?.truncated ?? false,
+          },
+          response:
+            answerBody === undefined
+              ? null
+              : { status: res.statusCode, headers: answerHeadersOf(res), body: answerBody.text, body_truncated: answerBody.truncated },
+          client_gone: clientGone,
         })
         .catch(() => undefined);
+    };
+
+    const answerText = captureAnswer(res, journalBodyBytes, (delivered) => {
+      clientGone ||= !delivered;
+      recordEntry(delivered);
+    });
+    record.endWithoutAnswer = () => recordEntry(false);
+    res.once("close", () => {
+      if (recorded) return;
+      // Headers out but no end: express cut an answer short after an error; nothing more will come.
+      if (res.headersSent) recordEntry(true);
+      else clientGone = true;
     });
     next();
   };
 }
 
 /** Any method but POST on /send: 405 with `Allow: POST`, journaled. */
-export function rejectOtherMethods(journal: Journal): express.RequestHandler[] {
+export function rejectOtherMethods(recording: JournalRecording): express.RequestHandler[] {
   return [
-    journalRecorder(journal),
+    journalRecorder(recording),
     (req: Request, res: Response, next: NextFunction) => {
       res.set("Allow", "POST");
       next(new ApiError("method_not_allowed", `Method ${req.method} is not allowed on /send; use POST`));

@@ -4,6 +4,7 @@ import { isUtf8 } from "node:buffer";
 import contentType from "content-type";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { apiKeyHint, type KeyCheck } from "../domain/api-keys.js";
+import { bodyText } from "../domain/excerpt.js";
 import type { Journal } from "../domain/journal.js";
 import type { RateLimiter } from "../domain/rate-limiter.js";
 import type { SendService } from "../domain/send.js";
@@ -27,6 +28,8 @@ export interface SendRoutesDeps extends FaultStepDeps {
   settings: SettingsStore;
   sendService: SendService;
   journal: Journal;
+  /** How much of a request's and an answer's body a journal entry keeps. */
+  journalBodyBytes: number;
   bodyLimitBytes: number;
   statusCodes: Partial<Record<ErrorCode, number>>;
   log: (line: string) => void;
@@ -81,16 +84,62 @@ function requireJsonContentType(req: Request, _res: Response, next: NextFunction
   next();
 }
 
+const BYTE_ORDER_MARK = "\ufeff";
+
 /**
- * Runs on the raw bytes, before the JSON parser, which would quietly read an empty body as `{}`
- * and bytes that are not UTF-8 as U+FFFD: the captured message would differ from what was sent.
+ * The JSON value of a body read as bytes. Invalid UTF-8 is refused, not read as U+FFFD: the
+ * captured message would differ from what was sent. A leading byte order mark is skipped, as
+ * express.json did before the body came to be read up front.
  */
-function requireUtf8Body(_req: unknown, _res: unknown, body: Buffer): void {
-  if (body.length === 0) throw new ApiError("invalid_json", "Invalid JSON body: expected a JSON object, got an empty body");
-  if (!isUtf8(body)) throw new ApiError("invalid_json", "Invalid JSON body: the body is not valid UTF-8 (JSON must be sent as UTF-8)");
+function parseJsonBody(raw: Buffer): { ok: true; value: unknown } | { ok: false; error: ApiError } {
+  if (raw.length === 0) return { ok: false, error: new ApiError("invalid_json", "Invalid JSON body: expected a JSON object, got an empty body") };
+  if (!isUtf8(raw)) return { ok: false, error: new ApiError("invalid_json", "Invalid JSON body: the body is not valid UTF-8 (JSON must be sent as UTF-8)") };
+  const text = raw.toString("utf8");
+  try {
+    return { ok: true, value: JSON.parse(text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text) as unknown };
+  } catch (error) {
+    return { ok: false, error: new ApiError("invalid_json", `Invalid JSON body: ${error instanceof Error ? error.message : String(error)}`) };
+  }
 }
 
-function requireJsonObject(req: Request, _res: Response, next: NextFunction): void {
+/** Why the body could not be read or parsed, kept until the pipeline reaches the JSON step. */
+const BODY_PROBLEM = "sendmockBodyProblem";
+
+/**
+ * Reads and parses the body before any check, so the journal shows what was sent, and names
+ * `to` and `template_id` of a request the key check or the rate limiter refuses. A body that
+ * cannot be read (over body_limit, an undecodable Content-Encoding) or parsed is only refused
+ * at its turn, after the content type: the order of the checks is unchanged. The bytes are
+ * held until parsed, no longer; the journal keeps their first `journal_body_bytes`.
+ */
+function readBody(bodyLimitBytes: number, journalBodyBytes: number): [express.RequestHandler, express.ErrorRequestHandler, express.RequestHandler] {
+  return [
+    express.raw({ limit: bodyLimitBytes, type: () => true }),
+    (readError: unknown, _req: Request, res: Response, next: NextFunction) => {
+      res.locals[BODY_PROBLEM] = readError;
+      next();
+    },
+    (req: Request, res: Response, next: NextFunction) => {
+      const raw: unknown = req.body;
+      req.body = undefined;
+      if (Buffer.isBuffer(raw)) {
+        sendRecordOf(res).requestBody = bodyText(raw, journalBodyBytes);
+        const parsed = parseJsonBody(raw);
+        if (parsed.ok) req.body = parsed.value;
+        else res.locals[BODY_PROBLEM] = parsed.error;
+      }
+      next();
+    },
+  ];
+}
+
+/** The JSON step: the body's read or parse problem, if any, else anything but a JSON object is refused. */
+function requireJsonObject(req: Request, res: Response, next: NextFunction): void {
+  const problem: unknown = res.locals[BODY_PROBLEM];
+  if (problem !== undefined) {
+    next(problem);
+    return;
+  }
   const body: unknown = req.body;
   if (body !== null && typeof body === "object" && !Array.isArray(body)) {
     next();
@@ -107,11 +156,11 @@ export function createSendRoutes(deps: SendRoutesDeps): express.Router {
 
   router.post(
     "/send",
-    journalRecorder(deps.journal),
+    journalRecorder(deps),
+    ...readBody(deps.bodyLimitBytes, deps.journalBodyBytes),
     requireApiKey(deps.keys),
     limitRate(deps),
     requireJsonContentType,
-    express.json({ limit: deps.bodyLimitBytes, strict: false, type: () => true, verify: requireUtf8Body }),
     requireJsonObject,
     ...validator,
     injectFaults(deps),
@@ -130,7 +179,7 @@ export function createSendRoutes(deps: SendRoutesDeps): express.Router {
     },
   );
 
-  router.all("/send", ...rejectOtherMethods(deps.journal));
+  router.all("/send", ...rejectOtherMethods(deps));
   router.use(sendErrorHandler(deps));
 
   return router;

@@ -69,7 +69,40 @@ describe("values a rejected request sent", () => {
     expect(answer.text.length).toBeLessThan(8_000);
     expect(answer.text).toContain("…[899744 more characters]");
     const journal = await request(mock.app).get("/_mock/requests");
-    expect(JSON.stringify(journal.body).length).toBeLessThan(16_000);
+    const [entry] = (journal.body as JournalList).requests;
+    // The request's body is kept apart, as its first 64 KB: everything else stays small.
+    expect(entry?.request).toMatchObject({ body_truncated: true });
+    expect(JSON.stringify({ ...entry, request: null }).length).toBeLessThan(16_000);
+  });
+
+  it("leave a journal entry well below 200 KB, whatever the body and headers: 1 MB of control characters, 14 KB of headers", async () => {
+    const mock = await aTrackedMock();
+    const answer = await request(mock.app)
+      .post("/send")
+      .set({ ...bearer(), "Content-Type": "text/plain", "X-Padding": "\t".repeat(14_000) })
+      .send("\u0001".repeat(1_000_000));
+    expect(answer.status).toBe(415);
+
+    const journal = await request(mock.app).get("/_mock/requests");
+    const [entry] = (journal.body as JournalList).requests;
+    expect(entry?.request.body_truncated).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(entry))).toBeLessThan(120_000);
+  });
+
+  it("leave a journal entry below 160 KB when every violation quotes a field name of control characters", async () => {
+    const mock = await aTrackedMock();
+    const body: Record<string, unknown> = { ...aSendRequest() };
+    for (let index = 0; index < 60; index += 1) body[`${"\u0001".repeat(300)}${String(index)}`] = "\u0001".repeat(1000);
+    const answer = await request(mock.app)
+      .post("/send")
+      .set({ ...bearer(), "X-Padding": "\t".repeat(14_000) })
+      .send(body);
+    expect(answer.status).toBe(400);
+
+    const [entry] = ((await request(mock.app).get("/_mock/requests")).body as JournalList).requests;
+    expect(entry?.violations).toHaveLength(50);
+    expect(entry?.violations[0]?.message).toMatch(/…$/);
+    expect(Buffer.byteLength(JSON.stringify(entry))).toBeLessThan(160_000);
   });
 
   it("keep a 0.8 MB `to` in the journal as an excerpt", async () => {

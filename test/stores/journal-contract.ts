@@ -20,6 +20,18 @@ export function anEntry(overrides: Partial<JournalEntry> = {}): JournalEntry {
     message_id: `msg_${String(sequence)}`,
     duration_ms: 1.5,
     api_key_hint: "0001",
+    request: {
+      headers: { host: "127.0.0.1:4010", authorization: "Bearer …0001", "content-type": "application/json" },
+      body: '{"to":"ada@example.com","template_id":"welcome","data":{}}',
+      body_truncated: false,
+    },
+    response: {
+      status: 200,
+      headers: { "content-type": "application/json; charset=utf-8" },
+      body: `{"success":true,"message_id":"msg_${String(sequence)}"}`,
+      body_truncated: false,
+    },
+    client_gone: false,
     ...overrides,
   });
 }
@@ -103,6 +115,22 @@ export function describeJournalContract(name: string, makeJournal: MakeJournal):
         expect(list.total).toBe(2);
       });
 
+      it("counts the raw request and answer of an entry toward max_bytes", async () => {
+        const journal = await makeJournal({ capacity: 100, maxBytes: 200_000 });
+        const largeBody = "b".repeat(64 * 1024);
+        const entries = Array.from({ length: 5 }, () =>
+          anEntry({
+            request: { headers: {}, body: largeBody, body_truncated: true },
+            response: { status: 200, headers: {}, body: "{}", body_truncated: false },
+          }),
+        );
+        for (const entry of entries) await journal.record(entry);
+
+        const list = await journal.list();
+        expect(idsOf(list)).toEqual([entries[4]?.id, entries[3]?.id, entries[2]?.id]);
+        expect(list.requests[0]?.request).toEqual({ headers: {}, body: largeBody, body_truncated: true });
+      });
+
       it("cuts a page at max_page_bytes and says so", async () => {
         const journal = await makeJournal({ capacity: 100, maxPageBytes: 25_000 });
         const entries = Array.from({ length: 4 }, () => anEntry({ error_message: "e".repeat(10_000) }));
@@ -179,6 +207,17 @@ export function describeJournalContract(name: string, makeJournal: MakeJournal):
         await journal.record(faulted);
 
         expect(await heard).toEqual([faulted]);
+      });
+
+      it("keeps an entry without an answer as recorded: no response, the client gone, the message it captured", async () => {
+        const journal = await aJournal();
+        const abandoned = anEntry({ status: 0, fault: "latency", message_id: "msg_captured", response: null, client_gone: true });
+
+        const heard = nextRecords(journal, 1);
+        await journal.record(abandoned);
+
+        expect(await heard).toEqual([abandoned]);
+        expect((await journal.list()).requests).toEqual([abandoned]);
       });
     });
   });

@@ -1,5 +1,6 @@
 // The Requests view: the journal of every call to POST /send (newest first, live), with
-// its status, error, contract violations, injected fault and the message it captured.
+// its status, error, contract violations, injected fault, the message it captured, and the
+// raw request and answer (as text nodes only: both are whatever a client or a fault sent).
 
 import { listRequests } from "../api.js";
 import { byId, h, syncList } from "../dom.js";
@@ -84,10 +85,61 @@ function statusBadge(status) {
   return h("span", { class: `badge status-badge ${statusClass(status)}`, "data-testid": "request-status", title }, text);
 }
 
+/** `name: value` lines, then a blank line and the body: how the message looked on the wire. */
+function httpText(firstLine, headers, body) {
+  const headerLines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+  return [firstLine, ...headerLines, "", body].join("\n");
+}
+
+function cutNote(truncated) {
+  return truncated ? h("p", { class: "muted" }, "Only the start of the body is kept (journal_body_bytes, 64 KB by default).") : null;
+}
+
+/** The request as received and the answer as sent, folded away until asked for. */
+function exchangeDetails(entry) {
+  if (!entry.request) return null;
+  const { request, response } = entry;
+  const requestBody = request.body ?? "(a body was sent but could not be read)";
+  const answer =
+    response === null
+      ? h(
+          "p",
+          { class: "muted", "data-testid": "exchange-no-answer" },
+          entry.client_gone ? "None: the client left before its answer." : "None: the connection was closed without one.",
+        )
+      : [
+          h(
+            "pre",
+            { class: "code-block exchange-text", "data-testid": "exchange-response" },
+            httpText(`HTTP ${response.status}`, response.headers, response.body),
+          ),
+          cutNote(response.body_truncated),
+        ];
+  return h(
+    "details",
+    { class: "exchange", "data-testid": "request-exchange" },
+    h("summary", {}, "Request and answer"),
+    h("h4", {}, "Request"),
+    h("pre", { class: "code-block exchange-text", "data-testid": "exchange-request" }, httpText(`${entry.method} ${entry.path}`, request.headers, requestBody)),
+    cutNote(request.body_truncated),
+    h("h4", {}, "Answer"),
+    answer,
+  );
+}
+
 function errorDetails(entry) {
   const parts = [];
   if (entry.fault !== null) {
     parts.push(h("span", { class: "badge badge-fault", "data-testid": "request-fault" }, `fault: ${entry.fault}`));
+  }
+  if (entry.client_gone) {
+    parts.push(
+      h(
+        "span",
+        { class: "badge badge-fault", "data-testid": "request-client-gone", title: "The client closed the connection before its answer" },
+        "client gone",
+      ),
+    );
   }
   if (entry.error_code !== null) parts.push(h("code", { class: "error-code" }, entry.error_code));
   if (entry.error_message !== null) parts.push(h("p", { class: "error-message" }, entry.error_message));
@@ -100,7 +152,9 @@ function errorDetails(entry) {
       ),
     );
   }
-  return parts.length > 0 ? parts : "—";
+  const exchange = exchangeDetails(entry);
+  if (parts.length === 0) parts.push("—");
+  return exchange === null ? parts : [...parts, exchange];
 }
 
 function messageLink(messageId) {

@@ -106,6 +106,15 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
     const text = (await row.textContent()) ?? "";
     expect(text).toContain("422");
     expect(text).toContain("/to");
+
+    await row.getByText("Request and answer").click();
+    const sent = (await row.getByTestId("exchange-request").textContent()) ?? "";
+    expect(sent).toContain("POST /send");
+    expect(sent).toContain("authorization: Bearer …0001");
+    expect(sent).toContain('"to":"not-an-address"');
+    const answered = (await row.getByTestId("exchange-response").textContent()) ?? "";
+    expect(answered).toContain("HTTP 422");
+    expect(answered).toContain("x-sendmock-error-code: invalid_recipient");
     await page.screenshot({ path: `${SCREENSHOTS}/inbox-requests.png` });
   });
 
@@ -154,6 +163,8 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
     await preview.locator("body").waitFor();
     await page.getByTestId("tab-requests").click();
     await expect.poll(() => page.getByTestId("request-row").count()).toBe(4);
+    for (const summary of await page.getByText("Request and answer").all()) await summary.click();
+    await expect.poll(() => page.getByTestId("exchange-request").first().textContent()).toContain("<script>");
     await page.getByTestId("tab-templates").click();
     await page.getByTestId("tab-messages").click();
     await page.screenshot({ path: `${SCREENSHOTS}/inbox-xss.png` });
