@@ -1,6 +1,7 @@
 // A captured message's life after capture: its outcome decides a series of events, one every
 // `step_ms` of the mock's clock, each moving its status on. Steps wait in the scheduler, one per
-// message at a time, so a dropped or deleted message leaves at most one behind, which is skipped.
+// message at a time: a message dropped for room or cleared takes its step with it, and the step
+// of a message gone any other way finds it gone and ends there.
 
 import { ApiError } from "../errors.js";
 import type { CapturedMessage, MessageEvent, MessageEventType, MessageStatus, Outcome } from "../wire.js";
