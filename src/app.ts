@@ -6,9 +6,11 @@ import { ApiError, type ErrorCode } from "./errors.js";
 import { createErrorHandler } from "./http/error-handler.js";
 import { createAdminRoutes, type AdminRoutesDeps } from "./http/admin-routes.js";
 import { createInboxPage } from "./http/inbox-page.js";
+import { logInspectionCalls } from "./http/inspection-log.js";
 import { refuseCrossSiteWrites, refuseForeignHosts } from "./http/request-guards.js";
 import { createProxyRoutes, type ProxyRoutesDeps } from "./http/proxy-routes.js";
 import { createSendRoutes, type SendRoutesDeps } from "./http/send-routes.js";
+import type { InspectionCall } from "./domain/request-log.js";
 import type { SettingsStore } from "./domain/settings.js";
 
 export interface AppDeps {
@@ -21,6 +23,8 @@ export interface AppDeps {
   hostGuard: { boundToLoopback: boolean; allowedHosts: string[] };
   settings: SettingsStore;
   statusCodes: Partial<Record<ErrorCode, number>>;
+  /** A verbose request log's line for each /_mock call; absent, the calls are not timed at all. */
+  logInspectionCall?: (call: InspectionCall) => void;
 }
 
 export function createApp(deps: AppDeps): express.Express {
@@ -37,6 +41,8 @@ export function createApp(deps: AppDeps): express.Express {
     res.set({ "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" });
     next();
   });
+  // Before the guards, so a call they refuse is logged too.
+  if (deps.logInspectionCall) app.use("/_mock", logInspectionCalls(deps.logInspectionCall));
   app.use(refuseForeignHosts(deps.hostGuard));
   if (deps.corsOrigins.length > 0) app.use(cors({ origin: deps.corsOrigins }));
   app.use("/_mock", refuseCrossSiteWrites({ corsOrigins: deps.corsOrigins }));

@@ -1,16 +1,27 @@
 #!/usr/bin/env node
 // argv -> the subcommand that handles it. Nothing imports this file.
 
+import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { registerServe } from "./commands/serve.js";
 import { registerCheck } from "./commands/check.js";
 import { registerProxy } from "./commands/proxy.js";
 
+/** Read when asked, at run time: package.json sits one folder above both src/ and dist/, outside the build's rootDir. */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+}
+
 const program = new Command()
   .name("sendmock")
   .description("Local mock and contract-test server for a transactional-email send API")
   .showHelpAfterError("(sendmock <command> --help lists the flags)")
-  .configureOutput({ outputError: (text, write) => write(text) });
+  .configureOutput({ outputError: (text, write) => write(text) })
+  .option("-V, --version", "print the version of sendmock")
+  .on("option:version", () => {
+    process.stdout.write(`${packageVersion()}\n`);
+    process.exit(0);
+  });
 
 registerServe(program);
 registerCheck(program);

@@ -3,17 +3,17 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ErrorObject } from "ajv";
 import bytes from "bytes";
-import YAML from "yaml";
+import YAML, { YAMLParseError } from "yaml";
 import { ERROR_CODES, type ErrorCode } from "./errors.js";
 import { checkFaultRule, FAULT_RULE_SCHEMA } from "./domain/faults.js";
 import { DEFAULT_MAX_EVENTS, DEFAULT_STEP_MS, MAX_STEP_MS, type LifecycleSettings } from "./domain/lifecycle.js";
 import { OUTCOME_RULE_SCHEMA } from "./domain/outcomes.js";
-import { schemaCheck } from "./contract/schema-check.js";
+import { describeProblem, schemaCheck, type KeyNaming } from "./contract/schema-check.js";
 import { OUTCOMES, type FaultRuleInput, type Outcome, type OutcomeRuleInput, type ResponseShape } from "./wire.js";
 import { isHttpUrl, isLoopbackHost } from "./domain/addresses.js";
 import type { RateLimitOptions } from "./domain/rate-limiter.js";
+import type { RequestLog } from "./domain/request-log.js";
 
 export const DEFAULT_PORT = 4010;
 export const DEFAULT_HOST = "127.0.0.1";
@@ -71,8 +71,10 @@ export interface SendMockOptions {
   shutdownGraceMs?: number;
   /** A JSON or YAML config file; options given here win over it. */
   config?: string;
-  /** Where log lines go; silent by default in the library. */
+  /** Where problems are reported (a template that breaks, a folder that goes away); silent by default in the library. */
   log?: (line: string) => void;
+  /** Where each request is reported (a line per /send); silent by default in the library. */
+  requestLog?: RequestLog;
   /** Watch the templates folder and apply edits without a restart (default true). */
   watchTemplates?: boolean;
   /** Proxy mode: POST /send goes to the real service at `target`, checked against the contract. */
@@ -145,6 +147,7 @@ export interface ResolvedConfig {
   redisTimeoutMs: number;
   shutdownGraceMs: number;
   log: (line: string) => void;
+  requestLog: RequestLog | null;
   watchTemplates: boolean;
   proxy: Required<ProxyOptions> | null;
   store: StoreSettings;
@@ -178,7 +181,13 @@ const rateLimitSchema = {
  * can never be sent, so a mock started with one would refuse every caller.
  */
 const BEARER_TOKEN_PATTERN = "^[A-Za-z0-9\\-._~+/]+=*$";
-const bearerTokenSchema = { type: "string", pattern: BEARER_TOKEN_PATTERN, maxLength: 4096 } as const;
+const bearerTokenSchema = {
+  type: "string",
+  minLength: 1,
+  pattern: BEARER_TOKEN_PATTERN,
+  maxLength: 4096,
+  description: "a token that Authorization: Bearer can carry: letters, digits and - . _ ~ + / only (then = padding), no spaces",
+} as const;
 
 /**
  * Timeouts of the HTTP server. Below 100 ms a healthy client on a busy machine misses them;
@@ -210,7 +219,10 @@ export const DEFAULT_LIMITS = {
   shutdownGraceMs: 5000,
 } as const;
 
-const sizeSchema = { anyOf: [{ type: "integer" }, { type: "string", pattern: "^\\s*\\d+(\\.\\d+)?\\s*([kmg]?b)?\\s*$" }] } as const;
+const SIZE_PATTERN = "^\\s*\\d+(\\.\\d+)?\\s*([kmg]?b)?\\s*$";
+const sizeSchema = {
+  anyOf: [{ type: "integer" }, { type: "string", pattern: SIZE_PATTERN, description: 'a size such as "64mb" or "500kb", or a number of bytes' }],
+} as const;
 
 /** The config file's keys (snake_case); flags and options are checked against it too. */
 const configSchema = {
@@ -221,7 +233,7 @@ const configSchema = {
     host: { type: "string", minLength: 1 },
     templates: { type: "string", minLength: 1 },
     response_shape: { enum: ["a", "b"] },
-    api_keys: { anyOf: [{ type: "null" }, { type: "array", minItems: 1, items: bearerTokenSchema }] },
+    api_keys: { anyOf: [{ type: "null" }, { type: "array", minItems: 1, items: { ...bearerTokenSchema, title: "key" } }] },
     strict_data: { type: "boolean" },
     rate_limit: { anyOf: [{ type: "null" }, rateLimitSchema] },
     faults: { type: "array", items: FAULT_RULE_SCHEMA },
@@ -237,10 +249,10 @@ const configSchema = {
       },
     },
     capacity: { type: "integer", minimum: 1, maximum: 10_000_000 },
-    body_limit: { type: "string", pattern: "^\\s*\\d+(\\.\\d+)?\\s*([kmg]?b)?\\s*$" },
+    body_limit: { type: "string", pattern: SIZE_PATTERN, description: 'a size such as "1mb" or "500kb"' },
     status_codes: {
       type: "object",
-      propertyNames: { enum: ERROR_CODES },
+      propertyNames: { enum: ERROR_CODES, description: "an error code" },
       additionalProperties: { type: "integer", minimum: 400, maximum: 599 },
     },
     // The generator takes a 32-bit seed; beyond it, distinct seeds would give the same draws.
@@ -257,7 +269,7 @@ const configSchema = {
     // per connection is more memory than any client of a send API has a reason to use.
     max_header_bytes: { type: "integer", minimum: 1024, maximum: 1_048_576 },
     store: { enum: ["memory", "redis"] },
-    redis_url: { type: "string", pattern: "^rediss?://" },
+    redis_url: { type: "string", pattern: "^rediss?://", description: "a Redis URL such as redis://127.0.0.1:6379" },
     key_prefix: { type: "string", minLength: 1, maxLength: 200 },
     max_bytes: sizeSchema,
     max_page_bytes: sizeSchema,
@@ -276,36 +288,26 @@ const checkSettings = schemaCheck(configSchema);
 /** Settings as written in a config file (snake_case keys). */
 type FileSettings = Record<string, unknown>;
 
-const SIZE_KEYS = new Set(["body_limit", "max_bytes", "max_page_bytes", "event_buffer_bytes", "journal_body_bytes"]);
+/** Where options come from: the library's `startSendMock(options)`, or the command line's flags. */
+export type OptionsSource = "options" | "command line";
 
-const TOKEN_MESSAGE = "must be a token that Authorization: Bearer can carry: letters, digits and - . _ ~ + / only (then = padding), no spaces";
+/** The flags whose name is not the key's in kebab-case. */
+const FLAG_OF: Partial<Record<string, string>> = { response_shape: "--shape" };
 
-const PATTERN_MESSAGES: Partial<Record<string, string>> = {
-  redis_url: "must be a Redis URL such as redis://127.0.0.1:6379",
-  admin_token: TOKEN_MESSAGE,
-  api_keys: TOKEN_MESSAGE,
+/**
+ * How each source spells a key, so a message names it as its user wrote it: a file as is; the
+ * library in camelCase (the options and their rate limit; fault rules and status codes are wire
+ * objects and keep their snake_case keys); the command line by its flag.
+ */
+const NAMING: Record<OptionsSource | "file", KeyNaming> = {
+  file: (key) => key,
+  options: (key, parent) => (parent.length === 0 || (parent.length === 1 && parent[0] === "rate_limit") ? snakeToCamel(key) : key),
+  "command line": (key, parent) => (parent.length === 0 ? (FLAG_OF[key] ?? `--${key.replaceAll("_", "-")}`) : key),
 };
 
-function describeError(error: ErrorObject): string {
-  const where = error.instancePath.slice(1).replaceAll("/", ".");
-  const params = error.params as Record<string, unknown>;
-  if (error.keyword === "additionalProperties") {
-    const key = String(params.additionalProperty);
-    return `unknown key ${where ? `${where}.${key}` : key}`;
-  }
-  if (error.propertyName !== undefined) {
-    return `${where}: ${error.propertyName} is not an error code (one of ${ERROR_CODES.join(", ")})`;
-  }
-  const allowed = Array.isArray(params.allowedValues) ? ` (${params.allowedValues.map(String).join(", ")})` : "";
-  const key = where.split(".")[0] ?? "";
-  if (SIZE_KEYS.has(key) && key !== "body_limit") return `${where} must be a size such as "64mb" or "500kb", or a number of bytes`;
-  const message = error.keyword === "pattern" ? (PATTERN_MESSAGES[key] ?? 'must be a size such as "1mb" or "500kb"') : (error.message ?? "is invalid");
-  return `${where || "the settings"} ${message}${allowed}`;
-}
-
-function check(settings: FileSettings, source: string): void {
-  const error = checkSettings(settings);
-  if (error) throw new ConfigError(`${source}: ${describeError(error)}`);
+function check(settings: FileSettings, source: string, naming: KeyNaming): void {
+  const problem = checkSettings(settings);
+  if (problem) throw new ConfigError(`${source}: ${describeProblem(problem, naming, "the settings")}`);
 }
 
 function camelToSnake(key: string): string {
@@ -329,6 +331,29 @@ function renameKeys(value: unknown, rename: (key: string) => string): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, inner]) => [rename(key), KEPT_AS_GIVEN.has(key) ? inner : renameKeys(inner, rename)]));
 }
 
+/**
+ * `, line 3, column 1: <what is wrong>`. The yaml library ends its message in a code frame over
+ * several lines, where a start error is one line; the frame is not kept, as the line at fault
+ * may hold an API key or the admin token, which no message shows whole.
+ */
+function yamlProblem(error: YAMLParseError): string {
+  const reason = error.message.replace(/ at line \d+, column \d+:[\s\S]*$/, "");
+  const position = error.linePos?.[0];
+  return position === undefined ? `: ${reason}` : `, line ${position.line}, column ${position.col}: ${reason}`;
+}
+
+/**
+ * `, line 2, column 15: Expected ',' or '}' after property value`: JSON.parse counts characters
+ * from the start, and newer Nodes quote the text around the problem, which may hold a key.
+ */
+function jsonProblem(error: Error, source: string): string {
+  const reason = error.message.replace(/, ".*" is not valid JSON$/s, "").replace(/ in JSON at position \d+.*$/s, "");
+  const position = /at position (\d+)/.exec(error.message)?.[1];
+  if (position === undefined) return `: ${reason}`;
+  const before = source.slice(0, Number(position)).split("\n");
+  return `, line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}: ${reason}`;
+}
+
 export function readConfigFile(file: string): FileSettings {
   let source: string;
   try {
@@ -341,15 +366,14 @@ export function readConfigFile(file: string): FileSettings {
   try {
     parsed = file.endsWith(".json") ? JSON.parse(source) : YAML.parse(source);
   } catch (error) {
-    const firstLine = (error as Error).message.split("\n")[0] ?? "cannot be parsed";
-    throw new ConfigError(`config file ${file}: ${firstLine}`);
+    throw new ConfigError(`config file ${file}${error instanceof YAMLParseError ? yamlProblem(error) : jsonProblem(error as Error, source)}`);
   }
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new ConfigError(`config file ${file}: must be a mapping of settings, not ${Array.isArray(parsed) ? "a list" : typeof parsed}`);
   }
   const settings = parsed as FileSettings;
-  check(settings, `config file ${file}`);
+  check(settings, `config file ${file}`, NAMING.file);
   if (typeof settings.templates === "string") {
     settings.templates = path.resolve(path.dirname(file), settings.templates);
   }
@@ -360,12 +384,12 @@ export function readConfigFile(file: string): FileSettings {
  * Merges defaults, the config file named by `options.config` and the options themselves
  * (options win), and checks the result once.
  */
-export function resolveConfig(options: SendMockOptions, optionsSource = "options"): ResolvedConfig {
-  const { config: configFile, log, watchTemplates, proxy, ...settingOptions } = options;
+export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSource = "options"): ResolvedConfig {
+  const { config: configFile, log, requestLog, watchTemplates, proxy, ...settingOptions } = options;
   const fromFile = configFile === undefined ? {} : readConfigFile(path.resolve(configFile));
   const defined = Object.fromEntries(Object.entries(settingOptions as Record<string, unknown>).filter(([, value]) => value !== undefined));
   const fromOptions = renameKeys(defined, camelToSnake) as FileSettings;
-  check(fromOptions, optionsSource);
+  check(fromOptions, optionsSource, NAMING[optionsSource]);
   const merged = renameKeys({ ...fromFile, ...fromOptions }, snakeToCamel) as SendMockOptions;
 
   const host = merged.host ?? DEFAULT_HOST;
@@ -375,44 +399,53 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
       `refusing to listen on ${host} without admin_token: anyone who can reach it could read every captured email. Set admin_token, or use a loopback host such as 127.0.0.1`,
     );
   }
+  // A problem the schema cannot see is blamed on where its key came from, and names the keys
+  // the way that source spells them.
+  const blame = (key: string, words: (name: (key: string) => string) => string): ConfigError => {
+    const [source, naming] = key in fromOptions ? [optionsSource, NAMING[optionsSource]] : [`config file ${path.resolve(String(configFile))}`, NAMING.file];
+    return new ConfigError(`${source}: ${words((name) => naming(name, []))}`);
+  };
   const bodyLimit = merged.bodyLimit ?? "1mb";
   const bodyLimitBytes = bytes.parse(bodyLimit);
   if (bodyLimitBytes === null || bodyLimitBytes < 1) {
-    throw new ConfigError(`${optionsSource}: body_limit must be a size such as "1mb" or "500kb"`);
+    throw blame("body_limit", (name) => `${name("body_limit")} must be a size of at least 1B, such as "1mb" or "500kb"`);
   }
-  // Where a key's value came from, to name it in a message about a rule between keys.
-  const sourceOf = (key: string): string => (key in fromOptions ? optionsSource : `config file ${path.resolve(String(configFile))}`);
   const faults = (fromOptions.faults ?? fromFile.faults ?? []) as FaultRuleInput[];
   const maxHeaderBytes = merged.maxHeaderBytes ?? DEFAULT_LIMITS.maxHeaderBytes;
   faults.forEach((rule, index) => {
     const problem = checkFaultRule(rule, { bodyBytes: bodyLimitBytes, headerBytes: maxHeaderBytes });
-    if (problem !== undefined) throw new ConfigError(`${sourceOf("faults")}: faults.${index}: ${problem}`);
+    if (problem !== undefined) throw blame("faults", (name) => `${name("faults")}[${index}]: ${problem}`);
   });
   const maxRules = merged.maxRules ?? DEFAULT_LIMITS.maxRules;
-  if (faults.length > maxRules) throw new ConfigError(`${sourceOf("faults")}: ${faults.length} fault rules, more than max_rules (${maxRules})`);
+  if (faults.length > maxRules) throw blame("faults", (name) => `${faults.length} fault rules, more than ${name("max_rules")} (${maxRules})`);
   const outcomeRules = (fromOptions.outcome_rules ?? fromFile.outcome_rules ?? []) as OutcomeRuleInput[];
   if (outcomeRules.length > maxRules) {
-    throw new ConfigError(`${sourceOf("outcome_rules")}: ${outcomeRules.length} outcome rules, more than max_rules (${maxRules})`);
+    throw blame("outcome_rules", (name) => `${outcomeRules.length} outcome rules, more than ${name("max_rules")} (${maxRules})`);
   }
   const headersTimeoutMs = merged.headersTimeoutMs ?? DEFAULT_LIMITS.headersTimeoutMs;
   const requestTimeoutMs = merged.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs;
   // Node refuses it too: the headers are part of the request, so their deadline cannot be later.
   if (headersTimeoutMs > requestTimeoutMs) {
-    const source = sourceOf("headers_timeout_ms" in fromOptions ? "headers_timeout_ms" : "request_timeout_ms");
-    throw new ConfigError(`${source}: headers_timeout_ms (${headersTimeoutMs}) must not be above request_timeout_ms (${requestTimeoutMs})`);
+    throw blame(
+      "headers_timeout_ms" in fromOptions ? "headers_timeout_ms" : "request_timeout_ms",
+      (name) => `${name("headers_timeout_ms")} (${headersTimeoutMs}) must not be above ${name("request_timeout_ms")} (${requestTimeoutMs})`,
+    );
   }
   const size = (key: "maxBytes" | "maxPageBytes" | "eventBufferBytes" | "journalBodyBytes", minimum: number): number => {
     const value = merged[key];
     const parsed = value === undefined ? DEFAULT_LIMITS[key] : typeof value === "number" ? value : bytes.parse(value);
     if (parsed === null || !Number.isSafeInteger(parsed) || parsed < minimum) {
-      throw new ConfigError(`${sourceOf(camelToSnake(key))}: ${camelToSnake(key)} must be a size of at least ${bytes.format(minimum)}`);
+      throw blame(camelToSnake(key), (name) => `${name(camelToSnake(key))} must be a size of at least ${bytes.format(minimum)}`);
     }
     return parsed;
   };
   const rateLimit = merged.rateLimit ?? null;
   const storeKind = merged.store ?? (merged.redisUrl === undefined ? "memory" : "redis");
   if (storeKind === "redis" && merged.redisUrl === undefined) {
-    throw new ConfigError(`${sourceOf("store")}: store redis needs redis_url (or --redis-url, or SENDMOCK_REDIS_URL)`);
+    throw blame("store", (name) => {
+      const otherWays = name("redis_url") === "--redis-url" ? "SENDMOCK_REDIS_URL" : "--redis-url, or SENDMOCK_REDIS_URL";
+      return `${name("store")} redis needs ${name("redis_url")} (or ${otherWays})`;
+    });
   }
   const store: StoreSettings =
     storeKind === "redis" && merged.redisUrl !== undefined
@@ -459,6 +492,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource = "options
     redisTimeoutMs: merged.redisTimeoutMs ?? DEFAULT_LIMITS.redisTimeoutMs,
     shutdownGraceMs: merged.shutdownGraceMs ?? DEFAULT_LIMITS.shutdownGraceMs,
     log: log ?? (() => undefined),
+    requestLog: requestLog ?? null,
     watchTemplates: watchTemplates ?? true,
     proxy: proxy === undefined ? null : resolveProxy(proxy, optionsSource),
     store,
@@ -476,7 +510,7 @@ function withoutCredentials(target: string): string {
   return url.toString();
 }
 
-function resolveProxy(proxy: ProxyOptions, optionsSource: string): Required<ProxyOptions> {
+function resolveProxy(proxy: ProxyOptions, optionsSource: OptionsSource): Required<ProxyOptions> {
   if (!isHttpUrl(proxy.target))
     throw new ConfigError(`${optionsSource}: the proxy target must be an http or https URL, got ${JSON.stringify(withoutCredentials(proxy.target))}`);
   const url = new URL(proxy.target);

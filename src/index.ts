@@ -10,6 +10,7 @@ export type { FaultControl } from "./domain/faults.js";
 export type { OutcomeControl } from "./domain/outcomes.js";
 export type { ClockControl } from "./domain/clock.js";
 export type { Journal } from "./domain/journal.js";
+export type { InspectionCall, RequestLog } from "./domain/request-log.js";
 export type { TemplateCatalog } from "./domain/templates.js";
 export type * from "./wire.js";
 export type { paths as SendApiPaths, components as SendApiComponents } from "./generated/send-api.js";

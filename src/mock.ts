@@ -2,7 +2,7 @@
 
 import type express from "express";
 import { createApp } from "./app.js";
-import { resolveConfig, type ResolvedConfig, type SendMockOptions } from "./config.js";
+import { resolveConfig, type OptionsSource, type ResolvedConfig, type SendMockOptions } from "./config.js";
 import type { ContractChecker } from "./contract/check.js";
 import { warmContractValidator } from "./contract/express-validator.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract/load.js";
@@ -18,7 +18,7 @@ import type { Outbox } from "./domain/outbox.js";
 import { withCapturedMessageCheck } from "./contract/captured-message.js";
 import { createClientErrorAnswer } from "./http/client-errors.js";
 import { createSendService } from "./domain/send.js";
-import { createSettingsStore, type SettingsStore } from "./domain/settings.js";
+import type { SettingsStore } from "./domain/settings.js";
 import { loadTemplateCatalog, type TemplateCatalog } from "./domain/templates.js";
 import { listen } from "./server.js";
 import { openStores, type Stores } from "./stores/index.js";
@@ -54,7 +54,7 @@ export interface RunningSendMock extends SendMock {
 /** How often a replica on a shared store looks for due work it was not told about. */
 const SHARED_DUE_WORK_POLL_MS = 1000;
 
-async function buildSendMock(options: SendMockOptions, optionsSource: string, listeningPort: () => number) {
+async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSource, listeningPort: () => number) {
   const config = resolveConfig(options, optionsSource);
   const [sendContract, adminContract, templates] = await Promise.all([
     loadContract(SEND_CONTRACT),
@@ -73,7 +73,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     templates.close();
     throw error;
   }
-  const { journal, faults, limiter, clock } = stores;
+  const { journal, faults, limiter, settings, clock } = stores;
   const checkedOutbox = withCapturedMessageCheck(stores.outbox, adminContract);
   // Filled once the lifecycle exists: the scheduler and the lifecycle need each other.
   const handlers: Record<string, DueHandler> = {};
@@ -97,18 +97,20 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
   };
   const clockControl = createClockControl({ clock, offset: stores.clockOffset, runDue: () => scheduler.runDue() });
   const outcomes = createOutcomeControl(stores.outcomes);
-  const settings = createSettingsStore({
-    responseShape: config.responseShape,
-    strictData: config.strictData,
-    rateLimit: config.rateLimit,
-  });
   const keys = createKeyCheck(config.apiKeys);
   const shutdown = new AbortController();
   const resetListeners = new Set<() => void>();
 
   const reset = async (): Promise<void> => {
-    await Promise.all([outbox.clear(), journal.clear(), faults.reset(), stores.outcomes.reset(), limiter.reset(), stores.clockOffset.reset()]);
-    settings.reset();
+    await Promise.all([
+      outbox.clear(),
+      journal.clear(),
+      faults.reset(),
+      stores.outcomes.reset(),
+      limiter.reset(),
+      settings.reset(),
+      stores.clockOffset.reset(),
+    ]);
     for (const listener of resetListeners) listener();
   };
   const onReset = (listener: () => void): (() => void) => {
@@ -126,6 +128,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
   const sendService = createSendService({ catalog: templates, outbox, lifecycle, now: () => clock.now() });
   // Steps left by an earlier run of a shared store, or scheduled before a restart, run when due.
   void scheduler.runDue().catch(() => undefined);
+  const { requestLog } = config;
+  const logRequest = requestLog?.send.bind(requestLog);
   const app = createApp({
     send: {
       contract: sendContract,
@@ -136,7 +140,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       journalBodyBytes: config.journalBodyBytes,
       bodyLimitBytes: config.bodyLimitBytes,
       statusCodes: config.statusCodes,
-      log: config.log,
+      logRequest,
       limiter,
       faults,
       allowFaultHeader: config.allowFaultHeader,
@@ -147,6 +151,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
     admin: {
       contract: adminContract,
       sendContractSource: sendContract.source,
+      adminContractSource: adminContract.source,
       config,
       keys,
       settings,
@@ -173,12 +178,13 @@ async function buildSendMock(options: SendMockOptions, optionsSource: string, li
       settings,
       bodyLimitBytes: config.bodyLimitBytes,
       statusCodes: config.statusCodes,
-      log: config.log,
+      logRequest,
     },
     corsOrigins: config.corsOrigins,
     hostGuard: { boundToLoopback: isLoopbackHost(config.host), allowedHosts: config.allowedHosts },
     settings,
     statusCodes: config.statusCodes,
+    logInspectionCall: requestLog?.inspection?.bind(requestLog),
   });
 
   /** Ends long waits and event streams and stops watching templates; the stores stay open. */
@@ -226,7 +232,7 @@ export function createSendMock(options: SendMockOptions = {}): Promise<SendMock>
  * const message = await mock.outbox.waitFor({ to: "ada@example.com" }, { timeoutMs: 2000 });
  * await mock.close();
  */
-export async function startSendMock(options: SendMockOptions = {}, optionsSource = "options"): Promise<RunningSendMock> {
+export async function startSendMock(options: SendMockOptions = {}, optionsSource: OptionsSource = "options"): Promise<RunningSendMock> {
   let port = 0;
   const { mock, stopWaiting, closeStores } = await buildSendMock(options, optionsSource, () => port);
   let server;

@@ -1,10 +1,13 @@
 // `sendmock proxy`: the same surface as serve, but POST /send relayed to the real service and checked against the contract.
 
+import path from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import type { SendMockOptions } from "../config.js";
 import { isHttpUrl } from "../domain/addresses.js";
 import { startSendMock } from "../mock.js";
-import { addMockFlags, closeOnSignals, describeStartError, fail, optionsFromFlags, type ServeFlags } from "./shared.js";
+import { bannerOf } from "./banner.js";
+import { createCommandLog } from "./log.js";
+import { addMockFlags, closeOnSignals, describeStartError, environmentNote, fail, logDetailOf, optionsFromFlags, type ServeFlags } from "./shared.js";
 
 function parseTarget(value: string): string {
   if (!isHttpUrl(value)) throw new InvalidArgumentError("must be an http or https URL, such as https://api.example.com/v1");
@@ -16,14 +19,19 @@ interface ProxyFlags extends ServeFlags {
   strict?: boolean;
 }
 
-async function proxy(flags: ProxyFlags): Promise<void> {
-  const options: SendMockOptions = { ...optionsFromFlags(flags), proxy: { target: flags.target, strict: flags.strict ?? false } };
-  const mock = await startSendMock(options, "command line").catch((error: unknown) => fail(describeStartError(error)));
-  closeOnSignals(mock);
-  process.stdout.write(
-    `sendmock proxy listening on ${mock.url}\n` +
-      `  send:      POST ${mock.url}/send -> ${mock.config.proxy?.target ?? ""}/send${flags.strict === true ? " (strict)" : ""}\n` +
-      `  inspect:   ${mock.url}/_mock/requests\n`,
+async function proxy(flags: ProxyFlags, command: Command): Promise<void> {
+  const log = createCommandLog({ format: flags.logFormat, detail: logDetailOf(flags), bufferBytes: flags.logBuffer });
+  const options: SendMockOptions = { ...optionsFromFlags(flags, log), proxy: { target: flags.target, strict: flags.strict ?? false } };
+  const mock = await startSendMock(options, "command line").catch((error: unknown) => fail(`${describeStartError(error)}${environmentNote(command)}`));
+  closeOnSignals(mock, log);
+  log.banner(
+    await bannerOf(mock, {
+      name: "sendmock proxy",
+      send: `POST ${mock.url}/send -> ${mock.config.proxy?.target ?? ""}/send${flags.strict === true ? " (strict)" : ""}`,
+      inspect: `${mock.url}/_mock/requests`,
+      configFile: flags.config === undefined ? undefined : path.resolve(flags.config),
+      rulesApply: false,
+    }),
   );
 }
 

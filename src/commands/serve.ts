@@ -1,22 +1,27 @@
-// `sendmock serve`: flags -> config -> a listening mock, its URL printed, drained on SIGTERM/SIGINT.
+// `sendmock serve`: flags (or the environment) -> config -> a listening mock, its banner printed, each request logged, drained on SIGTERM/SIGINT.
 
+import path from "node:path";
 import { type Command, Option } from "commander";
 import { startSendMock } from "../mock.js";
-import { addMockFlags, closeOnSignals, describeStartError, fail, optionsFromFlags, type ServeFlags } from "./shared.js";
+import { bannerOf } from "./banner.js";
+import { createCommandLog } from "./log.js";
+import { addMockFlags, closeOnSignals, describeStartError, environmentNote, fail, logDetailOf, optionsFromFlags, type ServeFlags } from "./shared.js";
 
-async function serve(flags: ServeFlags): Promise<void> {
-  const options = optionsFromFlags(flags);
-  const mock = await startSendMock(options, "command line").catch((error: unknown) => fail(describeStartError(error)));
+async function serve(flags: ServeFlags, command: Command): Promise<void> {
+  const log = createCommandLog({ format: flags.logFormat, detail: logDetailOf(flags), bufferBytes: flags.logBuffer });
+  const mock = await startSendMock(optionsFromFlags(flags, log), "command line").catch((error: unknown) =>
+    fail(`${describeStartError(error)}${environmentNote(command)}`),
+  );
   // Ready for a signal before anyone can read the URL and send one.
-  closeOnSignals(mock);
-
-  const templates = mock.templates.list();
-  const broken = templates.filter((entry) => entry.error !== undefined).length;
-  process.stdout.write(
-    `sendmock listening on ${mock.url}\n` +
-      `  send:      POST ${mock.url}/send\n` +
-      `  inspect:   ${mock.url}/_mock/messages\n` +
-      `  templates: ${templates.length - broken} loaded${broken > 0 ? `, ${broken} broken` : ""} from ${mock.config.templates}\n`,
+  closeOnSignals(mock, log);
+  log.banner(
+    await bannerOf(mock, {
+      name: "sendmock",
+      send: `POST ${mock.url}/send`,
+      inspect: `${mock.url}/_mock/messages`,
+      configFile: flags.config === undefined ? undefined : path.resolve(flags.config),
+      rulesApply: true,
+    }),
   );
 }
 

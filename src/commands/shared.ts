@@ -1,15 +1,28 @@
-// What the serve and proxy commands share: the flags of a mock, their parsing, start-up errors, signals.
+// What the serve and proxy commands share: the flags of a mock (and their environment variables), their parsing, start-up errors, signals.
 
+import bytes from "bytes";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { ConfigError, type SendMockOptions } from "../config.js";
 import { ContractError } from "../contract/load.js";
 import { StoreUnavailableError } from "../domain/store-errors.js";
 import { TemplateFolderError } from "../domain/templates.js";
+import { LOG_FORMATS, type CommandLog, type LogDetail, type LogFormat } from "./log.js";
 
 export function parsePort(value: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError("must be a whole number from 0 to 65535");
   return port;
+}
+
+function parseSize(value: string): number {
+  const size = bytes.parse(value);
+  if (size === null || !Number.isFinite(size) || size < 1024) throw new InvalidArgumentError('must be a size of at least 1kb, such as "1mb" or "256kb"');
+  return size;
+}
+
+function parseNonEmpty(value: string): string {
+  if (value.trim() === "") throw new InvalidArgumentError("must not be empty");
+  return value;
 }
 
 export function fail(message: string, exitCode = 1): never {
@@ -31,19 +44,19 @@ export function describeStartError(error: unknown): string {
  * still open after shutdown_grace_ms; the exit that follows it here also covers a store that
  * does not answer its goodbye.
  */
-export function closeOnSignals(server: { close(): Promise<void>; config: { shutdownGraceMs: number } }): void {
+export function closeOnSignals(server: { close(): Promise<void>; config: { shutdownGraceMs: number } }, log: CommandLog): void {
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     const graceMs = server.config.shutdownGraceMs;
-    process.stderr.write(`sendmock: ${signal} received, finishing in-flight requests (at most ${graceMs} ms, shutdown_grace_ms)\n`);
+    log.notice(`${signal} received, finishing in-flight requests (at most ${graceMs} ms, shutdown_grace_ms)`);
     setTimeout(() => {
-      process.stderr.write(`sendmock: shutdown_grace_ms (${graceMs} ms) passed, exiting\n`);
+      log.notice(`shutdown_grace_ms (${graceMs} ms) passed, exiting`);
       process.exit(0);
     }, graceMs + 250).unref();
     server.close().then(
-      () => process.exit(0),
+      () => log.flush().then(() => process.exit(0)),
       (error: unknown) => fail(`error while stopping: ${String(error)}`),
     );
   };
@@ -60,10 +73,18 @@ export interface ServeFlags {
   store?: "memory" | "redis";
   redisUrl?: string;
   keyPrefix?: string;
+  logFormat: LogFormat;
+  logBuffer?: number;
+  quiet?: boolean;
+  verbose?: boolean;
 }
 
-/** The flags `serve` and `proxy` share, as the options of a mock that logs to stderr. */
-export function optionsFromFlags(flags: ServeFlags): SendMockOptions {
+export function logDetailOf(flags: ServeFlags): LogDetail {
+  return flags.quiet === true ? "quiet" : flags.verbose === true ? "verbose" : "normal";
+}
+
+/** The flags `serve` and `proxy` share, as the options of a mock that reports to the command's log. */
+export function optionsFromFlags(flags: ServeFlags, log: CommandLog): SendMockOptions {
   return {
     port: flags.port,
     host: flags.host,
@@ -73,16 +94,47 @@ export function optionsFromFlags(flags: ServeFlags): SendMockOptions {
     store: flags.store,
     redisUrl: flags.redisUrl,
     keyPrefix: flags.keyPrefix,
-    log: (line) => process.stderr.write(`${line}\n`),
+    log: (line) => log.problem(line),
+    requestLog: log.requestLog,
   };
+}
+
+/** The flags a variable of the environment may give: a flag wins over it, and it wins over the config file. */
+const ENVIRONMENT_VARIABLES = { port: "SENDMOCK_PORT", host: "SENDMOCK_HOST", templates: "SENDMOCK_TEMPLATES", config: "SENDMOCK_CONFIG" } as const;
+
+/**
+ * ` (environment: SENDMOCK_TEMPLATES)` when a variable gave one of the settings: a start that
+ * fails on a value nobody typed on the command line must say where the value came from.
+ */
+export function environmentNote(command: Command): string {
+  const used = Object.entries(ENVIRONMENT_VARIABLES)
+    .filter(([flag]) => command.getOptionValueSource(flag) === "env")
+    .map(([, variable]) => variable);
+  return used.length === 0 ? "" : ` (environment: ${used.join(", ")})`;
 }
 
 /** Declares the flags every command that starts a mock takes; `help` words the ones whose meaning differs. */
 export function addMockFlags(command: Command, help: { templates: string; shape: string }): Command {
   return command
-    .option("--port <port>", "port to listen on (0 picks a free one; default 4010)", parsePort)
-    .option("--host <host>", "address to bind (default 127.0.0.1)")
-    .option("--templates <dir>", help.templates)
-    .option("--config <file>", "JSON or YAML config file; flags win over it")
-    .addOption(new Option("--shape <shape>", help.shape).choices(["a", "b"]));
+    .addOption(new Option("--port <port>", "port to listen on (0 picks a free one; default 4010)").argParser(parsePort).env(ENVIRONMENT_VARIABLES.port))
+    .addOption(new Option("--host <host>", "address to bind (default 127.0.0.1)").argParser(parseNonEmpty).env(ENVIRONMENT_VARIABLES.host))
+    .addOption(new Option("--templates <dir>", help.templates).argParser(parseNonEmpty).env(ENVIRONMENT_VARIABLES.templates))
+    .addOption(
+      new Option("--config <file>", "JSON or YAML config file; flags and the environment win over it")
+        .argParser(parseNonEmpty)
+        .env(ENVIRONMENT_VARIABLES.config),
+    )
+    .addOption(new Option("--shape <shape>", help.shape).choices(["a", "b"]))
+    .addOption(
+      new Option("--log-format <format>", "the request log on stdout: one readable line per request, or pino's JSON lines")
+        .choices(LOG_FORMATS)
+        .default("text"),
+    )
+    .addOption(
+      new Option("--log-buffer <size>", `unwritten log kept while stdout is not read, past it lines are dropped and counted (default 1mb)`).argParser(
+        parseSize,
+      ),
+    )
+    .addOption(new Option("--quiet", "log start, stop and problems only, no line per request").conflicts("verbose"))
+    .option("--verbose", "also log every /_mock call");
 }

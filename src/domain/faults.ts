@@ -1,7 +1,7 @@
 // Fault rules: adding, matching (globs, key digest), times and seeded probability, in order.
 
 import { ApiError } from "../errors.js";
-import { schemaCheck } from "../contract/schema-check.js";
+import { describeProblem, schemaCheck } from "../contract/schema-check.js";
 import { FAULT_KINDS, type FaultKind, type FaultRule, type FaultRuleInput, type JsonValue } from "../wire.js";
 import { RULE_MATCH_PROPERTIES, type RuleBook, type RuleBookOptions, type RuleKind, type RuleTarget } from "./rule-book.js";
 
@@ -186,11 +186,8 @@ export function checkFaultRule(input: FaultRuleInput, limits: RespondLimits): st
 
 /** Checks a rule from a caller that no contract validated; throws an `invalid_request` ApiError. */
 export function validFaultRule(input: unknown, limits: RespondLimits): FaultRuleInput {
-  const error = checkRuleShape(input);
-  if (error) {
-    const where = error.instancePath.slice(1).replaceAll("/", ".") || "the rule";
-    throw new ApiError("invalid_request", `Invalid fault rule: ${where} ${error.message ?? "is invalid"}`);
-  }
+  const shapeProblem = checkRuleShape(input);
+  if (shapeProblem) throw new ApiError("invalid_request", `Invalid fault rule: ${describeProblem(shapeProblem, (key) => key, "the rule")}`);
   const rule = input as FaultRuleInput;
   const problem = checkFaultRule(rule, limits);
   if (problem !== undefined) throw new ApiError("invalid_request", `Invalid fault rule: ${problem}`);

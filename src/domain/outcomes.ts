@@ -2,7 +2,7 @@
 // the default outcome. The rules are a rule book, matched as fault rules are.
 
 import { ApiError } from "../errors.js";
-import { schemaCheck } from "../contract/schema-check.js";
+import { describeProblem, schemaCheck } from "../contract/schema-check.js";
 import { OUTCOMES, type Outcome, type OutcomeRule, type OutcomeRuleInput } from "../wire.js";
 import { RULE_MATCH_PROPERTIES, type RuleBook, type RuleKind, type RuleTarget } from "./rule-book.js";
 
@@ -23,12 +23,8 @@ const checkRuleShape = schemaCheck(OUTCOME_RULE_SCHEMA);
 
 /** Checks a rule from a caller that no contract validated; throws an `invalid_request` ApiError. */
 export function validOutcomeRule(input: unknown): OutcomeRuleInput {
-  const error = checkRuleShape(input);
-  if (error) {
-    const where = error.instancePath.slice(1).replaceAll("/", ".") || "the rule";
-    const allowed = error.keyword === "enum" ? ` (one of ${OUTCOMES.join(", ")})` : "";
-    throw new ApiError("invalid_request", `Invalid outcome rule: ${where} ${error.message ?? "is invalid"}${allowed}`);
-  }
+  const problem = checkRuleShape(input);
+  if (problem) throw new ApiError("invalid_request", `Invalid outcome rule: ${describeProblem(problem, (key) => key, "the rule")}`);
   return input as OutcomeRuleInput;
 }
 

@@ -1,4 +1,5 @@
-// The settings that may change while the mock runs, and their start-up values for reset.
+// The settings that may change while the mock runs (PATCH /_mock/config), and the store that
+// keeps them: in memory for one mock, in Redis for replicas that must all answer alike.
 
 import type { RateLimitOptions } from "./rate-limiter.js";
 import type { ResponseShape } from "../wire.js";
@@ -9,24 +10,23 @@ export interface RuntimeSettings {
   readonly rateLimit: RateLimitOptions | null;
 }
 
+/** The settings a run-time change names; those it leaves out keep their value. */
+export type SettingsChange = Partial<RuntimeSettings>;
+
 export interface SettingsStore {
-  /** Read on every request, so it stays synchronous and cheap. */
+  /** Read on every request, so it stays synchronous and cheap: a shared store answers from a copy it keeps fresh. */
   current(): RuntimeSettings;
-  update(patch: Partial<RuntimeSettings>): RuntimeSettings;
-  reset(): RuntimeSettings;
+  /** Makes the change for every mock sharing the store; answers the settings in force here once it is stored. */
+  update(change: SettingsChange): Promise<RuntimeSettings>;
+  /** Drops every change: each mock sharing the store goes back to its own start-up settings. */
+  reset(): Promise<RuntimeSettings>;
 }
 
-export function createSettingsStore(initial: RuntimeSettings): SettingsStore {
-  let settings = initial;
+/** The start-up settings with the changes made since (a change naming a setting as undefined leaves it alone). */
+export function withChanges(startUp: RuntimeSettings, change: SettingsChange): RuntimeSettings {
   return {
-    current: () => settings,
-    update(patch) {
-      settings = { ...settings, ...patch };
-      return settings;
-    },
-    reset() {
-      settings = initial;
-      return settings;
-    },
+    responseShape: change.responseShape ?? startUp.responseShape,
+    strictData: change.strictData ?? startUp.strictData,
+    rateLimit: change.rateLimit !== undefined ? change.rateLimit : startUp.rateLimit,
   };
 }

@@ -15,6 +15,7 @@ import { renderTemplate } from "../domain/render.js";
 import type { TemplateCatalog } from "../domain/templates.js";
 import { ApiError } from "../errors.js";
 import type { ClockAdvance, ClockView, ConfigPatch, EventInput, MessageStatus } from "../wire.js";
+import { readAdminBodies } from "./admin-body.js";
 import { requireAdminToken } from "./auth.js";
 import { createErrorHandler } from "./error-handler.js";
 import { streamEvents } from "./events.js";
@@ -26,6 +27,8 @@ export interface AdminRoutesDeps {
   contract: Contract;
   /** The send contract as written, served at GET /openapi.yaml. */
   sendContractSource: string;
+  /** This API's own contract as written, served at GET /_mock/openapi.yaml. */
+  adminContractSource: string;
   config: ResolvedConfig;
   keys: KeyCheck;
   settings: SettingsStore;
@@ -98,11 +101,15 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
   const { outbox, journal, catalog, settings } = deps;
   const router = express.Router();
 
-  router.use("/_mock", requireAdminToken(deps.config.adminToken), express.json({ limit: "100kb" }));
+  router.use("/_mock", requireAdminToken(deps.config.adminToken), ...readAdminBodies("100kb"));
   router.use(contractValidator(deps.contract));
 
   router.get("/openapi.yaml", (_req, res) => {
     res.type("application/yaml").send(deps.sendContractSource);
+  });
+
+  router.get("/_mock/openapi.yaml", (_req, res) => {
+    res.type("application/yaml").send(deps.adminContractSource);
   });
 
   router.get("/_mock/health", (_req, res) => {
@@ -211,7 +218,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
 
   router.patch("/_mock/config", async (req, res) => {
     const patch = req.body as ConfigPatch;
-    settings.update({
+    await settings.update({
       ...(patch.response_shape !== undefined && { responseShape: patch.response_shape }),
       ...(patch.strict_data !== undefined && { strictData: patch.strict_data }),
       ...(patch.rate_limit !== undefined && { rateLimit: rateLimitOptions(patch.rate_limit) }),

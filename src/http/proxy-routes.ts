@@ -11,7 +11,7 @@ import { parseJson } from "../domain/json.js";
 import type { SendService } from "../domain/send.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, isErrorCode, type ErrorCode, type Violation } from "../errors.js";
-import type { SendRequest } from "../wire.js";
+import type { JournalEntry, SendRequest } from "../wire.js";
 import { bearerToken } from "./auth.js";
 import { forwardSend, UpstreamError, type UpstreamAnswer } from "./forward.js";
 import { sendRecordOf } from "./request-record.js";
@@ -33,7 +33,8 @@ export interface ProxyRoutesDeps {
   settings: SettingsStore;
   bodyLimitBytes: number;
   statusCodes: Partial<Record<ErrorCode, number>>;
-  log: (line: string) => void;
+  /** The request log's line for each request to /send; absent, nothing is logged. */
+  logRequest?: (entry: JournalEntry) => void;
 }
 
 export const VIOLATIONS_HEADER = "X-Sendmock-Violations";

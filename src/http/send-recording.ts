@@ -7,6 +7,7 @@ import { boundedViolation, excerpt } from "../domain/excerpt.js";
 import type { Journal } from "../domain/journal.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, type ErrorCode } from "../errors.js";
+import type { JournalEntry } from "../wire.js";
 import { createErrorHandler } from "./error-handler.js";
 import { answerHeadersOf, captureAnswer, requestHeadersOf } from "./exchange-capture.js";
 import { sendRecordOf } from "./request-record.js";
@@ -16,19 +17,34 @@ function hadBody(req: Request): boolean {
   return req.headers["transfer-encoding"] !== undefined || req.headers["content-length"] !== undefined;
 }
 
+/** The journal, with each entry also handed to `onEntry` as it is recorded. */
+function tappedJournal(journal: Journal, onEntry: (entry: JournalEntry) => void): Pick<Journal, "record"> {
+  return {
+    record(entry) {
+      const recorded = journal.record(entry);
+      onEntry(entry);
+      return recorded;
+    },
+  };
+}
+
 /**
  * Records the request in the journal once the pipeline has finished with it: when its answer is
  * handed to Node, or when a fault ends it without one. Not at the socket's close: a client that
  * gives up during a latency fault leaves a pipeline that still captures the message, and the
- * entry must name it.
+ * entry must name it. The same entry goes to `logRequest` (the request log), so a log line
+ * always agrees with the journal.
  */
 export interface JournalRecording {
   journal: Journal;
   /** How much of a request's and an answer's body an entry keeps (`journal_body_bytes`). */
   journalBodyBytes: number;
+  /** The request log's line for each request to /send; absent, nothing is logged. */
+  logRequest?: (entry: JournalEntry) => void;
 }
 
-export function journalRecorder({ journal, journalBodyBytes }: JournalRecording) {
+export function journalRecorder({ journal: journalOnly, journalBodyBytes, logRequest }: JournalRecording) {
+  const journal = logRequest === undefined ? journalOnly : tappedJournal(journalOnly, logRequest);
   return (req: Request, res: Response, next: NextFunction): void => {
     const record = sendRecordOf(res);
     let recorded = false;
@@ -93,7 +109,7 @@ export function journalRecorder({ journal, journalBodyBytes }: JournalRecording)
   };
 }
 
-/** Any method but POST on /send: 405 with `Allow: POST`, journaled. */
+/** Any method but POST on /send: 405 with `Allow: POST`, journaled and logged. */
 export function rejectOtherMethods(recording: JournalRecording): express.RequestHandler[] {
   return [
     journalRecorder(recording),
@@ -107,7 +123,6 @@ export function rejectOtherMethods(recording: JournalRecording): express.Request
 export interface SendErrorDeps {
   settings: SettingsStore;
   statusCodes: Partial<Record<ErrorCode, number>>;
-  log: (line: string) => void;
 }
 
 /** Notes the error on the request's record for the journal, then answers it in the configured shape. */
@@ -116,8 +131,7 @@ export function sendErrorHandler(deps: SendErrorDeps): express.ErrorRequestHandl
     shape: () => deps.settings.current().responseShape,
     statusCodes: deps.statusCodes,
     quoteBody: true,
-    onError(apiError, req, res) {
-      if (apiError.code === "server_error") deps.log(`sendmock: ${req.method} ${req.path}: ${apiError.message}`);
+    onError(apiError, _req, res) {
       const record = sendRecordOf(res);
       record.errorCode = apiError.code;
       record.errorMessage = apiError.message;

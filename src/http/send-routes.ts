@@ -10,7 +10,7 @@ import type { RateLimiter } from "../domain/rate-limiter.js";
 import type { SendService } from "../domain/send.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, type ErrorCode } from "../errors.js";
-import type { SendRequest } from "../wire.js";
+import type { JournalEntry, SendRequest } from "../wire.js";
 import { requireApiKey } from "./auth.js";
 import { successBody } from "./error-shapes.js";
 import { injectFaults, type FaultStepDeps } from "./fault-steps.js";
@@ -32,7 +32,8 @@ export interface SendRoutesDeps extends FaultStepDeps {
   journalBodyBytes: number;
   bodyLimitBytes: number;
   statusCodes: Partial<Record<ErrorCode, number>>;
-  log: (line: string) => void;
+  /** The request log's line for each request to /send; absent, nothing is logged. */
+  logRequest?: (entry: JournalEntry) => void;
 }
 
 export const WARNING_HEADER = "X-Sendmock-Warning";

@@ -4,6 +4,7 @@ import { error as validatorErrors } from "express-openapi-validator";
 import { excerpt } from "../domain/excerpt.js";
 import { valueAt } from "../domain/json.js";
 import { StoreUnavailableError } from "../domain/store-errors.js";
+import { alternatives, closestKey } from "../contract/schema-check.js";
 import { ApiError, type Violation } from "../errors.js";
 
 const REQUIRED_SEND_FIELDS = new Set(["to", "template_id", "data"]);
@@ -26,6 +27,9 @@ export function fieldName(pointer: string): string {
   );
 }
 
+const TYPE_WORDS: Partial<Record<string, string>> = { null: "null", integer: "a whole number" };
+const COMPARISON_WORDS: Partial<Record<string, string>> = { ">=": "at least", "<=": "at most", ">": "more than", "<": "less than" };
+
 function phrase(issue: ValidatorIssue): string {
   switch (issue.keyword) {
     case "format":
@@ -33,9 +37,22 @@ function phrase(issue: ValidatorIssue): string {
     case "type":
       return issue.ajvMessage === "must be string,array"
         ? "must be a string or an array of strings"
-        : issue.ajvMessage.replace(/^must be (\w)/, (_match, letter: string) => `must be ${/[aeiou]/.test(letter) ? "an" : "a"} ${letter}`);
+        : `must be ${issue.ajvMessage
+            .replace(/^must be /, "")
+            .split(",")
+            .map((type) => TYPE_WORDS[type] ?? `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`)
+            .join(" or ")}`;
+    case "minimum":
+    case "maximum":
+    case "exclusiveMinimum":
+    case "exclusiveMaximum":
+      return issue.ajvMessage.replace(/^must be (>=|<=|>|<) /, (_match, comparison: string) => `must be ${COMPARISON_WORDS[comparison] ?? comparison} `);
     case "minLength":
       return "must not be empty";
+    case "enum": {
+      const allowed = /allowed values: (.*)$/.exec(issue.ajvMessage)?.[1];
+      return allowed === undefined ? issue.ajvMessage : `must be ${alternatives(allowed.split(", "))}`;
+    }
     case "pattern":
       // subject's pattern keeps it to one line, so it cannot split a mail header.
       return issue.pointer === "/subject" ? "must not contain a line break (CR or LF)" : issue.ajvMessage;
@@ -50,24 +67,83 @@ function shortJson(value: unknown): string {
   return json.length > 80 ? `${json.slice(0, 77)}...` : json;
 }
 
+const COMPOSITES = new Set(["oneOf", "anyOf"]);
+
+function isAtOrBelow(pointer: string, ancestor: string): boolean {
+  return pointer === ancestor || pointer.startsWith(`${ancestor}/`);
+}
+
+/**
+ * A value that fits no branch of a `oneOf` (`a rate limit or null`) fails each branch, and the
+ * validator reports them all: `must be null`, `must match exactly one schema in oneOf`, beside
+ * what is really wrong. Only the branch the value was meant for is kept, the one of its type:
+ * the `type` failures at that value are the other branches, unless nothing else failed there
+ * (then no branch is of its type, and they merge into one: `must be an object or null`).
+ */
+function withoutBranchNoise(issues: readonly ValidatorIssue[]): ValidatorIssue[] {
+  const composites = issues.filter((issue) => COMPOSITES.has(issue.keyword)).map((issue) => issue.pointer);
+  const kept: ValidatorIssue[] = [];
+  for (const issue of issues) {
+    if (COMPOSITES.has(issue.keyword)) continue;
+    if (issue.keyword === "type" && composites.includes(issue.pointer)) {
+      const meant = issues.some(
+        (other) => !COMPOSITES.has(other.keyword) && isAtOrBelow(other.pointer, issue.pointer) && (other.pointer !== issue.pointer || other.keyword !== "type"),
+      );
+      if (meant) continue;
+      const merged = kept.find((other) => other.keyword === "type" && other.pointer === issue.pointer);
+      if (merged) {
+        merged.ajvMessage = `${merged.ajvMessage},${issue.ajvMessage.replace(/^must be /, "")}`;
+        continue;
+      }
+    }
+    kept.push({ ...issue });
+  }
+  return kept;
+}
+
 function toIssues(error: InstanceType<typeof validatorErrors.BadRequest>): ValidatorIssue[] {
   const seen = new Set<string>();
   const issues: ValidatorIssue[] = [];
   for (const item of error.errors) {
     const keyword = (item.errorCode ?? "").replace(".openapi.validation", "");
     const pointer = item.path.replace(/^\/body(?=\/|$)/, "");
-    const key = `${pointer} ${keyword}`;
+    // The branches of a oneOf each fail on type at one pointer, with different messages: kept, to merge.
+    const key = keyword === "type" ? `${pointer} type ${item.message}` : `${pointer} ${keyword}`;
     if (seen.has(key)) continue;
     seen.add(key);
     issues.push({ pointer, keyword, ajvMessage: item.message });
   }
-  return issues;
+  return withoutBranchNoise(issues);
 }
 
-function violationOf(issue: ValidatorIssue): Violation {
+/** The parent of a pointer (`/rate_limit/per_second` -> `/rate_limit`) and its last key. */
+function splitPointer(pointer: string): [string, string] {
+  const at = pointer.lastIndexOf("/");
+  return [pointer.slice(0, at), pointer.slice(at + 1)];
+}
+
+/** The required keys each object misses, by the object's pointer: an unknown key beside one may be its typo. */
+type MissingKeys = ReadonlyMap<string, string[]>;
+
+function missingKeys(issues: readonly ValidatorIssue[]): MissingKeys {
+  const missing = new Map<string, string[]>();
+  for (const issue of issues) {
+    if (issue.keyword !== "required") continue;
+    const [parent, key] = splitPointer(issue.pointer);
+    missing.set(parent, [...(missing.get(parent) ?? []), key]);
+  }
+  return missing;
+}
+
+function violationOf(issue: ValidatorIssue, missing: MissingKeys): Violation {
   const field = fieldName(issue.pointer) || "the body";
   if (issue.keyword === "required") return { path: issue.pointer, message: `${field} is required` };
-  if (issue.keyword === "additionalProperties") return { path: issue.pointer, message: `${field} is not a known field` };
+  if (issue.keyword === "additionalProperties") {
+    const [parent, key] = splitPointer(issue.pointer);
+    // `per_seconds` for an unknown `per_second` when per_seconds is missing beside it.
+    const meant = closestKey(key, missing.get(parent) ?? []);
+    return { path: issue.pointer, message: `${field} is not a known field${meant === undefined ? "" : ` (did you mean ${meant}?)`}` };
+  }
   return { path: issue.pointer, message: `${field} ${phrase(issue)}` };
 }
 
@@ -93,17 +169,18 @@ function listIssues(issues: readonly ValidatorIssue[], describe: (issue: Validat
 /** A failed contract check of a send request: the most fundamental problem picks the code. */
 function sendRequestError(error: InstanceType<typeof validatorErrors.BadRequest>, body: unknown): ApiError {
   const issues = toIssues(error);
-  const violations = issues.slice(0, VIOLATIONS_KEPT).map(violationOf);
-  const missing = issues.filter((issue) => issue.keyword === "required" && REQUIRED_SEND_FIELDS.has(fieldName(issue.pointer)));
-  if (missing.length > 0) {
-    const names = missing.map((issue) => fieldName(issue.pointer));
+  const missing = missingKeys(issues);
+  const violations = issues.slice(0, VIOLATIONS_KEPT).map((issue) => violationOf(issue, missing));
+  const missingFields = issues.filter((issue) => issue.keyword === "required" && REQUIRED_SEND_FIELDS.has(fieldName(issue.pointer)));
+  if (missingFields.length > 0) {
+    const names = missingFields.map((issue) => fieldName(issue.pointer));
     return new ApiError("missing_required_field", `Missing required field${names.length > 1 ? "s" : ""}: ${names.join(", ")}`, { violations });
   }
   if (issues.length > 0 && issues.every(isRecipientIssue)) {
     const addresses = listIssues(issues, (issue) => `${fieldName(issue.pointer)} (${shortJson(valueAt(body, issue.pointer))})`, ", ");
     return new ApiError("invalid_recipient", `Invalid recipient email address in ${addresses}`, { violations });
   }
-  const problems = listIssues(issues, (issue) => violationOf(issue).message, "; ");
+  const problems = listIssues(issues, (issue) => violationOf(issue, missing).message, "; ");
   return new ApiError("invalid_request", `Invalid request: ${problems}`, { violations });
 }
 

@@ -1,6 +1,6 @@
-// The state of a mock (outbox, journal, fault and outcome rules, rate limits, the clock's offset,
-// due work) in memory, or in Redis to be shared by replicas: the rest of sendmock sees only the
-// interfaces.
+// The state of a mock (outbox, journal, fault and outcome rules, rate limits, run-time settings,
+// the clock's offset, due work) in memory, or in Redis to be shared by replicas: the rest of
+// sendmock sees only the interfaces.
 
 import type { ResolvedConfig } from "../config.js";
 import { createClock, createLocalClockOffset, type Clock, type ClockOffsetStore } from "../domain/clock.js";
@@ -10,6 +10,7 @@ import type { DueWorkStore } from "../domain/scheduler.js";
 import type { Journal } from "../domain/journal.js";
 import type { Outbox } from "../domain/outbox.js";
 import type { RateLimiter } from "../domain/rate-limiter.js";
+import type { SettingsStore } from "../domain/settings.js";
 import {
   createMemoryDueWork,
   createMemoryFaultPlan,
@@ -17,6 +18,7 @@ import {
   createMemoryOutbox,
   createMemoryRateLimiter,
   createMemoryRuleBook,
+  createMemorySettingsStore,
 } from "./memory/index.js";
 
 export interface Stores {
@@ -25,6 +27,7 @@ export interface Stores {
   faults: FaultPlan;
   outcomes: OutcomeBook;
   limiter: RateLimiter;
+  settings: SettingsStore;
   clockOffset: ClockOffsetStore;
   /** The mock's clock, on `clockOffset`. */
   clock: Clock;
@@ -43,6 +46,7 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
   const journalLimits = { capacity: config.capacity, maxBytes: journalBytes, maxPageBytes: config.maxPageBytes };
   const faultOptions = { initialRules: config.faults, seed: config.seed, maxRules: config.maxRules };
   const outcomeOptions = { initialRules: config.outcomeRules, seed: config.seed, maxRules: config.maxRules };
+  const startUpSettings = { responseShape: config.responseShape, strictData: config.strictData, rateLimit: config.rateLimit };
   if (config.store.kind === "memory") {
     const clockOffset = createLocalClockOffset();
     const clock = createClock(clockOffset);
@@ -52,6 +56,7 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
       faults: createMemoryFaultPlan(faultOptions),
       outcomes: createMemoryRuleBook(OUTCOME_RULES, outcomeOptions),
       limiter: createMemoryRateLimiter({ nowMs: () => clock.nowMs() }),
+      settings: createMemorySettingsStore(startUpSettings),
       clockOffset,
       clock,
       dueWork: createMemoryDueWork(),
@@ -71,6 +76,7 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
       faults: await redis.createRedisFaultPlan(connection, faultOptions),
       outcomes: await redis.createRedisRuleBook(connection, OUTCOME_RULES, outcomeOptions),
       limiter: redis.createRedisRateLimiter(connection, () => clockOffset.current()),
+      settings: await redis.createRedisSettingsStore(connection, channel, startUpSettings),
       clockOffset,
       clock: createClock(clockOffset),
       dueWork: redis.createRedisDueWork(connection),

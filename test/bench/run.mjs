@@ -4,8 +4,8 @@
 // test-results/bench.json. Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_RUNS
 // (runs per scenario, default 3), BENCH_WARMUP (seconds of discarded load before each run,
 // default 1), BENCH_SOAK_SECONDS (length of the soak, default 60, 0 skips it), BENCH_ONLY=soak
-// (the soak alone), BENCH_ONLY=startup or abuse (that section alone), BENCH_STRICT=1 (exit 2 when a
-// target is missed).
+// (the soak alone), BENCH_ONLY=startup, abuse or log (that section alone), BENCH_STRICT=1 (exit 2
+// when a target is missed).
 
 import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -15,7 +15,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import { measureAbuse } from "./abuse.mjs";
-import { freePort, killAll, memoryOf, ROOT, startServer, stopServer } from "./lib/servers.mjs";
+import { cpuMsOf, freePort, killAll, memoryOf, ROOT, spawnNode, startServer, stopServer } from "./lib/servers.mjs";
 import { measureStartupSection, startupLines, startupTargets } from "./startup.mjs";
 
 const DURATION = positiveNumber("BENCH_DURATION", 10);
@@ -23,7 +23,7 @@ const RUNS = Math.round(positiveNumber("BENCH_RUNS", 3));
 const WARMUP = nonNegativeNumber("BENCH_WARMUP", 1);
 const STRICT = process.env.BENCH_STRICT === "1";
 const SOAK_SECONDS = nonNegativeNumber("BENCH_SOAK_SECONDS", 60);
-const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse"]);
+const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse", "log"]);
 const CONNECTIONS = 50;
 const SETTLE_MS = 1000;
 const LIST_FILL = 10_000;
@@ -42,6 +42,9 @@ const SOAK_CAPACITY = 10_000;
 // itself in batches of capacity/8 entries. 5% is clear of that, and at 2,000 sends/s over 40 s
 // (some 55 MB live) it still flags a leak of about 35 bytes per send.
 const SOAK_FLAT_GROWTH_SHARE = 0.05;
+// The request log (a line per /send on stdout, which the bench reads as a terminal would) may
+// cost at most this share of POST /send throughput, against the same server with --quiet.
+const LOG_MAX_COST_SHARE = 0.05;
 
 const CLI = path.join(ROOT, "dist/cli.js");
 const API_KEY = "bench-key-0001";
@@ -185,6 +188,7 @@ const soakServer = () => startServer("sendmock-soak", ["--expose-gc", path.join(
  * @property {number} errors connection errors and timeouts
  * @property {number} timeouts
  * @property {Record<string, number>} statuses
+ * @property {number} [serverCpuUsPerRequest] the server's CPU time (user + system) over the measured run, per answer
  */
 
 /**
@@ -271,6 +275,18 @@ const SCENARIOS = [
     load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 },
   },
   {
+    id: "send_valid_log_json",
+    label: "sendmock POST /send (valid), --log-format json",
+    start: () => sendmock(["--log-format", "json"]),
+    load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 },
+  },
+  {
+    id: "send_valid_quiet",
+    label: "sendmock POST /send (valid), --quiet (no request log)",
+    start: () => sendmock(["--quiet"]),
+    load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 },
+  },
+  {
     id: "send_invalid_recipient",
     label: "sendmock POST /send (invalid recipient, 422)",
     start: () => sendmock(),
@@ -326,14 +342,16 @@ async function measure(scenario, run) {
   try {
     if (scenario.prepare) await scenario.prepare(server.url);
     if (WARMUP > 0) await fire(server.url, scenario.load, { duration: WARMUP });
+    const cpuBefore = cpuMsOf(server.pid);
     const outcome = await fire(server.url, scenario.load, { duration: DURATION });
+    outcome.serverCpuUsPerRequest = ((cpuMsOf(server.pid) - cpuBefore) * 1000) / outcome.requests;
     if (server.exited()) {
       throw new Error(
         `${scenario.id} run ${run}: ${server.name} (pid ${server.pid}) exited during the run (${JSON.stringify(outcome.statuses)}, ${outcome.errors} errors)${server.stderrTail() ? `:\n${server.stderrTail()}` : ""}`,
       );
     }
     log(
-      `${scenario.id} run ${run}/${RUNS}: ${outcome.rps.toFixed(0)} req/s, p50 ${outcome.p50} ms, p99 ${outcome.p99} ms, statuses ${JSON.stringify(outcome.statuses)}, errors ${outcome.errors}`,
+      `${scenario.id} run ${run}/${RUNS}: ${outcome.rps.toFixed(0)} req/s, server CPU ${outcome.serverCpuUsPerRequest.toFixed(0)} µs/request, p50 ${outcome.p50} ms, p99 ${outcome.p99} ms, statuses ${JSON.stringify(outcome.statuses)}, errors ${outcome.errors}`,
     );
     return outcome;
   } finally {
@@ -596,6 +614,98 @@ function finish(out, targets, report, began) {
   if (STRICT && targets.some((target) => !target.pass)) process.exitCode = 2;
 }
 
+/** The scenarios of the log section: the default text log, the JSON log, and --quiet to compare them with. */
+const LOG_SCENARIOS = ["send_valid", "send_valid_log_json", "send_valid_quiet"];
+
+/**
+ * What the request log costs, against the same send with --quiet: the median req/s and the
+ * server's CPU time per send of the runs, and the CPU of one line measured alone as a share of a
+ * quiet send's. That share is what the target judges: on the shared 2-core machine one run's
+ * req/s moved by 2x, and its CPU per send by 1.5x, with the other work there; one line's CPU on
+ * its own moved by a few percent.
+ * @param {Map<string, Outcome[]>} outcomes
+ * @param {{ text: number, json: number }} lineCpuUs CPU per log line, measured alone
+ */
+function logSection(outcomes, lineCpuUs) {
+  const quiet = outcomes.get("send_valid_quiet") ?? [];
+  const quietRps = median(quiet.map((o) => o.rps));
+  const quietCpu = median(quiet.map((o) => o.serverCpuUsPerRequest ?? NaN));
+  const rows = [
+    ["request log", `req/s (median of ${quiet.length})`, "vs --quiet", "server CPU µs/send", "vs --quiet", "CPU µs/line alone", "share of a quiet send"],
+  ];
+  const targets = [];
+  const report = {};
+  for (const [id, name, format] of /** @type {const} */ ([
+    ["send_valid", "text (default)", "text"],
+    ["send_valid_log_json", "json", "json"],
+  ])) {
+    const runs = outcomes.get(id) ?? [];
+    const rps = median(runs.map((o) => o.rps));
+    const cpu = median(runs.map((o) => o.serverCpuUsPerRequest ?? NaN));
+    const lineShare = lineCpuUs[format] / quietCpu;
+    rows.push([
+      name,
+      int(rps),
+      `${(rps / quietRps).toFixed(3)}x`,
+      cpu.toFixed(0),
+      `${(cpu / quietCpu).toFixed(3)}x`,
+      lineCpuUs[format].toFixed(1),
+      percent(lineShare),
+    ]);
+    targets.push({
+      name: `log ${format} costs <= ${percent(LOG_MAX_COST_SHARE)} of a send`,
+      pass: lineShare <= LOG_MAX_COST_SHARE,
+      detail: `a line ${lineCpuUs[format].toFixed(1)} µs of CPU vs ${quietCpu.toFixed(0)} µs per send with --quiet: ${percent(lineShare)} (in the runs: req/s ${(rps / quietRps).toFixed(3)}x, CPU per send ${(cpu / quietCpu).toFixed(3)}x)`,
+    });
+    Object.assign(report, {
+      [id]: { rps, vsQuietRps: rps / quietRps, cpuUsPerSend: cpu, vsQuietCpu: cpu / quietCpu, lineCpuUs: lineCpuUs[format], lineShareOfQuietSend: lineShare },
+    });
+  }
+  rows.push(["none (--quiet)", int(quietRps), "1.000x", quietCpu.toFixed(0), "1.000x", "", ""]);
+  return {
+    lines: ["request log cost on POST /send (valid), round-robin with --quiet", table(rows)],
+    targets,
+    report: { log: { quietRps, quietCpuUsPerSend: quietCpu, ...report } },
+  };
+}
+
+/**
+ * CPU per log line, from test/bench/log-line.mjs in a child of its own: the median of 3 children.
+ * @param {"text" | "json"} format
+ * @returns {Promise<number>} microseconds
+ */
+async function logLineCpuUs(format) {
+  const samples = [];
+  for (let round = 0; round < 3; round += 1) {
+    const child = spawnNode(`log-line ${format}`, [path.join(ROOT, "test/bench/log-line.mjs"), format]);
+    // "close", not "exit": the result line may still be in the stderr pipe at exit.
+    const code = await new Promise((resolve) => child.child.once("close", resolve));
+    const result = /\{.*"cpuUsPerLine".*\}/.exec(child.stderrTail());
+    if (code !== 0 || !result) throw new Error(`test/bench/log-line.mjs ${format} failed (exit ${String(code)}): ${child.stderrTail()}`);
+    samples.push(/** @type {{ cpuUsPerLine: number }} */ (JSON.parse(result[0])).cpuUsPerLine);
+  }
+  return median(samples);
+}
+
+/** BENCH_ONLY=log: the valid send with the text log, the JSON log and --quiet, round-robin. */
+async function logOnly() {
+  const began = performance.now();
+  const scenarios = SCENARIOS.filter((scenario) => LOG_SCENARIOS.includes(scenario.id));
+  log(
+    `log only: ${RUNS} run(s) x ${scenarios.length} scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`,
+  );
+  /** @type {Map<string, Outcome[]>} */
+  const outcomes = new Map(scenarios.map((scenario) => [scenario.id, []]));
+  for (let run = 1; run <= RUNS; run += 1) {
+    for (const scenario of scenarios) {
+      outcomes.get(scenario.id)?.push(await measure(scenario, run));
+      await sleep(SETTLE_MS);
+    }
+  }
+  const section = logSection(outcomes, { text: await logLineCpuUs("text"), json: await logLineCpuUs("json") });
+  finish(["", ...section.lines], section.targets, section.report, began);
+}
+
 /** BENCH_ONLY=soak: the soak alone, and a report that holds only it. */
 async function soakOnly() {
   if (SOAK_SECONDS === 0) throw new Error("BENCH_ONLY=soak with BENCH_SOAK_SECONDS=0 leaves nothing to run");
@@ -728,6 +838,10 @@ async function main() {
     memoryHeapCapped: { nodeFlag: HEAP_CAP_FLAG, ...memoryHeapCapped },
     soak,
   };
+  const logCost = logSection(outcomes, { text: await logLineCpuUs("text"), json: await logLineCpuUs("json") });
+  out.push("", ...logCost.lines);
+  targets.push(...logCost.targets);
+  Object.assign(report, logCost.report);
   const abuse = await measureAbuse();
   out.push("", ...abuse.lines);
   targets.push(...abuse.targets);
@@ -752,7 +866,7 @@ try {
   if (ONLY === "abuse") {
     const abuse = await measureAbuse();
     finish(["", ...abuse.lines], abuse.targets, abuse.report, 0);
-  } else await (ONLY === "soak" ? soakOnly() : ONLY === "startup" ? startupOnly() : main());
+  } else await (ONLY === "soak" ? soakOnly() : ONLY === "startup" ? startupOnly() : ONLY === "log" ? logOnly() : main());
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;

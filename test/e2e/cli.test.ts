@@ -79,7 +79,7 @@ describe("sendmock serve", () => {
   it("picks a free port with --port 0, prints the URL and serves the shipped templates", async () => {
     const mock = await serve(["--port", "0"]);
     expect(mock.stdout()).toMatch(/sendmock listening on http:\/\/127\.0\.0\.1:\d+\n/);
-    expect(mock.stdout()).toMatch(/templates: 4 loaded/);
+    expect(mock.stdout()).toMatch(/templates: +4 loaded/);
 
     const answer = await postSend(mock.url, aSendRequest());
     expect(answer.status).toBe(200);
@@ -130,17 +130,28 @@ describe("a start that cannot work exits non-zero with one clear line", () => {
     expect(result.code).not.toBe(0);
     expectOneCleanLine(result.stderr);
     expect(result.stderr).toContain(file);
-    expect(result.stderr).toContain("capacity must be >= 1");
+    expect(result.stderr).toContain("capacity must be at least 1");
   });
 
-  it("names a config file that does not parse", async () => {
+  it("names a config file that does not parse by line and column, without the parser's code frame", async () => {
     const dir = await tempDir();
     const file = path.join(dir, "broken.yaml");
-    await writeFile(file, "port: [0\n");
+    await writeFile(file, "port: 0\nrate_limit: [\nstrict_data: true\n");
     const result = await failedStart(["--config", file]);
-    expect(result.code).not.toBe(0);
+    expect(result.code).toBe(1);
     expectOneCleanLine(result.stderr);
-    expect(result.stderr).toContain(file);
+    expect(result.stderr).toBe(
+      `sendmock: config file ${file}, line 3, column 1: Flow sequence in block collection must be sufficiently indented and end with a ]\n`,
+    );
+  });
+
+  it("blames the config file, not the command line, for a body_limit the file sets", async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, "sendmock.yaml");
+    await writeFile(file, 'body_limit: "0b"\n');
+    const result = await failedStart(["--config", file, "--port", "0"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`sendmock: config file ${file}: body_limit must be a size of at least 1B, such as "1mb" or "500kb"\n`);
   });
 
   it("names a templates folder that does not exist", async () => {

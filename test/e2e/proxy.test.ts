@@ -241,7 +241,7 @@ describe("sendmock proxy", () => {
 });
 
 describe("sendmock proxy on the command line", () => {
-  it("prints its URL, forwards, and exits 0 on SIGTERM", async () => {
+  it("prints its URL, forwards, logs the send as serve does, and exits 0 on SIGTERM", async () => {
     const cli = path.join(fileURLToPath(new URL("../..", import.meta.url)), "dist", "cli.js");
     const child = spawn(process.execPath, [cli, "proxy", "--target", upstreamUrl, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
     try {
@@ -267,6 +267,7 @@ describe("sendmock proxy on the command line", () => {
       expect(seen[0]?.headers.authorization).toBe(`Bearer ${SECRET_KEY}`);
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
+      expect(stdout).toMatch(/ POST \/send 200 up_123 to=ada@example\.com template_id=welcome key=…\w{4} \d+\.\dms\n/);
       expect(stdout + stderr).not.toContain(SECRET_KEY);
     } finally {
       child.kill("SIGKILL");

@@ -870,14 +870,14 @@ describe("bad fault input", () => {
   });
 
   it.each([
-    { problem: "status: 418", rule: { fault: "server_error", status: 418 }, says: /faults\.1.*status/ },
-    { problem: "an unknown kind", rule: { fault: "explode" }, says: /faults\.1.*fault/ },
-    { problem: "retry_after_s on latency", rule: { fault: "latency", retry_after_s: 1 }, says: /faults\.1.*retry_after_s does not apply/ },
-    { problem: "a respond without a status", rule: { fault: "respond", body: "x" }, says: /faults\.1: respond needs a status/ },
+    { problem: "status: 418", rule: { fault: "server_error", status: 418 }, says: /faults\[1\].*status/ },
+    { problem: "an unknown kind", rule: { fault: "explode" }, says: /faults\[1\].*fault/ },
+    { problem: "retry_after_s on latency", rule: { fault: "latency", retry_after_s: 1 }, says: /faults\[1\].*retry_after_s does not apply/ },
+    { problem: "a respond without a status", rule: { fault: "respond", body: "x" }, says: /faults\[1\]: respond needs a status/ },
     {
       problem: "a respond with a line break in a header",
       rule: { fault: "respond", status: 200, headers: { "X-A": "1\nX-B: 2" } },
-      says: /faults\.1: headers\.X-A must be printable ASCII on one line/,
+      says: /faults\[1\]: headers\.X-A must be printable ASCII on one line/,
     },
   ])("the faults option with $problem makes createSendMock reject with a ConfigError naming the rule", async ({ rule, says }) => {
     const building = aMock({ faults: [{ fault: "rate_limit" }, rule] as never });

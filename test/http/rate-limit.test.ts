@@ -156,6 +156,6 @@ describe("rate-limit numbers at the edges of their ranges", () => {
   });
 
   it("refuses the same numbers as library options, naming them", async () => {
-    await expect(aMock({ rateLimit: { requests: 1, perSeconds: 1e-320 } })).rejects.toThrow("options: rate_limit.per_seconds must be >= 0.001");
+    await expect(aMock({ rateLimit: { requests: 1, perSeconds: 1e-320 } })).rejects.toThrow("options: rateLimit.perSeconds must be at least 0.001");
   });
 });

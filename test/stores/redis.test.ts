@@ -12,12 +12,15 @@ import { createRedisRateLimiter } from "../../src/stores/redis/rate-limiter.js";
 import { createRedisDueWork } from "../../src/stores/redis/due-work.js";
 import { createRedisClockOffset } from "../../src/stores/redis/clock.js";
 import { describeDueWorkContract } from "./due-work-contract.js";
+import { createRedisSettingsStore } from "../../src/stores/redis/settings.js";
 import type { Outbox, OutboxLimits } from "../../src/domain/outbox.js";
+import type { RuntimeSettings, SettingsStore } from "../../src/domain/settings.js";
 import { aKeyPrefix, redisUnavailableReason, sharedRedis } from "../support/redis.js";
 import { aTarget, describeFaultPlanContract } from "./faults-contract.js";
 import { describeJournalContract } from "./journal-contract.js";
 import { aMessage, describeOutboxContract } from "./outbox-contract.js";
 import { describeRateLimiterContract } from "./rate-limiter-contract.js";
+import { describeSettingsContract, startUpSettings } from "./settings-contract.js";
 
 const unavailable = redisUnavailableReason();
 
@@ -36,6 +39,18 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
     const channel = await openStoreChannel(connection);
     closers.push(() => channel.close());
     return createRedisOutbox(connection, channel, limits);
+  }
+
+  /** A replica's settings on its own connection; a change by another replica reaches it over the channel. */
+  async function settingsOn(connection: RedisConnection, startUp: RuntimeSettings = startUpSettings): Promise<SettingsStore> {
+    const channel = await openStoreChannel(connection);
+    closers.push(() => channel.close());
+    return createRedisSettingsStore(connection, channel, startUp);
+  }
+
+  /** Pub/sub delivers a change to the other replicas a moment after it is stored: wait for it, within a bound. */
+  async function untilSettingsOf(settings: SettingsStore, expected: RuntimeSettings): Promise<void> {
+    await expect.poll(() => settings.current(), { timeout: 2000, interval: 10 }).toEqual(expected);
   }
 
   afterEach(async () => {
@@ -71,6 +86,7 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
     offsetMs += 60_000;
     expect((await limiter.take("key-1", limit)).allowed).toBe(true);
   });
+  describeSettingsContract("redis settings", async (startUp) => settingsOn(await aConnection(), startUp));
 
   describe("replicas sharing one prefix", () => {
     it("share one clock offset: a move on one is read synchronously on the other once told, and a reset puts both back", async () => {
@@ -146,6 +162,84 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
       await capturingReplica.add(match);
 
       await expect(waiting).resolves.toEqual(match);
+    });
+  });
+
+  describe("replicas sharing their run-time settings", () => {
+    it("shows a change made through one replica on the other", async () => {
+      const prefix = aKeyPrefix();
+      const one = await settingsOn(await aConnection(prefix));
+      const other = await settingsOn(await aConnection(prefix));
+
+      const changed = await one.update({ rateLimit: { requests: 3, perSeconds: 60 } });
+
+      await untilSettingsOf(other, changed);
+      expect(changed).toEqual({ ...startUpSettings, rateLimit: { requests: 3, perSeconds: 60 } });
+    });
+
+    it("keeps both of two changes to different settings made at once through two replicas", async () => {
+      const prefix = aKeyPrefix();
+      const one = await settingsOn(await aConnection(prefix));
+      const other = await settingsOn(await aConnection(prefix));
+
+      await Promise.all([one.update({ responseShape: "b" }), other.update({ strictData: true })]);
+
+      const both = { ...startUpSettings, responseShape: "b", strictData: true } as const;
+      await untilSettingsOf(one, both);
+      await untilSettingsOf(other, both);
+    });
+
+    it("gives a replica starting later the changes already made, over its own start-up settings", async () => {
+      const prefix = aKeyPrefix();
+      const first = await settingsOn(await aConnection(prefix));
+      await first.update({ responseShape: "b" });
+
+      const later = await settingsOn(await aConnection(prefix), { responseShape: "a", strictData: true, rateLimit: null });
+
+      expect(later.current()).toEqual({ responseShape: "b", strictData: true, rateLimit: null });
+    });
+
+    it("puts every replica back to its own start-up settings on a reset through one", async () => {
+      const prefix = aKeyPrefix();
+      const strictStartUp: RuntimeSettings = { responseShape: "a", strictData: true, rateLimit: null };
+      const one = await settingsOn(await aConnection(prefix));
+      const other = await settingsOn(await aConnection(prefix), strictStartUp);
+      await one.update({ responseShape: "b", strictData: false });
+      await untilSettingsOf(other, { ...strictStartUp, responseShape: "b", strictData: false });
+
+      await one.reset();
+
+      expect(one.current()).toEqual(startUpSettings);
+      await untilSettingsOf(other, strictStartUp);
+    });
+
+    it("keeps the newer settings when an older state arrives late, as a write's own answer and the channel's copy of it may", async () => {
+      const connection = await aConnection();
+      const channel = await openStoreChannel(connection);
+      closers.push(() => channel.close());
+      const settings = await createRedisSettingsStore(connection, channel, startUpSettings);
+      await settings.update({ responseShape: "b" });
+      // Registered after the store's own listener, so it runs once the store has handled the event.
+      const handled = new Promise<void>((resolve) => channel.on("settings", () => resolve()));
+
+      await connection.commands.publish(channel.name, JSON.stringify({ type: "settings", version: 1, changes: [] }));
+      await handled;
+
+      expect(settings.current()).toEqual({ ...startUpSettings, responseShape: "b" });
+    });
+
+    it("catches up on a change made while its channel was away, once it listens again", async () => {
+      const prefix = aKeyPrefix();
+      const away = await aConnection(prefix);
+      const missing = await settingsOn(away);
+      const changing = await settingsOn(await aConnection(prefix));
+      const { localPort } = away.subscriber.stream as { localPort?: number };
+
+      // Cut this replica's subscriber connection only: the change below is published while it reconnects.
+      await away.commands.client("KILL", "ADDR", `127.0.0.1:${String(localPort)}`);
+      const changed = await changing.update({ strictData: true });
+
+      await untilSettingsOf(missing, changed);
     });
   });
 

@@ -28,7 +28,7 @@ describe("checking rules", () => {
   });
 
   it("refuses a rule of the wrong shape with an invalid_request naming the field", () => {
-    expect(() => validFaultRule({ fault: "server_error", times: 0 }, LIMITS)).toThrow(/Invalid fault rule: times must be >= 1/);
+    expect(() => validFaultRule({ fault: "server_error", times: 0 }, LIMITS)).toThrow(/Invalid fault rule: times must be at least 1/);
     expect(() => validFaultRule({ fault: "explode" }, LIMITS)).toThrow(ApiError);
   });
 });

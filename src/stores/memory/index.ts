@@ -6,3 +6,4 @@ export { createMemoryJournal } from "./journal.js";
 export { createMemoryOutbox } from "./outbox.js";
 export { createMemoryRateLimiter } from "./rate-limiter.js";
 export { createMemoryRuleBook } from "./rule-book.js";
+export { createMemorySettingsStore } from "./settings.js";

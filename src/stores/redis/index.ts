@@ -9,3 +9,4 @@ export { createRedisJournal } from "./journal.js";
 export { createRedisOutbox } from "./outbox.js";
 export { createRedisRateLimiter } from "./rate-limiter.js";
 export { createRedisRuleBook } from "./rule-book.js";
+export { createRedisSettingsStore } from "./settings.js";

@@ -1,6 +1,6 @@
 // Child servers of the bench: each started fresh with `node`, tracked, and always killed.
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const START_TIMEOUT_MS = 20_000;
 const STOP_TIMEOUT_MS = 3_000;
-const URL_LINE = /listening on (http:\/\/\S+)/;
+// Up to a quote too: with --log-format json the URL sits inside the banner's JSON line.
+const URL_LINE = /listening on (http:\/\/[^\s"]+)/;
 
 /**
  * @typedef {object} Server
@@ -141,4 +142,20 @@ export function memoryOf(pid) {
     return Number(match[1]) * 1024;
   };
   return { rss: kb("VmRSS"), peak: kb("VmHWM") };
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's CPU times (100 on Linux, but asked). */
+const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+
+/**
+ * CPU time a process has used so far, user plus system, in milliseconds (utime and stime of
+ * /proc/<pid>/stat). What a server spends per request does not depend on what else the machine
+ * runs, unlike its throughput on a shared machine.
+ * @param {number} pid
+ */
+export function cpuMsOf(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name, which is in parentheses and may hold spaces: state is field 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }

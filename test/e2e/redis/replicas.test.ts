@@ -1,5 +1,6 @@
 // Several sendmock replicas on one Redis behave as one mock: what is sent through one is seen,
-// awaited and cleared through any other; fault `times` and the rate limit count across them.
+// awaited and cleared through any other; fault `times` and the rate limit count across them;
+// PATCH /_mock/config and reset through one change every replica.
 
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -44,6 +45,27 @@ function send(replica: RunningSendMock, overrides: Parameters<typeof aSendReques
 async function json(response: Response): Promise<Record<string, unknown>> {
   return (await response.json()) as Record<string, unknown>;
 }
+
+function patchConfig(replica: RunningSendMock, patch: Record<string, unknown>): Promise<Response> {
+  return fetch(`${replica.url}/_mock/config`, { method: "PATCH", headers: { "Content-Type": "application/json" }, body: JSON.stringify(patch) });
+}
+
+async function configOf(replica: RunningSendMock): Promise<Record<string, unknown>> {
+  return json(await fetch(`${replica.url}/_mock/config`));
+}
+
+/** The run-time settings as GET /_mock/config shows them. */
+async function settingsOf(replica: RunningSendMock): Promise<Record<string, unknown>> {
+  const { response_shape, strict_data, rate_limit } = await configOf(replica);
+  return { response_shape, strict_data, rate_limit };
+}
+
+/** A replica hears a change made through another a moment later, over pub/sub: wait for it, within a bound. */
+async function untilSettingsOf(replica: RunningSendMock, expected: Record<string, unknown>, timeoutMs = 2000): Promise<void> {
+  await expect.poll(() => settingsOf(replica), { timeout: timeoutMs, interval: 20 }).toEqual(expected);
+}
+
+const startUpSettings = { response_shape: "a", strict_data: false, rate_limit: null };
 
 describe.skipIf(skipReason !== undefined)("two replicas on one Redis", () => {
   it("shows a message sent through A when listed, fetched or awaited through B", async () => {
@@ -166,6 +188,47 @@ describe.skipIf(skipReason !== undefined)("two replicas on one Redis", () => {
     for (const { id } of accepted) expect(await b.outbox.get(String(id))).toMatchObject({ id });
   });
 
+  it("shares PATCH /_mock/config: a rate limit set through B limits sends through both, a shape set through A shapes B's errors, a reset restores both", async () => {
+    const [a, b] = await twoReplicas();
+    const threePerMinute = { requests: 3, per_seconds: 60 };
+    // GET /_mock/config shows the bucket size, which is `requests` when no burst is given.
+    const threePerMinuteShown = { ...threePerMinute, burst: 3 };
+
+    const limited = await patchConfig(b, { rate_limit: threePerMinute });
+    expect(limited.status).toBe(200);
+    expect(await json(limited)).toMatchObject({ rate_limit: threePerMinuteShown });
+    await untilSettingsOf(a, { ...startUpSettings, rate_limit: threePerMinuteShown });
+    const statuses: number[] = [];
+    for (let index = 0; index < 10; index += 1) statuses.push((await send(index % 2 === 0 ? a : b)).status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
+
+    expect((await patchConfig(a, { response_shape: "b" })).status).toBe(200);
+    const shared = { response_shape: "b", strict_data: false, rate_limit: threePerMinuteShown };
+    await untilSettingsOf(b, shared);
+    expect(await settingsOf(a)).toEqual(shared);
+    const refused = await send(b, { template_id: "no-such-template" });
+    expect(refused.status).toBe(429);
+    expect(await json(refused)).toEqual({ status: "error", message: expect.any(String) as string });
+
+    expect((await fetch(`${a.url}/_mock/reset`, { method: "POST" })).status).toBe(204);
+    expect(await settingsOf(a)).toEqual(startUpSettings);
+    await untilSettingsOf(b, startUpSettings);
+    const unknownTemplate = await send(b, { template_id: "no-such-template" });
+    expect(unknownTemplate.status).toBe(422);
+    expect(await json(unknownTemplate)).toMatchObject({ success: false, error: { code: "invalid_template_id" } });
+  });
+
+  it("gives a replica started later the settings PATCHed before it started, over its own config", async () => {
+    const keyPrefix = aKeyPrefix();
+    const [a] = await twoReplicas({ keyPrefix });
+    await patchConfig(a, { response_shape: "b" });
+
+    const later = await startSendMock({ port: 0, watchTemplates: false, redisUrl: (await sharedRedis()).url, keyPrefix, strictData: true });
+    replicas.push(later);
+
+    expect(await settingsOf(later)).toEqual({ response_shape: "b", strict_data: true, rate_limit: null });
+  });
+
   it("keeps two environments on one Redis apart by key prefix", async () => {
     const [a] = await twoReplicas();
     const [other] = await twoReplicas();
@@ -215,5 +278,28 @@ describe.skipIf(redisUnavailableReason({ needsOwnServer: true }) !== undefined)(
     await expect.poll(async () => (await send(a, { to: "back@example.com" })).status, { timeout: 5000, interval: 100 }).toBe(200);
     const kept = await a.outbox.list();
     expect(kept.messages.map((message) => message.to)).not.toContain("lost@example.com");
+  });
+
+  it("refuses PATCH /_mock/config with 503 naming the store while it is down, keeps the last known settings, and takes Redis's when it returns", async () => {
+    const server = await startRedisServer();
+    ownServers.push(server);
+    const [a, b] = await twoReplicas({}, server.url);
+    await patchConfig(a, { response_shape: "b" });
+    await untilSettingsOf(b, { ...startUpSettings, response_shape: "b" });
+
+    await server.stop();
+    const refused = await patchConfig(b, { strict_data: true });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("x-sendmock-error-code")).toBe("server_error");
+    expect(JSON.stringify(await json(refused))).toContain(`redis store at ${server.url}`);
+    const sendRefused = await send(b);
+    expect(sendRefused.status).toBe(503);
+    expect(await json(sendRefused)).toEqual({ status: "error", message: expect.stringContaining(`redis store at ${server.url}`) as string });
+
+    // Back without persistence: the change is gone from Redis, so each replica goes back to its
+    // start-up settings once it has reconnected (the client retries up to a second apart).
+    await server.start();
+    await untilSettingsOf(a, startUpSettings, 5000);
+    await untilSettingsOf(b, startUpSettings, 5000);
   });
 });

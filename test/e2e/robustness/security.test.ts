@@ -9,6 +9,7 @@ import YAML from "yaml";
 import request from "supertest";
 import { ConfigError, createSendMock, startSendMock, type RunningSendMock, type SendMockOptions } from "../../../src/index.js";
 import { aRunningMockForThisTest, aRunningMock, aSendRequest, bearer, expectContract, sharedMockBuiltBy } from "../../support/helpers.js";
+import { textLineOf } from "../../../src/commands/log.js";
 import { exchange, parseRawResponse, type RawResponse } from "./raw-http.js";
 
 const ADMIN_TOKEN = "admin-token-7c1e";
@@ -272,6 +273,8 @@ describe("API keys", () => {
       apiKeys: [SECRET_KEY],
       rateLimit: { requests: 4, perSeconds: 3600 },
       log: (line) => logLines.push(line),
+      // The line `sendmock serve` would print for each send.
+      requestLog: { send: (entry) => logLines.push(textLineOf({ time: Date.now(), ...entry })) },
     });
     const events = await recordEvents(mock.url);
     const outputs: string[] = [];
@@ -316,7 +319,7 @@ describe("API keys", () => {
     outputs.push(events.text(), ...logLines);
 
     expect(events.text()).toMatch(/^event: message$/m);
-    expect(logLines).toContainEqual(expect.stringContaining("Internal server error"));
+    expect(logLines).toContainEqual(expect.stringMatching(/ POST \/send 500 server_error .*fault=server_error /));
     const everything = outputs.join("\n");
     expect(everything).toContain(`"api_key_hint":"${SECRET_KEY.slice(-4)}"`);
     expect(everything).not.toContain(SECRET_KEY);
