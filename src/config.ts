@@ -7,8 +7,10 @@ import bytes from "bytes";
 import YAML, { YAMLParseError } from "yaml";
 import { ERROR_CODES, type ErrorCode } from "./errors.js";
 import { checkFaultRule, FAULT_RULE_SCHEMA } from "./domain/faults.js";
+import { DEFAULT_MAX_EVENTS, DEFAULT_STEP_MS, MAX_STEP_MS, type LifecycleSettings } from "./domain/lifecycle.js";
+import { OUTCOME_RULE_SCHEMA } from "./domain/outcomes.js";
 import { describeProblem, schemaCheck, type KeyNaming } from "./contract/schema-check.js";
-import type { FaultRuleInput, ResponseShape } from "./wire.js";
+import { OUTCOMES, type FaultRuleInput, type Outcome, type OutcomeRuleInput, type ResponseShape } from "./wire.js";
 import { isHttpUrl, isLoopbackHost } from "./domain/addresses.js";
 import type { RateLimitOptions } from "./domain/rate-limiter.js";
 import type { RequestLog } from "./domain/request-log.js";
@@ -29,6 +31,10 @@ export interface SendMockOptions {
   strictData?: boolean;
   rateLimit?: RateLimitOptions | null;
   faults?: FaultRuleInput[];
+  /** Outcome rules present from the start (and restored by reset), written as on the wire. */
+  outcomeRules?: OutcomeRuleInput[];
+  /** What happens to a message after capture; see README "Delivery events". */
+  lifecycle?: LifecycleOptions;
   capacity?: number;
   bodyLimit?: string;
   statusCodes?: Partial<Record<ErrorCode, number>>;
@@ -81,6 +87,18 @@ export interface SendMockOptions {
   keyPrefix?: string;
 }
 
+/** `lifecycle` in the config, in camelCase. */
+export interface LifecycleOptions {
+  /** Mock-clock milliseconds between two events of a message (default 1000). */
+  stepMs?: number;
+  /** The outcome of a message no magic recipient or rule decides (default `delivered`). */
+  defaultOutcome?: Outcome;
+  /** False keeps every message `queued` (default true). */
+  enabled?: boolean;
+  /** Most events one message keeps (default 100); a by-hand event past it answers 400. */
+  maxEvents?: number;
+}
+
 /** The state store of a mock, as resolved. */
 export type StoreSettings = { kind: "memory" } | { kind: "redis"; url: string; keyPrefix: string };
 
@@ -104,6 +122,8 @@ export interface ResolvedConfig {
   strictData: boolean;
   rateLimit: RateLimitOptions | null;
   faults: FaultRuleInput[];
+  outcomeRules: OutcomeRuleInput[];
+  lifecycle: LifecycleSettings;
   capacity: number;
   bodyLimit: string;
   bodyLimitBytes: number;
@@ -217,6 +237,17 @@ const configSchema = {
     strict_data: { type: "boolean" },
     rate_limit: { anyOf: [{ type: "null" }, rateLimitSchema] },
     faults: { type: "array", items: FAULT_RULE_SCHEMA },
+    outcome_rules: { type: "array", items: OUTCOME_RULE_SCHEMA },
+    lifecycle: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        step_ms: { type: "integer", minimum: 1, maximum: MAX_STEP_MS },
+        default_outcome: { enum: OUTCOMES },
+        enabled: { type: "boolean" },
+        max_events: { type: "integer", minimum: 10, maximum: 10_000 },
+      },
+    },
     capacity: { type: "integer", minimum: 1, maximum: 10_000_000 },
     body_limit: { type: "string", pattern: SIZE_PATTERN, description: 'a size such as "1mb" or "500kb"' },
     status_codes: {
@@ -387,6 +418,10 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
   });
   const maxRules = merged.maxRules ?? DEFAULT_LIMITS.maxRules;
   if (faults.length > maxRules) throw blame("faults", (name) => `${faults.length} fault rules, more than ${name("max_rules")} (${maxRules})`);
+  const outcomeRules = (fromOptions.outcome_rules ?? fromFile.outcome_rules ?? []) as OutcomeRuleInput[];
+  if (outcomeRules.length > maxRules) {
+    throw blame("outcome_rules", (name) => `${outcomeRules.length} outcome rules, more than ${name("max_rules")} (${maxRules})`);
+  }
   const headersTimeoutMs = merged.headersTimeoutMs ?? DEFAULT_LIMITS.headersTimeoutMs;
   const requestTimeoutMs = merged.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs;
   // Node refuses it too: the headers are part of the request, so their deadline cannot be later.
@@ -425,6 +460,13 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
     strictData: merged.strictData ?? false,
     rateLimit: rateLimit && { ...rateLimit, burst: rateLimit.burst ?? rateLimit.requests },
     faults,
+    outcomeRules,
+    lifecycle: {
+      stepMs: merged.lifecycle?.stepMs ?? DEFAULT_STEP_MS,
+      defaultOutcome: merged.lifecycle?.defaultOutcome ?? "delivered",
+      enabled: merged.lifecycle?.enabled ?? true,
+      maxEvents: merged.lifecycle?.maxEvents ?? DEFAULT_MAX_EVENTS,
+    },
     capacity: merged.capacity ?? 10_000,
     bodyLimit,
     bodyLimitBytes,

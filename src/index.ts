@@ -1,12 +1,14 @@
 // The public API of the sendmock package: start a mock in tests, and the wire types.
 
 export { createSendMock, startSendMock, type RunningSendMock, type SendMock } from "./mock.js";
-export { ConfigError, type SendMockOptions } from "./config.js";
+export { ConfigError, type LifecycleOptions, type SendMockOptions } from "./config.js";
 export type { RateLimitOptions } from "./domain/rate-limiter.js";
 export { ContractError } from "./contract/load.js";
 export { ApiError, DEFAULT_ERROR_STATUS, ERROR_CODES } from "./errors.js";
 export { WaitTimeoutError, type MessageFilter, type Outbox, type OutboxStats, type WaitOptions } from "./domain/outbox.js";
 export type { FaultControl } from "./domain/faults.js";
+export type { OutcomeControl } from "./domain/outcomes.js";
+export type { ClockControl } from "./domain/clock.js";
 export type { Journal } from "./domain/journal.js";
 export type { InspectionCall, RequestLog } from "./domain/request-log.js";
 export type { TemplateCatalog } from "./domain/templates.js";

@@ -8,6 +8,10 @@ import { warmContractValidator } from "./contract/express-validator.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract/load.js";
 import { isLoopbackHost } from "./domain/addresses.js";
 import { createKeyCheck } from "./domain/api-keys.js";
+import { createClockControl, type ClockControl } from "./domain/clock.js";
+import { createLifecycle, LIFECYCLE_STEP, type Lifecycle } from "./domain/lifecycle.js";
+import { createOutcomeControl, type OutcomeControl } from "./domain/outcomes.js";
+import { createScheduler, type DueHandler } from "./domain/scheduler.js";
 import { createFaultControl, type FaultControl, type RespondLimits } from "./domain/faults.js";
 import type { Journal } from "./domain/journal.js";
 import type { Outbox } from "./domain/outbox.js";
@@ -30,7 +34,11 @@ export interface SendMock {
   readonly settings: SettingsStore;
   /** Fault rules: `add`, `list`, `remove`, `clear`. */
   readonly faults: FaultControl;
-  /** Outbox, journal, rate-limit state, faults and run-time settings back to their start-up state. */
+  /** Outcome rules, deciding what happens to a message after capture: `add`, `list`, `remove`, `clear`. */
+  readonly outcomes: OutcomeControl;
+  /** The mock's clock: `now()`, `advance(ms)` runs what falls due before it resolves. */
+  readonly clock: ClockControl;
+  /** Outbox, journal, rate-limit state, fault and outcome rules, pending lifecycle steps, the clock and run-time settings back to their start-up state. */
   reset(): Promise<void>;
   /** Stops watching templates, ends pending waits and releases the store's connections. */
   close(): Promise<void>;
@@ -42,6 +50,9 @@ export interface RunningSendMock extends SendMock {
   readonly url: string;
   readonly port: number;
 }
+
+/** How often a replica on a shared store looks for due work it was not told about. */
+const SHARED_DUE_WORK_POLL_MS = 1000;
 
 async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSource, listeningPort: () => number) {
   const config = resolveConfig(options, optionsSource);
@@ -62,14 +73,44 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     templates.close();
     throw error;
   }
-  const { journal, faults, limiter, settings } = stores;
-  const outbox = withCapturedMessageCheck(stores.outbox, adminContract);
+  const { journal, faults, limiter, settings, clock } = stores;
+  const checkedOutbox = withCapturedMessageCheck(stores.outbox, adminContract);
+  // Filled once the lifecycle exists: the scheduler and the lifecycle need each other.
+  const handlers: Record<string, DueHandler> = {};
+  const scheduler = createScheduler({
+    store: stores.dueWork,
+    clock,
+    handlers,
+    // Shared due work may be scheduled by another replica, or left by one that stopped.
+    ...(stores.shared && { maxSleepMs: SHARED_DUE_WORK_POLL_MS }),
+    onError: (error, item) => config.log(`sendmock: due ${item.kind} ${item.id} failed: ${error instanceof Error ? error.message : String(error)}`),
+  });
+  const lifecycle: Lifecycle = createLifecycle({ settings: config.lifecycle, outbox: checkedOutbox, outcomes: stores.outcomes, scheduler, clock });
+  handlers[LIFECYCLE_STEP] = (payload, dueAtMs) => lifecycle.runStep(payload, dueAtMs);
+  // A cleared outbox takes its messages' pending steps with it.
+  const outbox: typeof checkedOutbox = {
+    ...checkedOutbox,
+    async clear() {
+      await checkedOutbox.clear();
+      await lifecycle.clearPending();
+    },
+  };
+  const clockControl = createClockControl({ clock, offset: stores.clockOffset, runDue: () => scheduler.runDue() });
+  const outcomes = createOutcomeControl(stores.outcomes);
   const keys = createKeyCheck(config.apiKeys);
   const shutdown = new AbortController();
   const resetListeners = new Set<() => void>();
 
   const reset = async (): Promise<void> => {
-    await Promise.all([outbox.clear(), journal.clear(), faults.reset(), limiter.reset(), settings.reset()]);
+    await Promise.all([
+      outbox.clear(),
+      journal.clear(),
+      faults.reset(),
+      stores.outcomes.reset(),
+      limiter.reset(),
+      settings.reset(),
+      stores.clockOffset.reset(),
+    ]);
     for (const listener of resetListeners) listener();
   };
   const onReset = (listener: () => void): (() => void) => {
@@ -84,7 +125,9 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     (checking ??= import("./contract/check.js").then((module) => module.createContractChecker(sendContract)));
   const respondLimits: RespondLimits = { bodyBytes: config.bodyLimitBytes, headerBytes: config.maxHeaderBytes };
 
-  const sendService = createSendService({ catalog: templates, outbox });
+  const sendService = createSendService({ catalog: templates, outbox, lifecycle, now: () => clock.now() });
+  // Steps left by an earlier run of a shared store, or scheduled before a restart, run when due.
+  void scheduler.runDue().catch(() => undefined);
   const { requestLog } = config;
   const logRequest = requestLog?.send.bind(requestLog);
   const app = createApp({
@@ -116,6 +159,9 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       journal,
       catalog: templates,
       faults,
+      outcomes,
+      lifecycle,
+      clock: clockControl,
       respondLimits,
       reset,
       listeningPort,
@@ -127,7 +173,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       checker: await answerChecker(),
       journal,
       journalBodyBytes: config.journalBodyBytes,
-      sendService,
+      // The real service decides what happens to what it accepted: no local lifecycle.
+      sendService: createSendService({ catalog: templates, outbox, now: () => clock.now() }),
       settings,
       bodyLimitBytes: config.bodyLimitBytes,
       statusCodes: config.statusCodes,
@@ -142,6 +189,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
 
   /** Ends long waits and event streams and stops watching templates; the stores stay open. */
   const stopWaiting = (): void => {
+    scheduler.stop();
     shutdown.abort(new Error("sendmock is closing"));
     templates.close();
   };
@@ -153,6 +201,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     templates,
     settings,
     faults: createFaultControl(faults, respondLimits),
+    outcomes,
+    clock: clockControl,
     reset,
     close() {
       stopWaiting();

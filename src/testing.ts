@@ -132,6 +132,12 @@ export function setupSendMock(options: SetupSendMockOptions, hooks: TestHooks): 
     get faults() {
       return current().faults;
     },
+    get outcomes() {
+      return current().outcomes;
+    },
+    get clock() {
+      return current().clock;
+    },
     reset() {
       return current().reset();
     },

@@ -49,10 +49,46 @@ export interface SendErrorB {
 
 export type SendError = SendErrorA | SendErrorB;
 
+/** What a message went through after capture, in order (see domain/lifecycle.ts for what follows what). */
+export const MESSAGE_EVENT_TYPES = [
+  "message.sent",
+  "message.deferred",
+  "message.delivered",
+  "message.bounced",
+  "message.complained",
+  "message.opened",
+  "message.clicked",
+] as const;
+
+export type MessageEventType = (typeof MESSAGE_EVENT_TYPES)[number];
+
+/** A message's latest state: `queued` at capture, then the state its latest event leads to. */
+export const MESSAGE_STATUSES = ["queued", "sent", "deferred", "delivered", "bounced", "complained", "opened", "clicked"] as const;
+
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+/** One lifecycle event of a captured message; `at` is on the mock's clock. */
+export interface MessageEvent {
+  type: MessageEventType;
+  at: string;
+  /** On `message.bounced` only. */
+  bounce_type?: "hard" | "soft";
+  /** On `message.clicked` only: the first of the message's `links`, null when it has none. */
+  link?: string | null;
+}
+
+/** What happens to a message after capture; see the table in README "Delivery events". */
+export const OUTCOMES = ["delivered", "bounced", "soft_bounced", "deferred", "complained", "opened", "clicked"] as const;
+
+export type Outcome = (typeof OUTCOMES)[number];
+
 /** An email the mock would have sent, as the inspection API shows it. */
 export interface CapturedMessage {
   id: string;
-  status: "queued";
+  /** `queued` at capture; each lifecycle event moves it on. */
+  status: MessageStatus;
+  /** The lifecycle events so far, oldest first. */
+  events: MessageEvent[];
   created_at: string;
   to: string;
   cc: string[];
@@ -246,4 +282,44 @@ export interface FaultRule {
 
 export interface FaultList {
   faults: FaultRule[];
+}
+
+/** An outcome rule as written in the config file or posted to `/_mock/outcomes`. */
+export interface OutcomeRuleInput {
+  outcome: Outcome;
+  match?: { to?: string; template_id?: string; api_key?: string };
+  times?: number;
+  probability?: number;
+}
+
+/** An outcome rule as the mock keeps it: `match.api_key` only as a hint, `times` as what is left. */
+export interface OutcomeRule {
+  id: string;
+  outcome: Outcome;
+  match: { to: string | null; template_id: string | null };
+  api_key_hint: string | null;
+  times: number | null;
+  probability: number;
+  source: "config" | "api";
+  created_at: string;
+}
+
+export interface OutcomeList {
+  outcomes: OutcomeRule[];
+}
+
+/** `GET /_mock/clock`: the mock's time, and how far it is ahead of the real time. */
+export interface ClockView {
+  now: string;
+  offset_ms: number;
+}
+
+/** `POST /_mock/clock`. */
+export interface ClockAdvance {
+  advance_ms: number;
+}
+
+/** `POST /_mock/messages/{id}/events`. */
+export interface EventInput {
+  type: MessageEventType;
 }

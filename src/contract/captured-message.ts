@@ -50,6 +50,7 @@ export function withCapturedMessageCheck(outbox: Outbox, adminContract: Contract
       const refusal = check(message);
       return refusal ? Promise.reject(refusal) : outbox.add(message);
     },
+    recordEvent: (id, event, status) => outbox.recordEvent(id, event, status),
     list: (filter) => outbox.list(filter),
     listSerialized: (filter) => outbox.listSerialized(filter),
     get: (id) => outbox.get(id),
@@ -57,6 +58,7 @@ export function withCapturedMessageCheck(outbox: Outbox, adminContract: Contract
     waitFor: (filter, options) => outbox.waitFor(filter, options),
     stats: () => outbox.stats(),
     onCapture: (listener) => outbox.onCapture(listener),
+    onEvent: (listener) => outbox.onEvent(listener),
     onClear: (listener) => outbox.onClear(listener),
   };
 }

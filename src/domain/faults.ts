@@ -1,31 +1,20 @@
 // Fault rules: adding, matching (globs, key digest), times and seeded probability, in order.
 
-import { randomUUID } from "node:crypto";
-import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
-import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 import { ApiError } from "../errors.js";
 import { describeProblem, schemaCheck } from "../contract/schema-check.js";
 import { FAULT_KINDS, type FaultKind, type FaultRule, type FaultRuleInput, type JsonValue } from "../wire.js";
-import { apiKeyHint } from "./api-keys.js";
-import { sha256 } from "./digest.js";
-import { compileGlob, MAX_GLOB_LENGTH } from "./glob.js";
+import { RULE_MATCH_PROPERTIES, type RuleBook, type RuleBookOptions, type RuleKind, type RuleTarget } from "./rule-book.js";
 
 export const SERVER_ERROR_STATUSES = [500, 502, 503, 504] as const;
 export const DEFAULT_LATENCY_MS = 1000;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_RETRY_AFTER_S = 1;
 export const MAX_DELAY_MS = 600_000;
-// Bounded so that Retry-After and the counters stay plain integers: a day, and a billion uses.
+// Bounded so that Retry-After stays a plain integer: a day.
 export const MAX_RETRY_AFTER_S = 86_400;
-export const MAX_TIMES = 1_000_000_000;
-export const DEFAULT_MAX_RULES = 1000;
 
 /** What one request offers to the rules. */
-export interface FaultTarget {
-  to: string;
-  templateId: string;
-  apiKey: string;
-}
+export type FaultTarget = RuleTarget;
 
 /** What a `respond` fault answers: the rule's status, headers and body, the body already as text. */
 export interface GivenAnswer {
@@ -75,17 +64,7 @@ export const FAULT_RULE_SCHEMA = {
   required: ["fault"],
   properties: {
     fault: { enum: FAULT_KINDS },
-    match: {
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        to: { type: "string", minLength: 1, maxLength: MAX_GLOB_LENGTH },
-        template_id: { type: "string", minLength: 1, maxLength: MAX_GLOB_LENGTH },
-        api_key: { type: "string", minLength: 1 },
-      },
-    },
-    times: { type: "integer", minimum: 1, maximum: MAX_TIMES },
-    probability: { type: "number", minimum: 0, maximum: 1 },
+    ...RULE_MATCH_PROPERTIES,
     // Which statuses a kind takes is checked by checkFaultRule, which can say why.
     status: { type: "integer", minimum: 100, maximum: 599 },
     retry_after_s: { type: "integer", minimum: 0, maximum: MAX_RETRY_AFTER_S },
@@ -258,78 +237,6 @@ export function chosenFault(kind: FaultKind, parameters: FaultParameters = {}): 
   };
 }
 
-/** A rule ready to be matched: its public view, its globs compiled, its API key as a digest. */
-export interface CompiledRule {
-  view: FaultRule;
-  /** Kept instead of the key itself, which no store may hold. */
-  apiKeyDigest: string | undefined;
-  matchesTo: ((to: string) => boolean) | undefined;
-  matchesTemplate: ((templateId: string) => boolean) | undefined;
-  chosen: ChosenFault;
-}
-
-/** A new rule's view and key digest: what a store keeps. */
-export function newRule(input: FaultRuleInput, source: FaultRule["source"], now: Date): { view: FaultRule; apiKeyDigest: string | undefined } {
-  const apiKey = input.match?.api_key;
-  return {
-    view: {
-      id: `flt_${randomUUID()}`,
-      fault: input.fault,
-      match: { to: input.match?.to ?? null, template_id: input.match?.template_id ?? null },
-      api_key_hint: apiKey === undefined ? null : apiKeyHint(apiKey),
-      times: input.times ?? null,
-      probability: input.probability ?? 1,
-      status: input.status ?? null,
-      retry_after_s: input.retry_after_s ?? null,
-      delay_ms: input.delay_ms ?? null,
-      // Copies: a caller changing its object after adding the rule must not change the rule.
-      headers: input.fault === "respond" ? { ...input.headers } : null,
-      body: input.body === undefined ? null : structuredClone(input.body),
-      source,
-      created_at: now.toISOString(),
-    },
-    apiKeyDigest: apiKey === undefined ? undefined : sha256(apiKey, "hex"),
-  };
-}
-
-export function compileRule(view: FaultRule, apiKeyDigest: string | undefined): CompiledRule {
-  const glob = (pattern: string | null) => (pattern === null ? undefined : compileGlob(pattern));
-  return {
-    view,
-    apiKeyDigest,
-    matchesTo: glob(view.match.to),
-    matchesTemplate: glob(view.match.template_id),
-    chosen: chosenFault(view.fault, {
-      status: view.status ?? undefined,
-      retryAfterS: view.retry_after_s ?? undefined,
-      delayMs: view.delay_ms ?? undefined,
-      headers: view.headers ?? undefined,
-      body: view.body ?? undefined,
-    }),
-  };
-}
-
-/** Whether `rule` applies to `target`; the key digest is computed only when a rule names a key. */
-export function ruleMatches(rule: CompiledRule, target: FaultTarget, keyDigest: () => string): boolean {
-  return (
-    (rule.matchesTo?.(target.to) ?? true) &&
-    (rule.matchesTemplate?.(target.templateId) ?? true) &&
-    (rule.apiKeyDigest === undefined || rule.apiKeyDigest === keyDigest())
-  );
-}
-
-/** The rules' seeded generator: draws only for rules that ask for a probability, so adding a certain rule shifts nothing. */
-export function createDraw(seed: number | null): { wins(rule: CompiledRule): boolean; reseed(): void } {
-  const fixedSeed = seed ?? Math.floor(Math.random() * 2 ** 31);
-  let generator = xoroshiro128plus(fixedSeed);
-  return {
-    wins: (rule) => rule.view.probability >= 1 || uniformFloat64(generator) < rule.view.probability,
-    reseed: () => {
-      generator = xoroshiro128plus(fixedSeed);
-    },
-  };
-}
-
 /** Applies the one-off faults of a request (a header, a magic recipient): latency composes, anything else decides. */
 export function applyOneOffs(oneOffs: readonly ChosenFault[]): FaultOutcome {
   let latencyMs = 0;
@@ -340,17 +247,63 @@ export function applyOneOffs(oneOffs: readonly ChosenFault[]): FaultOutcome {
   return { latencyMs, fault: undefined };
 }
 
-/** A copy of a rule's view that a caller may change without changing the stored rule. */
-export function copyRule(view: FaultRule): FaultRule {
-  return structuredClone(view);
+export type FaultPlanOptions = RuleBookOptions<FaultRuleInput>;
+
+/** Fault rules as a rule book keeps them. */
+export const FAULT_RULES: RuleKind<FaultRuleInput, FaultRule> = {
+  name: "fault",
+  idPrefix: "flt_",
+  view: (input, common) => ({
+    id: common.id,
+    fault: input.fault,
+    match: common.match,
+    api_key_hint: common.api_key_hint,
+    times: common.times,
+    probability: common.probability,
+    status: input.status ?? null,
+    retry_after_s: input.retry_after_s ?? null,
+    delay_ms: input.delay_ms ?? null,
+    // Copies: a caller changing its object after adding the rule must not change the rule.
+    headers: input.fault === "respond" ? { ...input.headers } : null,
+    body: input.body === undefined ? null : structuredClone(input.body),
+    source: common.source,
+    created_at: common.created_at,
+  }),
+};
+
+function chosenByRule(rule: FaultRule): ChosenFault {
+  return chosenFault(rule.fault, {
+    status: rule.status ?? undefined,
+    retryAfterS: rule.retry_after_s ?? undefined,
+    delayMs: rule.delay_ms ?? undefined,
+    headers: rule.headers ?? undefined,
+    body: rule.body ?? undefined,
+  });
 }
 
-export interface FaultPlanOptions {
-  /** The rules of the config file, restored by reset. */
-  initialRules: readonly FaultRuleInput[];
-  /** Same seed and same requests give the same outcomes; null seeds at random. */
-  seed: number | null;
-  /** Most rules at once (default 1000); adding past it answers 400 invalid_request. */
-  maxRules?: number;
-  now?: () => Date;
+/** The fault plan over a book of fault rules: one-offs first, then the rules, latency composing with the rest. */
+export function createFaultPlan(book: RuleBook<FaultRuleInput, FaultRule>): FaultPlan {
+  return {
+    add: (input) => book.add(input),
+    list: () => book.list(),
+    remove: (id) => book.remove(id),
+    clear: () => book.clear(),
+    reset: () => book.reset(),
+    async decide(target, oneOffs) {
+      const outcome = applyOneOffs(oneOffs);
+      if (outcome.fault) return outcome;
+      let { latencyMs } = outcome;
+      let fault: ChosenFault | undefined;
+      await book.apply(target, (rule) => {
+        const chosen = chosenByRule(rule);
+        if (chosen.kind !== "latency") {
+          fault = chosen;
+          return "done";
+        }
+        latencyMs += chosen.delayMs;
+        return "more";
+      });
+      return { latencyMs, fault };
+    },
+  };
 }

@@ -1,6 +1,6 @@
 // Captured messages: add, filter, fetch, clear, wait for a match; bounded by a capacity.
 
-import type { CapturedMessage, MessageList } from "../wire.js";
+import type { CapturedMessage, MessageEvent, MessageList, MessageStatus } from "../wire.js";
 
 export interface MessageFilter {
   /** Exact recipient (`to`), case-insensitive. */
@@ -12,6 +12,8 @@ export interface MessageFilter {
   subject?: string;
   /** Messages created at or after this time. */
   since?: Date | string;
+  /** Messages whose latest state is this (`queued`, `delivered`, `bounced`…). */
+  status?: MessageStatus;
   /** At most this many (newest first); `total` still counts every match. */
   limit?: number;
 }
@@ -65,18 +67,23 @@ export interface OutboxStats {
  * replicas can stand in for the in-memory one.
  */
 export interface Outbox {
-  add(message: CapturedMessage): Promise<void>;
+  /** Resolves with the ids of the messages dropped to make room for it (past `capacity` or `maxBytes`). */
+  add(message: CapturedMessage): Promise<{ dropped: string[] }>;
+  /** Appends a lifecycle event and sets the status; the message as it is now, or undefined when it is gone. */
+  recordEvent(id: string, event: MessageEvent, status: MessageStatus): Promise<CapturedMessage | undefined>;
   list(filter?: MessageFilter): Promise<MessageList>;
   /** `list` without parsing: an answer can write the stored text as it is. */
   listSerialized(filter?: MessageFilter): Promise<SerializedMessageList>;
   /** One message by id; `latest` is the newest. */
   get(id: string): Promise<CapturedMessage | undefined>;
   clear(): Promise<void>;
-  /** Resolves with the newest match, waiting for one to be captured; rejects after `timeoutMs`. */
+  /** Resolves with the newest match, waiting for one to be captured or to reach the filter's `status`; rejects after `timeoutMs`. */
   waitFor(filter?: MessageFilter, options?: WaitOptions): Promise<CapturedMessage>;
   stats(): Promise<OutboxStats>;
   /** Calls `listener` for every message captured from now on; returns the unsubscribe. */
   onCapture(listener: (message: CapturedMessage) => void): () => void;
+  /** Calls `listener` for every lifecycle event recorded from now on, with the message as it is after it; returns the unsubscribe. */
+  onEvent(listener: (message: CapturedMessage, event: MessageEvent) => void): () => void;
   /** Calls `listener` after every `clear`; returns the unsubscribe. */
   onClear(listener: () => void): () => void;
 }
@@ -94,6 +101,7 @@ export interface MatchKeys {
   templateId: string;
   subject: string;
   createdAtMs: number;
+  status: MessageStatus;
 }
 
 export function matchKeysOf(message: CapturedMessage): MatchKeys {
@@ -104,6 +112,7 @@ export function matchKeysOf(message: CapturedMessage): MatchKeys {
     templateId: message.template_id,
     subject: message.subject.toLowerCase(),
     createdAtMs: Date.parse(message.created_at),
+    status: message.status,
   };
 }
 
@@ -115,13 +124,14 @@ export function predicateBeyondTo(filter: MessageFilter): ((keys: MatchKeys) => 
   const recipient = filter.recipient?.toLowerCase();
   const subject = filter.subject?.toLowerCase();
   const since = filter.since === undefined ? undefined : new Date(filter.since).getTime();
-  const { templateId } = filter;
-  if (recipient === undefined && subject === undefined && since === undefined && templateId === undefined) return undefined;
+  const { templateId, status } = filter;
+  if (recipient === undefined && subject === undefined && since === undefined && templateId === undefined && status === undefined) return undefined;
   return (keys) =>
     (recipient === undefined || keys.recipients.includes(recipient)) &&
     (templateId === undefined || keys.templateId === templateId) &&
     (subject === undefined || keys.subject.includes(subject)) &&
-    (since === undefined || keys.createdAtMs >= since);
+    (since === undefined || keys.createdAtMs >= since) &&
+    (status === undefined || keys.status === status);
 }
 
 export function matchesFilter(filter: MessageFilter): (keys: MatchKeys) => boolean {
@@ -137,13 +147,14 @@ function describeFilter(filter: MessageFilter): string {
 }
 
 /**
- * Resolves with the newest message matching `filter`, already captured or captured within the
- * timeout. It listens before it looks, so a capture between the two is never missed, whatever
- * the store's latency.
+ * Resolves with the newest message matching `filter`, already captured or captured (or moved
+ * to the filter's status) within the timeout. It listens before it looks, so a capture between
+ * the two is never missed, whatever the store's latency.
  */
 export function waitForCapture(parts: {
   filter: MessageFilter;
   options: WaitOptions;
+  /** Hears every capture and every lifecycle event (with the message as it is after it). */
   subscribe: (listener: (message: CapturedMessage) => void) => () => void;
   findNow: () => Promise<CapturedMessage | undefined>;
   count: () => Promise<number>;

@@ -4,12 +4,15 @@
 import { randomUUID } from "node:crypto";
 import { ApiError } from "../errors.js";
 import type { CapturedMessage, SendRequest } from "../wire.js";
+import type { Lifecycle } from "./lifecycle.js";
 import { extractLinks } from "./links.js";
 import type { Outbox } from "./outbox.js";
 import { findMissingData, findUnknownData, renderTemplate, type RenderedEmail } from "./render.js";
 import type { TemplateCatalog } from "./templates.js";
 
 export interface SendContext {
+  /** Matched by outcome rules that name a key; never kept. */
+  apiKey?: string;
   apiKeyHint: string;
   /** Reject `data` keys that match no placeholder instead of warning. */
   strictData: boolean;
@@ -34,6 +37,9 @@ export interface SendService {
 export interface SendServiceDeps {
   catalog: TemplateCatalog;
   outbox: Outbox;
+  /** What happens to a message after capture; none in proxy mode, where the real service decides. */
+  lifecycle?: Lifecycle;
+  /** The mock's clock: `created_at` and the lifecycle's events share it. */
   now?: () => Date;
   newId?: () => string;
 }
@@ -59,6 +65,7 @@ function capturedMessage(
   return {
     id: parts.id,
     status: "queued",
+    events: [],
     created_at: parts.createdAt.toISOString(),
     to: request.to,
     cc: request.cc ?? [],
@@ -76,7 +83,7 @@ function capturedMessage(
 }
 
 export function createSendService(deps: SendServiceDeps): SendService {
-  const { catalog, outbox } = deps;
+  const { catalog, outbox, lifecycle } = deps;
   const now = deps.now ?? (() => new Date());
   const newId = deps.newId ?? (() => `msg_${randomUUID()}`);
 
@@ -120,8 +127,11 @@ export function createSendService(deps: SendServiceDeps): SendService {
   return {
     async send(request, context) {
       const { content, warnings } = render(request, context.strictData);
+      const decided = await lifecycle?.outcomeFor({ to: request.to, templateId: request.template_id, apiKey: context.apiKey ?? "" });
+      if (decided?.warning !== undefined) warnings.push(decided.warning);
       const message = capturedMessage(request, { id: newId(), createdAt: now(), apiKeyHint: context.apiKeyHint, content, warnings });
-      await outbox.add(message);
+      const { dropped } = await outbox.add(message);
+      if (lifecycle && decided) await Promise.all([lifecycle.forget(dropped), lifecycle.start(message, decided.outcome)]);
       return message;
     },
 

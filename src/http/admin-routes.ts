@@ -4,6 +4,9 @@ import express, { type NextFunction, type Request, type Response } from "express
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { ResolvedConfig } from "../config.js";
 import type { KeyCheck } from "../domain/api-keys.js";
+import type { ClockControl } from "../domain/clock.js";
+import type { Lifecycle } from "../domain/lifecycle.js";
+import type { OutcomeControl } from "../domain/outcomes.js";
 import { validFaultRule, type FaultPlan, type RespondLimits } from "../domain/faults.js";
 import type { Journal } from "../domain/journal.js";
 import { WaitTimeoutError, type MessageFilter, type Outbox } from "../domain/outbox.js";
@@ -11,7 +14,7 @@ import type { SettingsStore } from "../domain/settings.js";
 import { renderTemplate } from "../domain/render.js";
 import type { TemplateCatalog } from "../domain/templates.js";
 import { ApiError } from "../errors.js";
-import type { ConfigPatch } from "../wire.js";
+import type { ClockAdvance, ClockView, ConfigPatch, EventInput, MessageStatus } from "../wire.js";
 import { readAdminBodies } from "./admin-body.js";
 import { requireAdminToken } from "./auth.js";
 import { createErrorHandler } from "./error-handler.js";
@@ -33,6 +36,9 @@ export interface AdminRoutesDeps {
   journal: Journal;
   catalog: TemplateCatalog;
   faults: FaultPlan;
+  outcomes: OutcomeControl;
+  lifecycle: Lifecycle;
+  clock: ClockControl;
   /** How large a `respond` rule may be. */
   respondLimits: RespondLimits;
   reset: () => Promise<void>;
@@ -63,6 +69,8 @@ function messageFilter(req: Request): MessageFilter {
     templateId: queryString(req, "template_id"),
     subject: queryString(req, "subject"),
     since: queryString(req, "since"),
+    // The contract's enum has checked it.
+    status: queryString(req, "status") as MessageStatus | undefined,
     limit: queryNumber(req, "limit"),
   };
 }
@@ -139,6 +147,11 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
 
   router.get("/_mock/messages/:id", async (req, res) => {
     res.json(await findMessage(req));
+  });
+
+  router.post("/_mock/messages/:id/events", async (req, res) => {
+    const { type } = req.body as EventInput;
+    res.status(201).json(await deps.lifecycle.appendNow(routeParam(req, "id"), type));
   });
 
   router.get("/_mock/messages/:id/html", async (req, res) => {
@@ -230,6 +243,36 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
     const id = routeParam(req, "id");
     if (!(await deps.faults.remove(id))) throw new ApiError("not_found", `No fault rule with id ${JSON.stringify(id)}`);
     res.status(204).end();
+  });
+
+  router.get("/_mock/outcomes", async (_req, res) => {
+    res.json({ outcomes: await deps.outcomes.list() });
+  });
+
+  router.post("/_mock/outcomes", async (req, res) => {
+    res.status(201).json(await deps.outcomes.add(req.body as Parameters<OutcomeControl["add"]>[0]));
+  });
+
+  router.delete("/_mock/outcomes", async (_req, res) => {
+    await deps.outcomes.clear();
+    res.status(204).end();
+  });
+
+  router.delete("/_mock/outcomes/:id", async (req, res) => {
+    const id = routeParam(req, "id");
+    if (!(await deps.outcomes.remove(id))) throw new ApiError("not_found", `No outcome rule with id ${JSON.stringify(id)}`);
+    res.status(204).end();
+  });
+
+  const clockView = (): ClockView => ({ now: deps.clock.now().toISOString(), offset_ms: deps.clock.offsetMs() });
+
+  router.get("/_mock/clock", (_req, res) => {
+    res.json(clockView());
+  });
+
+  router.post("/_mock/clock", async (req, res) => {
+    await deps.clock.advance((req.body as ClockAdvance).advance_ms);
+    res.json(clockView());
   });
 
   router.post("/_mock/reset", async (_req, res) => {

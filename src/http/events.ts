@@ -1,4 +1,5 @@
-// GET /_mock/events: captured messages, journal entries and resets as server-sent events.
+// GET /_mock/events: captured messages, their lifecycle events, journal entries and resets as
+// server-sent events.
 
 import type { Request, Response } from "express";
 import type { Journal } from "../domain/journal.js";
@@ -96,6 +97,8 @@ export function streamEvents(sources: EventSources) {
     heartbeat = setInterval(() => broadcast(Buffer.from(": heartbeat\n\n")), sources.heartbeatMs ?? 15_000);
     unsubscribers = [
       sources.outbox.onCapture((message) => broadcast(eventBytes("message", message))),
+      // The event and the state it led to, not the whole message: the page patches what it shows.
+      sources.outbox.onEvent((message, event) => broadcast(eventBytes("event", { message_id: message.id, status: message.status, event }))),
       sources.journal.onRecord((entry) => broadcast(eventBytes("request", entry))),
       sources.outbox.onClear(() => broadcast(eventBytes("reset", { scope: "messages" }))),
       sources.onReset(() => broadcast(eventBytes("reset", { scope: "all" }))),

@@ -170,6 +170,7 @@ export function createSendRoutes(deps: SendRoutesDeps): express.Router {
       const request = req.body as SendRequest;
       const current = settings.current();
       const message = await sendService.send(request, {
+        apiKey: record.apiKey ?? "",
         apiKeyHint: apiKeyHint(record.apiKey ?? ""),
         strictData: current.strictData,
       });

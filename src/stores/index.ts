@@ -1,20 +1,39 @@
-// The state of a mock (outbox, journal, fault rules, rate limits, run-time settings) in memory,
-// or in Redis to be shared by replicas: the rest of sendmock sees only the interfaces.
+// The state of a mock (outbox, journal, fault and outcome rules, rate limits, run-time settings,
+// the clock's offset, due work) in memory, or in Redis to be shared by replicas: the rest of
+// sendmock sees only the interfaces.
 
 import type { ResolvedConfig } from "../config.js";
+import { createClock, createLocalClockOffset, type Clock, type ClockOffsetStore } from "../domain/clock.js";
 import type { FaultPlan } from "../domain/faults.js";
+import { OUTCOME_RULES, type OutcomeBook } from "../domain/outcomes.js";
+import type { DueWorkStore } from "../domain/scheduler.js";
 import type { Journal } from "../domain/journal.js";
 import type { Outbox } from "../domain/outbox.js";
 import type { RateLimiter } from "../domain/rate-limiter.js";
 import type { SettingsStore } from "../domain/settings.js";
-import { createMemoryFaultPlan, createMemoryJournal, createMemoryOutbox, createMemoryRateLimiter, createMemorySettingsStore } from "./memory/index.js";
+import {
+  createMemoryDueWork,
+  createMemoryFaultPlan,
+  createMemoryJournal,
+  createMemoryOutbox,
+  createMemoryRateLimiter,
+  createMemoryRuleBook,
+  createMemorySettingsStore,
+} from "./memory/index.js";
 
 export interface Stores {
   outbox: Outbox;
   journal: Journal;
   faults: FaultPlan;
+  outcomes: OutcomeBook;
   limiter: RateLimiter;
   settings: SettingsStore;
+  clockOffset: ClockOffsetStore;
+  /** The mock's clock, on `clockOffset`. */
+  clock: Clock;
+  dueWork: DueWorkStore;
+  /** Whether other replicas share this state: they may schedule work this one has to pick up. */
+  shared: boolean;
   /** Releases connections; the data stays where it is. */
   close(): Promise<void>;
 }
@@ -26,14 +45,22 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
   const outboxLimits = { capacity: config.capacity, maxBytes: config.maxBytes - journalBytes, maxPageBytes: config.maxPageBytes };
   const journalLimits = { capacity: config.capacity, maxBytes: journalBytes, maxPageBytes: config.maxPageBytes };
   const faultOptions = { initialRules: config.faults, seed: config.seed, maxRules: config.maxRules };
+  const outcomeOptions = { initialRules: config.outcomeRules, seed: config.seed, maxRules: config.maxRules };
   const startUpSettings = { responseShape: config.responseShape, strictData: config.strictData, rateLimit: config.rateLimit };
   if (config.store.kind === "memory") {
+    const clockOffset = createLocalClockOffset();
+    const clock = createClock(clockOffset);
     return {
       outbox: createMemoryOutbox(outboxLimits),
       journal: createMemoryJournal(journalLimits),
       faults: createMemoryFaultPlan(faultOptions),
-      limiter: createMemoryRateLimiter(),
+      outcomes: createMemoryRuleBook(OUTCOME_RULES, outcomeOptions),
+      limiter: createMemoryRateLimiter({ nowMs: () => clock.nowMs() }),
       settings: createMemorySettingsStore(startUpSettings),
+      clockOffset,
+      clock,
+      dueWork: createMemoryDueWork(),
+      shared: false,
       close: () => Promise.resolve(),
     };
   }
@@ -42,12 +69,18 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
   const connection = await redis.connectRedis({ url: config.store.url, keyPrefix: config.store.keyPrefix, commandTimeoutMs: config.redisTimeoutMs });
   try {
     const channel = await redis.openStoreChannel(connection);
+    const clockOffset = await redis.createRedisClockOffset(connection, channel);
     return {
       outbox: redis.createRedisOutbox(connection, channel, outboxLimits),
       journal: redis.createRedisJournal(connection, channel, journalLimits),
       faults: await redis.createRedisFaultPlan(connection, faultOptions),
-      limiter: redis.createRedisRateLimiter(connection),
+      outcomes: await redis.createRedisRuleBook(connection, OUTCOME_RULES, outcomeOptions),
+      limiter: redis.createRedisRateLimiter(connection, () => clockOffset.current()),
       settings: await redis.createRedisSettingsStore(connection, channel, startUpSettings),
+      clockOffset,
+      clock: createClock(clockOffset),
+      dueWork: redis.createRedisDueWork(connection),
+      shared: true,
       async close() {
         await channel.close();
         await connection.close();

@@ -7,6 +7,7 @@ import { ROOT, runJest, runVitest } from "../support/test-runners.js";
 
 const VITEST_EXAMPLE = "examples/vitest/sign-up.test.ts";
 const JEST_EXAMPLE = "examples/jest/sign-up.test.mjs";
+const BOUNCE_EXAMPLE = "examples/vitest/bounce.test.ts";
 
 /** The fenced code blocks of the README's section `heading`, as `{lang, code}`. */
 async function codeBlocks(heading: string): Promise<{ lang: string; code: string }[]> {
@@ -18,6 +19,13 @@ async function codeBlocks(heading: string): Promise<{ lang: string; code: string
   return [...section.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((match) => ({ lang: match[1] ?? "", code: match[2] ?? "" }));
 }
 
+describe('README "Delivery events"', () => {
+  it("shows the bounce example as it is in examples/", async () => {
+    const blocks = await codeBlocks("## Delivery events");
+    expect(blocks).toContainEqual({ lang: "ts", code: await readFile(path.join(ROOT, BOUNCE_EXAMPLE), "utf8") });
+  });
+});
+
 describe('README "In tests: the library"', () => {
   it("shows the vitest example and the jest example as they are in examples/", async () => {
     const blocks = await codeBlocks("## In tests: the library");
@@ -25,9 +33,9 @@ describe('README "In tests: the library"', () => {
     expect(blocks).toContainEqual({ lang: "js", code: await readFile(path.join(ROOT, JEST_EXAMPLE), "utf8") });
   });
 
-  it("its vitest example passes under vitest, importing sendmock/vitest through the package's exports", async () => {
+  it("its vitest example (and the bounce example of Delivery events, run beside it) passes under vitest, importing sendmock/vitest through the package's exports", async () => {
     const { code, output } = await runVitest(path.join(ROOT, "examples/vitest/vitest.config.ts"));
-    expect(output).toMatch(/Tests\s+3 passed \(3\)/);
+    expect(output).toMatch(/Tests\s+5 passed \(5\)/);
     expect(code).toBe(0);
   }, 60_000);
 

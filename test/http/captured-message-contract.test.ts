@@ -25,7 +25,7 @@ describe("capturing against openapi/admin.yaml", () => {
 
   it("refuses a message the contract forbids with a server_error naming each field, and keeps nothing", async () => {
     const outbox = await aCheckedOutbox();
-    const broken = { ...A_MESSAGE, status: "sent", created_at: "yesterday" } as unknown as CapturedMessage;
+    const broken = { ...A_MESSAGE, status: "lost", created_at: "yesterday" } as unknown as CapturedMessage;
 
     const refusal: unknown = await outbox.add(broken).catch((error: unknown) => error);
 

@@ -785,6 +785,7 @@ describe("the captured message", () => {
     expect(message).toEqual({
       id: messageIdOf(answer),
       status: "queued",
+      events: [],
       created_at: expect.any(String) as unknown,
       to: "ada@example.com",
       cc: ["grace@example.com", "linus@example.com"],

@@ -1,12 +1,14 @@
 // The shared store contracts, run against the in-memory stores that a single mock uses.
 
 import {
+  createMemoryDueWork,
   createMemoryFaultPlan,
   createMemoryJournal,
   createMemoryOutbox,
   createMemoryRateLimiter,
   createMemorySettingsStore,
 } from "../../src/stores/memory/index.js";
+import { describeDueWorkContract } from "./due-work-contract.js";
 import { describeFaultPlanContract } from "./faults-contract.js";
 import { describeJournalContract } from "./journal-contract.js";
 import { describeOutboxContract } from "./outbox-contract.js";
@@ -17,4 +19,5 @@ describeOutboxContract("memory outbox", (options) => Promise.resolve(createMemor
 describeJournalContract("memory journal", (options) => Promise.resolve(createMemoryJournal(options)));
 describeFaultPlanContract("memory fault plan", (options) => Promise.resolve(createMemoryFaultPlan(options)));
 describeRateLimiterContract("memory rate limiter", () => Promise.resolve(createMemoryRateLimiter()));
+describeDueWorkContract("memory due work", () => Promise.resolve(createMemoryDueWork()));
 describeSettingsContract("memory settings", (startUp) => Promise.resolve(createMemorySettingsStore(startUp)));

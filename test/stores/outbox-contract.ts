@@ -18,6 +18,7 @@ export function aMessage(overrides: Partial<CapturedMessage> = {}): CapturedMess
   return {
     id: `msg_${String(sequence)}`,
     status: "queued",
+    events: [],
     created_at: new Date(START + sequence * 1000).toISOString(),
     to: "ada@example.com",
     cc: [],
@@ -436,6 +437,89 @@ export function describeOutboxContract(name: string, makeOutbox: MakeOutbox, opt
         await outbox.add(message);
 
         expect(await Promise.all([byTo, byTemplate])).toEqual([message, message]);
+      });
+    });
+
+    describe("lifecycle events", () => {
+      const sent = { type: "message.sent", at: "2025-03-14T09:00:01.000Z" } as const;
+      const bounced = { type: "message.bounced", at: "2025-03-14T09:00:02.000Z", bounce_type: "hard" } as const;
+
+      it("appends an event and moves the status, as every read shows", async () => {
+        const message = aMessage();
+        const outbox = await anOutbox([message]);
+
+        expect(await outbox.recordEvent(message.id, sent, "sent")).toEqual({ ...message, status: "sent", events: [sent] });
+        await outbox.recordEvent(message.id, bounced, "bounced");
+
+        const expected = { ...message, status: "bounced", events: [sent, bounced] };
+        expect(await outbox.get(message.id)).toEqual(expected);
+        expect(await outbox.get("latest")).toEqual(expected);
+        expect((await outbox.list()).messages).toEqual([expected]);
+        expect((await outbox.listSerialized()).messages.map((json) => JSON.parse(json) as unknown)).toEqual([expected]);
+      });
+
+      it("answers undefined for a message that is not there, and keeps nothing of it", async () => {
+        const outbox = await anOutbox([aMessage()]);
+        expect(await outbox.recordEvent("msg_gone", sent, "sent")).toBeUndefined();
+        expect(await outbox.get("msg_gone")).toBeUndefined();
+      });
+
+      it("counts the events' bytes", async () => {
+        const message = aMessage();
+        const outbox = await anOutbox([message]);
+        const before = (await outbox.stats()).bytes;
+        await outbox.recordEvent(message.id, sent, "sent");
+        expect((await outbox.stats()).bytes).toBeGreaterThan(before);
+      });
+
+      it("filters on status, with the other filters, limit and total", async () => {
+        const [first, second, third, other] = [aMessage(), aMessage(), aMessage(), aMessage({ to: "grace@example.com" })];
+        const outbox = await anOutbox([first, second, third, other]);
+        for (const message of [first, third, other]) await outbox.recordEvent(message.id, bounced, "bounced");
+
+        expect(idsOf(await outbox.list({ status: "bounced" }))).toEqual([other.id, third.id, first.id]);
+        expect(idsOf(await outbox.list({ status: "queued" }))).toEqual([second.id]);
+        expect(await outbox.list({ status: "bounced", to: "ada@example.com", limit: 1 })).toMatchObject({ total: 2, messages: [{ id: third.id }] });
+        expect((await outbox.listSerialized({ status: "delivered" })).total).toBe(0);
+      });
+
+      it("tells event listeners the message as it is now and the event", async () => {
+        const message = aMessage();
+        const outbox = await anOutbox([message]);
+        const heard = new Promise<[unknown, unknown]>((resolve) => {
+          const unsubscribe = outbox.onEvent((after, event) => {
+            unsubscribe();
+            resolve([after, event]);
+          });
+        });
+        await outbox.recordEvent(message.id, sent, "sent");
+        expect(await heard).toEqual([{ ...message, status: "sent", events: [sent] }, sent]);
+      });
+
+      it("resolves a wait for a status when a message reaches it", async () => {
+        const message = aMessage({ to: "wait@example.com" });
+        const outbox = await anOutbox([message]);
+        const waiting = outbox.waitFor({ to: "wait@example.com", status: "bounced" }, { timeoutMs: 5000 });
+        expect(await stillPending(waiting)).toBe(true);
+        await outbox.recordEvent(message.id, sent, "sent");
+        await outbox.recordEvent(message.id, bounced, "bounced");
+        expect(await waiting).toMatchObject({ id: message.id, status: "bounced" });
+      });
+
+      it("answers the ids it dropped for room", async () => {
+        const [first, second, third] = [aMessage(), aMessage(), aMessage()];
+        const outbox = await anOutbox([first], 2);
+        expect(await outbox.add(second)).toEqual({ dropped: [] });
+        expect(await outbox.add(third)).toEqual({ dropped: [first.id] });
+      });
+
+      it("forgets a message's events when it is cleared", async () => {
+        const message = aMessage();
+        const outbox = await anOutbox([message]);
+        await outbox.recordEvent(message.id, sent, "sent");
+        await outbox.clear();
+        await outbox.add(message);
+        expect(await outbox.get(message.id)).toEqual(message);
       });
     });
 

@@ -9,6 +9,9 @@ import { connectRedis, type RedisConnection } from "../../src/stores/redis/conne
 import { createRedisJournal } from "../../src/stores/redis/journal.js";
 import { createRedisOutbox } from "../../src/stores/redis/outbox.js";
 import { createRedisRateLimiter } from "../../src/stores/redis/rate-limiter.js";
+import { createRedisDueWork } from "../../src/stores/redis/due-work.js";
+import { createRedisClockOffset } from "../../src/stores/redis/clock.js";
+import { describeDueWorkContract } from "./due-work-contract.js";
 import { createRedisSettingsStore } from "../../src/stores/redis/settings.js";
 import type { Outbox, OutboxLimits } from "../../src/domain/outbox.js";
 import type { RuntimeSettings, SettingsStore } from "../../src/domain/settings.js";
@@ -72,9 +75,48 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
 
   describeRateLimiterContract("redis rate limiter", async () => createRedisRateLimiter(await aConnection()));
 
+  describeDueWorkContract("redis due work", async () => createRedisDueWork(await aConnection()));
+
+  it("refills a rate-limit bucket when the mock's clock moves forward, though Redis's own clock has not", async () => {
+    let offsetMs = 0;
+    const limiter = createRedisRateLimiter(await aConnection(), () => offsetMs);
+    const limit = { requests: 1, perSeconds: 60 };
+    expect((await limiter.take("key-1", limit)).allowed).toBe(true);
+    expect((await limiter.take("key-1", limit)).allowed).toBe(false);
+    offsetMs += 60_000;
+    expect((await limiter.take("key-1", limit)).allowed).toBe(true);
+  });
   describeSettingsContract("redis settings", async (startUp) => settingsOn(await aConnection(), startUp));
 
   describe("replicas sharing one prefix", () => {
+    it("share one clock offset: a move on one is read synchronously on the other once told, and a reset puts both back", async () => {
+      const prefix = aKeyPrefix();
+      const [oneConnection, otherConnection] = [await aConnection(prefix), await aConnection(prefix)];
+      const [oneChannel, otherChannel] = [await openStoreChannel(oneConnection), await openStoreChannel(otherConnection)];
+      closers.push(
+        () => oneChannel.close(),
+        () => otherChannel.close(),
+      );
+      const one = await createRedisClockOffset(oneConnection, oneChannel);
+      const other = await createRedisClockOffset(otherConnection, otherChannel);
+
+      const told = new Promise<void>((resolve) => {
+        const stop = otherChannel.on("clock", () => {
+          stop();
+          resolve();
+        });
+      });
+      expect(await one.advance(5000)).toBe(5000);
+      await told;
+      expect(other.current()).toBe(5000);
+      expect(await other.advance(1000)).toBe(6000);
+
+      const late = await createRedisClockOffset(await aConnection(prefix), oneChannel);
+      expect(late.current()).toBe(6000);
+      await one.reset();
+      expect(one.current()).toBe(0);
+    });
+
     it("fires a rule with times: 3 exactly three times, however many requests the replicas decide at once", async () => {
       const prefix = aKeyPrefix();
       const options = { initialRules: [{ fault: "server_error" as const, times: 3 }], seed: 7 };

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { aConfigFile, configErrorOf } from "../support/config-files.js";
 import { resolveConfig, type OptionsSource, type SendMockOptions } from "../../src/config.js";
 import { ERROR_CODES } from "../../src/errors.js";
-import { FAULT_KINDS } from "../../src/wire.js";
+import { FAULT_KINDS, OUTCOMES } from "../../src/wire.js";
 
 const TOKEN_RULE = "must be a token that Authorization: Bearer can carry: letters, digits and - . _ ~ + / only (then = padding), no spaces";
 const FAULT_KIND_LIST = FAULT_KINDS.join(", ");
@@ -32,6 +32,16 @@ describe("a bad config file names the file and the key, in words", () => {
     ["a burst of 1e21", "rate_limit: { requests: 1, per_seconds: 1, burst: 1e21 }", "rate_limit.burst must be at most 1000000"],
     ["a burst that is not whole", "rate_limit: { requests: 1, per_seconds: 1, burst: 1.5 }", "rate_limit.burst must be a whole number"],
     ["a rate limit given as a number", "rate_limit: 5", "rate_limit must be a mapping"],
+    ["an unknown outcome in a rule", "outcome_rules: [{ outcome: exploded }]", `outcome_rules[0].outcome must be one of ${OUTCOMES.join(", ")}`],
+    ["a lifecycle step of 0", "lifecycle: { step_ms: 0 }", "lifecycle.step_ms must be at least 1"],
+    ["a lifecycle step over a day", "lifecycle: { step_ms: 86400001 }", "lifecycle.step_ms must be at most 86400000"],
+    ["an unknown default outcome", "lifecycle: { default_outcome: lost }", `lifecycle.default_outcome must be one of ${OUTCOMES.join(", ")}`],
+    ["a misspelt lifecycle key", "lifecycle: { step: 2 }", "lifecycle: unknown key step (did you mean step_ms?)"],
+    [
+      "more outcome rules than max_rules",
+      "max_rules: 1\noutcome_rules: [{ outcome: bounced }, { outcome: opened }]",
+      "2 outcome rules, more than max_rules (1)",
+    ],
     ["faults given as a mapping", "faults: { fault: latency }", "faults must be a list"],
     ["an unknown fault kind", "faults: [{ fault: explode }]", `faults[0].fault must be one of ${FAULT_KIND_LIST}`],
     ["a fault rule without its kind", "faults: [{ times: 1 }]", "faults[0].fault is required"],

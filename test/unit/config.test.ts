@@ -102,6 +102,24 @@ describe("config files", () => {
   });
 });
 
+describe("the lifecycle settings", () => {
+  it("default to a step of 1000 ms, delivered, enabled", () => {
+    expect(resolveConfig({}).lifecycle).toEqual({ stepMs: 1000, defaultOutcome: "delivered", enabled: true, maxEvents: 100 });
+    expect(resolveConfig({}).outcomeRules).toEqual([]);
+  });
+
+  it("read lifecycle and outcome_rules from a file in snake_case, and from options in camelCase", async () => {
+    const file = await aConfigFile(
+      "lifecycle.yaml",
+      "lifecycle: { step_ms: 250, default_outcome: bounced, enabled: false }\noutcome_rules: [{ outcome: opened, match: { template_id: welcome } }]",
+    );
+    const fromFile = resolveConfig({ config: file });
+    expect(fromFile.lifecycle).toMatchObject({ stepMs: 250, defaultOutcome: "bounced", enabled: false });
+    expect(fromFile.outcomeRules).toEqual([{ outcome: "opened", match: { template_id: "welcome" } }]);
+    expect(resolveConfig({ lifecycle: { stepMs: 10, maxEvents: 20 } }).lifecycle).toMatchObject({ stepMs: 10, maxEvents: 20 });
+  });
+});
+
 describe("bad settings give one line naming the source and the problem (every key: config-errors.test.ts)", () => {
   it("rejects JSON that does not parse, naming the file, the line and the column", async () => {
     const file = await aConfigFile("bad.json", "{ port: 1 }");

@@ -1,6 +1,6 @@
 // The outbox in memory: messages kept as JSON text in capture order, indexed by id and by recipient.
 
-import type { CapturedMessage } from "../../wire.js";
+import type { CapturedMessage, MessageEvent } from "../../wire.js";
 import {
   cutToBytes,
   matchesFilter,
@@ -89,6 +89,7 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
   const byTo = new Map<string, CaptureQueue>();
   const byId = new Map<string, Entry>();
   const listeners = new Set<(message: CapturedMessage) => void>();
+  const eventListeners = new Set<(message: CapturedMessage, event: MessageEvent) => void>();
   const clearListeners = new Set<() => void>();
   let dropped = 0;
 
@@ -112,15 +113,16 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
     return { page, total };
   }
 
-  function dropOldest(): void {
+  function dropOldest(): string | undefined {
     const gone = captured.dropOldest();
-    if (gone === undefined) return;
+    if (gone === undefined) return undefined;
     byId.delete(gone.id);
     bytes -= gone.bytes;
     const sameTo = byTo.get(gone.to);
     sameTo?.dropOldest();
     if (sameTo?.size === 0) byTo.delete(gone.to);
     dropped += 1;
+    return gone.id;
   }
 
   return {
@@ -136,9 +138,29 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
       byId.set(entry.id, entry);
       bytes += entry.bytes;
       // 900 KB messages under the count alone filled a default heap after ~900 sends.
-      while (captured.size > capacity || (bytes > maxBytes && captured.size > 1)) dropOldest();
+      const droppedIds: string[] = [];
+      while (captured.size > capacity || (bytes > maxBytes && captured.size > 1)) {
+        const id = dropOldest();
+        if (id !== undefined) droppedIds.push(id);
+      }
       for (const listener of listeners) listener(message);
-      return Promise.resolve();
+      return Promise.resolve({ dropped: droppedIds });
+    },
+
+    recordEvent(id, event, status) {
+      const entry = byId.get(id);
+      if (entry === undefined) return Promise.resolve(undefined);
+      const message = messageOf(entry);
+      message.events.push(event);
+      message.status = status;
+      // The entry is shared by the capture queue and its recipient's queue: changed in place.
+      entry.json = JSON.stringify(message);
+      const before = entry.bytes;
+      entry.bytes = Buffer.byteLength(entry.json);
+      bytes += entry.bytes - before;
+      entry.status = status;
+      for (const listener of eventListeners) listener(messageOf(entry), event);
+      return Promise.resolve(message);
     },
 
     list(filter = {}) {
@@ -176,8 +198,13 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
         filter,
         options: waitOptions,
         subscribe: (listener) => {
+          const onEvent = (message: CapturedMessage): void => listener(message);
           listeners.add(listener);
-          return () => listeners.delete(listener);
+          eventListeners.add(onEvent);
+          return () => {
+            listeners.delete(listener);
+            eventListeners.delete(onEvent);
+          };
         },
         findNow: () => Promise.resolve(findNewest(predicate)),
         count: () => Promise.resolve(captured.size),
@@ -191,6 +218,11 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
     onCapture(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+
+    onEvent(listener) {
+      eventListeners.add(listener);
+      return () => eventListeners.delete(listener);
     },
 
     onClear(listener) {

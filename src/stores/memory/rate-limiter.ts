@@ -7,6 +7,7 @@ interface Bucket {
   updatedAtMs: number;
 }
 
+/** @param options.nowMs the mock's clock, so that advancing it refills the buckets (default: real time) */
 export function createMemoryRateLimiter(options: { nowMs?: () => number } = {}): RateLimiter {
   const nowMs = options.nowMs ?? (() => performance.now());
   let buckets = new Map<string, Bucket>();
@@ -22,7 +23,8 @@ export function createMemoryRateLimiter(options: { nowMs?: () => number } = {}):
       const key = bucketKey(apiKey);
       const now = nowMs();
       const bucket = buckets.get(key) ?? { tokens: size, updatedAtMs: now };
-      bucket.tokens = Math.min(size, bucket.tokens + ((now - bucket.updatedAtMs) / 1000) * tokensPerSecond);
+      // Never below what it held: the mock's clock goes back to real time on reset.
+      bucket.tokens = Math.min(size, bucket.tokens + (Math.max(0, now - bucket.updatedAtMs) / 1000) * tokensPerSecond);
       bucket.updatedAtMs = now;
       buckets.set(key, bucket);
 

@@ -1,9 +1,12 @@
 // The Redis store, loaded on demand by src/stores/index.ts.
 
 export { openStoreChannel } from "./channel.js";
+export { createRedisClockOffset } from "./clock.js";
 export { connectRedis } from "./connection.js";
+export { createRedisDueWork } from "./due-work.js";
 export { createRedisFaultPlan } from "./faults.js";
 export { createRedisJournal } from "./journal.js";
 export { createRedisOutbox } from "./outbox.js";
 export { createRedisRateLimiter } from "./rate-limiter.js";
+export { createRedisRuleBook } from "./rule-book.js";
 export { createRedisSettingsStore } from "./settings.js";

@@ -1,6 +1,7 @@
 // The outbox in Redis: a list of small match keys, newest first, beside a hash of the messages'
-// JSON by id. Adding, trimming to capacity, counting drops and telling the other replicas
-// happen in one script, so no replica ever sees a half-added message.
+// JSON by id, and each message's status and lifecycle events in hashes of their own. Adding,
+// trimming to capacity, counting drops and telling the other replicas happen in one script, so
+// no replica ever sees a half-added message; so do recording an event and telling them.
 
 import {
   cutToBytes,
@@ -13,43 +14,81 @@ import {
   type OutboxLimits,
   type SerializedMessageList,
 } from "../../domain/outbox.js";
-import type { CapturedMessage } from "../../wire.js";
+import type { CapturedMessage, MessageEvent, MessageStatus } from "../../wire.js";
 import type { StoreChannel } from "./channel.js";
 import type { RedisConnection } from "./connection.js";
 
-// KEYS: key list, messages hash, drop counter, set of recipients, bytes counter. ARGV: keys JSON,
-// id, message JSON, capacity, channel, event, prefix of the per-recipient lists, lowercased to,
-// the message's bytes, max_bytes. The oldest go past either bound; the newest always stays.
+// KEYS: key list, messages hash, drop counter, set of recipients, bytes counter, status hash,
+// events hash. ARGV: keys JSON, id, message JSON (without status and events), capacity, channel,
+// event, prefix of the per-recipient lists, lowercased to, the message's bytes, max_bytes.
+// The oldest go past either bound; the newest always stays. Answers the dropped ids.
 const ADD_SCRIPT = `
 redis.call('LPUSH', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+redis.call('HSET', KEYS[6], ARGV[2], 'queued')
 redis.call('LPUSH', ARGV[7] .. ARGV[8], ARGV[2])
 redis.call('SADD', KEYS[4], ARGV[8])
 local bytes = redis.call('INCRBY', KEYS[5], tonumber(ARGV[9]))
 local count = redis.call('LLEN', KEYS[1])
 local capacity = tonumber(ARGV[4])
 local maxBytes = tonumber(ARGV[10])
-local dropped = 0
+local dropped = {}
 while count > 1 and (count > capacity or bytes > maxBytes) do
   local keys = cjson.decode(redis.call('RPOP', KEYS[1]))
   redis.call('HDEL', KEYS[2], keys.id)
+  redis.call('HDEL', KEYS[6], keys.id)
+  local events = redis.call('HGET', KEYS[7], keys.id)
+  if events then
+    bytes = redis.call('DECRBY', KEYS[5], string.len(events))
+    redis.call('HDEL', KEYS[7], keys.id)
+  end
   local sameTo = ARGV[7] .. keys.to
   redis.call('RPOP', sameTo)
   if redis.call('LLEN', sameTo) == 0 then redis.call('SREM', KEYS[4], keys.to) end
   bytes = redis.call('DECRBY', KEYS[5], keys.bytes or 0)
   count = count - 1
-  dropped = dropped + 1
+  dropped[#dropped + 1] = keys.id
 end
-if dropped > 0 then redis.call('INCRBY', KEYS[3], dropped) end
+if #dropped > 0 then redis.call('INCRBY', KEYS[3], #dropped) end
 redis.call('PUBLISH', ARGV[5], ARGV[6])
-return count`;
+return dropped`;
+
+// KEYS: messages hash, status hash, events hash, bytes counter. ARGV: id, status, event JSON,
+// channel, status as JSON. Appends the event to the message's comma-joined events and answers
+// the message as it is now (nil when it is gone), told to every replica in the same step.
+const EVENT_SCRIPT = `
+local rest = redis.call('HGET', KEYS[1], ARGV[1])
+if not rest then return false end
+local events = redis.call('HGET', KEYS[3], ARGV[1])
+local added = string.len(ARGV[3])
+if events and events ~= '' then
+  events = events .. ',' .. ARGV[3]
+  added = added + 1
+else
+  events = ARGV[3]
+end
+redis.call('HSET', KEYS[3], ARGV[1], events)
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('INCRBY', KEYS[4], added)
+local message = '{"status":' .. ARGV[5] .. ',"events":[' .. events .. '],' .. string.sub(rest, 2)
+redis.call('PUBLISH', ARGV[4], '{"type":"event","event":' .. ARGV[3] .. ',"message":' .. message .. '}')
+return message`;
 
 // KEYS as for ADD_SCRIPT. ARGV: prefix of the per-recipient lists, channel, event.
 const CLEAR_SCRIPT = `
 for _, to in ipairs(redis.call('SMEMBERS', KEYS[4])) do redis.call('DEL', ARGV[1] .. to) end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 0`;
+
+/**
+ * A message as it is read: its stored text (without status and events, which change) with its
+ * status and its comma-joined events put in front. Joined as text: parsing each message of a
+ * page to add two fields would cost what writing stored text as it is saves.
+ */
+function composedMessage(rest: string, status: string, events: string): string {
+  return `{"status":${JSON.stringify(status)},"events":[${events}],${rest.slice(1)}`;
+}
 
 /** What the key list holds per message: enough to filter without reading the message. */
 interface StoredKeys extends MatchKeys {
@@ -67,7 +106,9 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
   // As in memory, a list of ids per lowercased `to`, newest first: the usual list (one
   // recipient's newest messages) reads a page and a length instead of every message's keys.
   const sameToPrefix = connection.key("outbox:to:");
-  const scriptKeys = [keysList, messagesHash, droppedCounter, recipientsSet, bytesCounter] as const;
+  const statusHash = connection.key("outbox:status");
+  const eventsHash = connection.key("outbox:events");
+  const scriptKeys = [keysList, messagesHash, droppedCounter, recipientsSet, bytesCounter, statusHash, eventsHash] as const;
   const { capacity, maxBytes = Number.MAX_SAFE_INTEGER, maxPageBytes = Number.MAX_SAFE_INTEGER } = options;
 
   const allKeys = (): Promise<StoredKeys[]> =>
@@ -79,7 +120,18 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
       Promise.all([limit < 1 ? Promise.resolve([]) : redis.lrange(list, 0, Number.isFinite(limit) ? limit - 1 : -1), redis.llen(list)]),
     );
 
+  /** `select` for a status filter: the status lives beside the keys, so each candidate's is read. */
+  async function selectByStatus(filter: MessageFilter & { status: MessageStatus }): Promise<{ ids: string[]; total: number }> {
+    const { status, limit = Number.POSITIVE_INFINITY, ...rest } = filter;
+    const { ids: candidates } = await select(rest);
+    if (candidates.length === 0) return { ids: [], total: 0 };
+    const statuses = await connection.run((redis) => redis.hmget(statusHash, ...candidates));
+    const matching = candidates.filter((_id, index) => statuses[index] === status);
+    return { ids: matching.slice(0, limit), total: matching.length };
+  }
+
   async function select(filter: MessageFilter): Promise<{ ids: string[]; total: number }> {
+    if (filter.status !== undefined) return selectByStatus({ ...filter, status: filter.status });
     const to = filter.to?.toLowerCase();
     const rest = predicateBeyondTo(filter);
     const limit = filter.limit ?? Number.POSITIVE_INFINITY;
@@ -103,9 +155,11 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
 
   async function messagesJson(ids: string[]): Promise<string[]> {
     if (ids.length === 0) return [];
-    const found = await connection.run((redis) => redis.hmget(messagesHash, ...ids));
+    const [found, statuses, events] = await connection.run((redis) =>
+      Promise.all([redis.hmget(messagesHash, ...ids), redis.hmget(statusHash, ...ids), redis.hmget(eventsHash, ...ids)]),
+    );
     // A message trimmed by another replica between the two reads is simply left out.
-    return found.filter((json): json is string => json !== null);
+    return found.flatMap((rest, index) => (rest === null ? [] : [composedMessage(rest, statuses[index] ?? "queued", events[index] ?? "")]));
   }
 
   async function listSerialized(filter: MessageFilter = {}): Promise<SerializedMessageList> {
@@ -115,12 +169,18 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
   }
 
   const onCapture = (listener: (message: CapturedMessage) => void): (() => void) => channel.on("capture", (event) => listener(event.message));
+  const onEvent = (listener: (message: CapturedMessage, event: MessageEvent) => void): (() => void) =>
+    channel.on("event", (heard) => listener(heard.message, heard.event));
 
   return {
     async add(message) {
-      const json = JSON.stringify(message);
+      // Status and events change: they live beside the message, not in its stored text.
+      const rest: Partial<CapturedMessage> = { ...message };
+      delete rest.status;
+      delete rest.events;
+      const json = JSON.stringify(rest);
       const keys: StoredKeys = { id: message.id, ...matchKeysOf(message), bytes: Buffer.byteLength(json) };
-      await connection.run((redis) =>
+      const dropped = await connection.run((redis) =>
         redis.eval(
           ADD_SCRIPT,
           scriptKeys.length,
@@ -137,6 +197,26 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
           maxBytes,
         ),
       );
+      return { dropped: dropped as string[] };
+    },
+
+    async recordEvent(id, event, status) {
+      const json = await connection.run((redis) =>
+        redis.eval(
+          EVENT_SCRIPT,
+          4,
+          messagesHash,
+          statusHash,
+          eventsHash,
+          bytesCounter,
+          id,
+          status,
+          JSON.stringify(event),
+          channel.name,
+          JSON.stringify(status),
+        ),
+      );
+      return typeof json === "string" ? (JSON.parse(json) as CapturedMessage) : undefined;
     },
 
     listSerialized,
@@ -147,11 +227,11 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
     },
 
     async get(id) {
-      const json = await connection.run(async (redis) => {
-        const wanted = id === "latest" ? (JSON.parse((await redis.lindex(keysList, 0)) ?? "null") as StoredKeys | null)?.id : id;
-        return wanted === undefined ? null : redis.hget(messagesHash, wanted);
-      });
-      return json === null ? undefined : (JSON.parse(json) as CapturedMessage);
+      const wanted =
+        id === "latest" ? await connection.run(async (redis) => (JSON.parse((await redis.lindex(keysList, 0)) ?? "null") as StoredKeys | null)?.id) : id;
+      if (wanted === undefined) return undefined;
+      const [json] = await messagesJson([wanted]);
+      return json === undefined ? undefined : (JSON.parse(json) as CapturedMessage);
     },
 
     async clear() {
@@ -164,7 +244,14 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
       return waitForCapture({
         filter,
         options: waitOptions,
-        subscribe: onCapture,
+        subscribe: (listener) => {
+          const stopCaptures = onCapture(listener);
+          const stopEvents = onEvent((message) => listener(message));
+          return () => {
+            stopCaptures();
+            stopEvents();
+          };
+        },
         findNow: async () => {
           const newest = (await select({ ...filter, limit: 1 })).ids[0];
           if (newest === undefined) return undefined;
@@ -181,6 +268,8 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
     },
 
     onCapture,
+
+    onEvent,
 
     onClear: (listener) => channel.on("clear", () => listener()),
   };

@@ -1,15 +1,17 @@
 // The rate limiter in Redis: one token bucket per API-key digest, refilled and taken in a
-// script on Redis's own clock, so replicas with drifting clocks still share one limit.
+// script on Redis's own clock plus the mock's shared clock offset, so replicas with drifting
+// clocks still share one limit, and advancing the mock's clock refills it.
 
 import { bucketKey, bucketRules, decisionAfterTake, type RateLimiter } from "../../domain/rate-limiter.js";
 import type { RedisConnection } from "./connection.js";
 
-// KEYS: the bucket, the limit in force. ARGV: size, tokens per millisecond, limit id, ttl ms.
+// KEYS: the bucket, the limit in force. ARGV: size, tokens per millisecond, limit id, ttl ms,
+// the mock's clock offset in ms.
 // Each change of the limit opens a new epoch, and a bucket filled in an earlier epoch starts
 // afresh: a changed limit restarts every bucket, even one not used since the change.
 const TAKE_SCRIPT = `
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000 + tonumber(ARGV[5])
 local size = tonumber(ARGV[1])
 local applied = redis.call('HMGET', KEYS[2], 'limit', 'epoch')
 local epoch = tonumber(applied[2]) or 0
@@ -24,7 +26,7 @@ if tokens == nil or tonumber(state[3]) ~= epoch then
   tokens = size
   at = now
 end
-tokens = math.min(size, tokens + (now - at) * tonumber(ARGV[2]))
+tokens = math.min(size, tokens + math.max(0, now - at) * tonumber(ARGV[2]))
 local allowed = 0
 if tokens >= 1 then
   tokens = tokens - 1
@@ -34,7 +36,8 @@ redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now), 'ep
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return {allowed, tostring(tokens)}`;
 
-export function createRedisRateLimiter(connection: RedisConnection): RateLimiter {
+/** @param clockOffsetMs how far the mock's clock is ahead of real time now */
+export function createRedisRateLimiter(connection: RedisConnection, clockOffsetMs: () => number = () => 0): RateLimiter {
   const bucketPrefix = connection.key("ratelimit:");
   // Outside the buckets' pattern, so that a reset keeps it.
   const appliedLimit = connection.key("ratelimit-limit");
@@ -47,7 +50,7 @@ export function createRedisRateLimiter(connection: RedisConnection): RateLimiter
       // A bucket left alone refills completely within this time; after it, it may as well be gone.
       const ttlMs = Math.ceil((size / tokensPerSecond) * 1000) + 1000;
       const [allowed, tokensLeft] = (await connection.run((redis) =>
-        redis.eval(TAKE_SCRIPT, 2, bucketPrefix + bucketKey(apiKey), appliedLimit, size, tokensPerSecond / 1000, id, ttlMs),
+        redis.eval(TAKE_SCRIPT, 2, bucketPrefix + bucketKey(apiKey), appliedLimit, size, tokensPerSecond / 1000, id, ttlMs, clockOffsetMs()),
       )) as [number, string];
       return decisionAfterTake(allowed === 1, Number(tokensLeft), limit);
     },

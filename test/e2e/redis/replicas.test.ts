@@ -133,6 +133,29 @@ describe.skipIf(skipReason !== undefined)("two replicas on one Redis", () => {
     expect(refused?.headers.get("retry-after")).toMatch(/^\d+$/);
   });
 
+  it("runs each lifecycle step once whichever replicas run due work, on one shared clock", async () => {
+    const stepMs = 60_000;
+    const [a, b] = await twoReplicas({ lifecycle: { stepMs } });
+    const ids = await Promise.all(
+      Array.from({ length: 20 }, async (_, index) => String((await json(await send(index % 2 === 0 ? a : b, { to: `r${index}@example.com` }))).message_id)),
+    );
+
+    // Both replicas advance at once, so both run the due steps at the same time.
+    await Promise.all([a.clock.advance(stepMs), b.clock.advance(stepMs)]);
+
+    for (const id of ids) {
+      const message = await json(await fetch(`${a.url}/_mock/messages/${id}`));
+      expect((message.events as { type: string }[]).map((event) => event.type)).toEqual(["message.sent", "message.delivered"]);
+      expect(message.status).toBe("delivered");
+    }
+    const clockOnA = await json(await fetch(`${a.url}/_mock/clock`));
+    expect(clockOnA.offset_ms).toBe(2 * stepMs);
+    await expect.poll(() => b.clock.offsetMs()).toBe(2 * stepMs);
+
+    expect((await fetch(`${b.url}/_mock/reset`, { method: "POST" })).status).toBe(204);
+    await expect.poll(() => a.clock.offsetMs()).toBe(0);
+  });
+
   it("clears A's messages, journal and faults when B is reset", async () => {
     const [a, b] = await twoReplicas();
     await send(a);

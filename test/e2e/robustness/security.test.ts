@@ -110,13 +110,22 @@ function adminCalls(): AdminCall[] {
 const BODIES: Record<string, unknown> = {
   "patch /_mock/config": { strict_data: true },
   "post /_mock/faults": { fault: "latency", delay_ms: 1 },
+  "post /_mock/outcomes": { outcome: "bounced", times: 1 },
+  "post /_mock/clock": { advance_ms: 0 },
+  "post /_mock/messages/{id}/events": { type: "message.sent" },
 };
 
-async function callAdmin(mock: RunningSendMock, call: AdminCall, ids: { faultId: string }, authorization: string | undefined) {
-  const idFor = call.contractPath.startsWith("/_mock/faults") ? ids.faultId : call.contractPath.startsWith("/_mock/templates") ? "welcome" : "latest";
+/** The id a call's path names: a rule of its kind, a template, else the newest message. */
+function idFor(contractPath: string, ids: { faultId: string; outcomeId: string }): string {
+  if (contractPath.startsWith("/_mock/faults")) return ids.faultId;
+  if (contractPath.startsWith("/_mock/outcomes")) return ids.outcomeId;
+  return contractPath.startsWith("/_mock/templates") ? "welcome" : "latest";
+}
+
+async function callAdmin(mock: RunningSendMock, call: AdminCall, ids: { faultId: string; outcomeId: string }, authorization: string | undefined) {
   const body = BODIES[`${call.method} ${call.contractPath}`];
   const controller = new AbortController();
-  const answer = await fetch(`${mock.url}${call.contractPath.replace("{id}", idFor)}`, {
+  const answer = await fetch(`${mock.url}${call.contractPath.replace("{id}", idFor(call.contractPath, ids))}`, {
     method: call.method.toUpperCase(),
     headers: { ...(authorization !== undefined && { Authorization: authorization }), ...(body !== undefined && { "Content-Type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -156,10 +165,11 @@ describe("with admin_token, the inspection API", () => {
   it.each(refusals)("answers every call with %s 401 in the contract's shape", async (_case, authorization, code) => {
     const mock = shared();
     const { id: faultId } = await mock.faults.add({ fault: "latency", delay_ms: 1 });
+    const { id: outcomeId } = await mock.outcomes.add({ outcome: "bounced" });
     const before = await mock.faults.list();
 
     for (const call of calls) {
-      const answer = await callAdmin(mock, call, { faultId }, authorization);
+      const answer = await callAdmin(mock, call, { faultId, outcomeId }, authorization);
       const where = `${call.method} ${call.contractPath}`;
       expect(answer.status, where).toBe(401);
       expect(answer.headers["x-sendmock-error-code"], where).toBe(code);
@@ -177,7 +187,8 @@ describe("with admin_token, the inspection API", () => {
       // DELETE and reset empty the outbox and the rules, so each call starts from a message and a rule.
       expect((await postSend(mock.url)).status).toBe(200);
       const { id: faultId } = await mock.faults.add({ fault: "latency", delay_ms: 1 });
-      const answer = await callAdmin(mock, call, { faultId }, `Bearer ${ADMIN_TOKEN}`);
+      const { id: outcomeId } = await mock.outcomes.add({ outcome: "bounced" });
+      const answer = await callAdmin(mock, call, { faultId, outcomeId }, `Bearer ${ADMIN_TOKEN}`);
       expect(answer.status, `${call.method} ${call.contractPath}: ${answer.text}`).toBeLessThan(300);
     }
   });

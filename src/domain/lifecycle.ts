@@ -1,0 +1,146 @@
+// A captured message's life after capture: its outcome decides a series of events, one every
+// `step_ms` of the mock's clock, each moving its status on. Steps wait in the scheduler, one per
+// message at a time: a message dropped for room or cleared takes its step with it, and the step
+// of a message gone any other way finds it gone and ends there.
+
+import { ApiError } from "../errors.js";
+import type { CapturedMessage, MessageEvent, MessageEventType, MessageStatus, Outcome } from "../wire.js";
+import type { Clock } from "./clock.js";
+import { decideOutcome, type OutcomeBook } from "./outcomes.js";
+import type { RuleTarget } from "./rule-book.js";
+import type { Scheduler } from "./scheduler.js";
+
+export const DEFAULT_STEP_MS = 1000;
+/** A day: a step longer than that is no test anyone waits for, even on an advanced clock. */
+export const MAX_STEP_MS = 86_400_000;
+/** Most events one message keeps: the outcomes add at most 4, the rest come by hand. */
+export const DEFAULT_MAX_EVENTS = 100;
+/** The scheduler's name for lifecycle steps. */
+export const LIFECYCLE_STEP = "lifecycle";
+
+export interface LifecycleSettings {
+  stepMs: number;
+  defaultOutcome: Outcome;
+  /** False keeps every message `queued`. */
+  enabled: boolean;
+  /** Most events one message keeps; a by-hand event past it is refused, so no message grows without bound. */
+  maxEvents: number;
+}
+
+interface Step {
+  type: MessageEventType;
+  bounceType?: "hard" | "soft";
+}
+
+/** The events each outcome brings, in order after capture (README "Delivery events"). */
+export const OUTCOME_STEPS: Readonly<Record<Outcome, readonly Step[]>> = {
+  delivered: [{ type: "message.sent" }, { type: "message.delivered" }],
+  bounced: [{ type: "message.sent" }, { type: "message.bounced", bounceType: "hard" }],
+  soft_bounced: [{ type: "message.sent" }, { type: "message.deferred" }, { type: "message.bounced", bounceType: "soft" }],
+  deferred: [{ type: "message.sent" }, { type: "message.deferred" }, { type: "message.delivered" }],
+  complained: [{ type: "message.sent" }, { type: "message.delivered" }, { type: "message.complained" }],
+  opened: [{ type: "message.sent" }, { type: "message.delivered" }, { type: "message.opened" }],
+  clicked: [{ type: "message.sent" }, { type: "message.delivered" }, { type: "message.opened" }, { type: "message.clicked" }],
+};
+
+/** The status each event leads to: the state it names. */
+export const STATUS_AFTER: Readonly<Record<MessageEventType, MessageStatus>> = {
+  "message.sent": "sent",
+  "message.deferred": "deferred",
+  "message.delivered": "delivered",
+  "message.bounced": "bounced",
+  "message.complained": "complained",
+  "message.opened": "opened",
+  "message.clicked": "clicked",
+};
+
+/** The event of `type` at `atMs`, with the fields its type carries; `links` are the message's. */
+export function eventFor(type: MessageEventType, atMs: number, links: readonly string[], bounceType: "hard" | "soft" = "hard"): MessageEvent {
+  const at = new Date(atMs).toISOString();
+  if (type === "message.bounced") return { type, at, bounce_type: bounceType };
+  if (type === "message.clicked") return { type, at, link: links[0] ?? null };
+  return { type, at };
+}
+
+/** What the lifecycle needs of the outbox. */
+export interface MessageEvents {
+  get(id: string): Promise<CapturedMessage | undefined>;
+  /** Appends `event` and sets `status`; the message as it is now, or undefined when it is gone. */
+  recordEvent(id: string, event: MessageEvent, status: MessageStatus): Promise<CapturedMessage | undefined>;
+}
+
+export interface LifecycleDeps {
+  settings: LifecycleSettings;
+  outbox: MessageEvents;
+  outcomes: OutcomeBook;
+  scheduler: Scheduler;
+  clock: Clock;
+}
+
+export interface Lifecycle {
+  /** The outcome of a message about to be captured (undefined when the lifecycle is off), and a warning to show on it. */
+  outcomeFor(target: RuleTarget): Promise<{ outcome: Outcome; warning?: string } | undefined>;
+  /** Schedules the first step of a message just captured. */
+  start(message: CapturedMessage, outcome: Outcome): Promise<void>;
+  /** Drops the pending steps of messages that left the outbox. */
+  forget(messageIds: readonly string[]): Promise<void>;
+  /** Drops every pending step (the outbox was cleared, or the mock reset). */
+  clearPending(): Promise<void>;
+  /** Appends an event of `type` to a message now: `POST /_mock/messages/{id}/events`. */
+  appendNow(messageId: string, type: MessageEventType): Promise<MessageEvent>;
+  /** Runs one step that fell due; the scheduler's handler for `lifecycle`. */
+  runStep(payload: string, dueAtMs: number): Promise<void>;
+}
+
+interface StepPayload {
+  messageId: string;
+  outcome: Outcome;
+  step: number;
+}
+
+export function createLifecycle(deps: LifecycleDeps): Lifecycle {
+  const { settings, outbox, scheduler, clock } = deps;
+
+  const scheduleStep = (payload: StepPayload, dueAtMs: number): Promise<void> => scheduler.schedule(LIFECYCLE_STEP, payload.messageId, payload, dueAtMs);
+
+  return {
+    async outcomeFor(target) {
+      if (!settings.enabled) return undefined;
+      return decideOutcome(deps.outcomes, target, settings.defaultOutcome);
+    },
+
+    async start(message, outcome) {
+      if (!settings.enabled) return;
+      await scheduleStep({ messageId: message.id, outcome, step: 0 }, Date.parse(message.created_at) + settings.stepMs);
+    },
+
+    forget: (messageIds) => (messageIds.length === 0 ? Promise.resolve() : scheduler.unschedule(LIFECYCLE_STEP, messageIds)),
+
+    clearPending: () => scheduler.clear(LIFECYCLE_STEP),
+
+    async appendNow(messageId, type) {
+      const message = await outbox.get(messageId);
+      if (!message) throw new ApiError("not_found", `No captured message with id ${JSON.stringify(messageId)}`);
+      if (message.events.length >= settings.maxEvents) {
+        throw new ApiError("invalid_request", `Message ${message.id} has ${message.events.length} events, the most a message keeps (lifecycle.max_events)`);
+      }
+      const event = eventFor(type, clock.nowMs(), message.links);
+      const updated = await outbox.recordEvent(message.id, event, STATUS_AFTER[type]);
+      if (!updated) throw new ApiError("not_found", `Message ${message.id} left the outbox before its event was recorded`);
+      return event;
+    },
+
+    async runStep(payload, dueAtMs) {
+      const { messageId, outcome, step } = JSON.parse(payload) as StepPayload;
+      const steps = OUTCOME_STEPS[outcome];
+      const current = steps[step];
+      if (current === undefined) return;
+      // Only a click names a link: the other steps need not read the message.
+      const links = current.type === "message.clicked" ? ((await outbox.get(messageId))?.links ?? []) : [];
+      const event = eventFor(current.type, dueAtMs, links, current.bounceType);
+      // Undefined when the message was deleted, cleared or dropped for room: nothing more happens to it.
+      if (!(await outbox.recordEvent(messageId, event, STATUS_AFTER[current.type]))) return;
+      if (step + 1 < steps.length) await scheduleStep({ messageId, outcome, step: step + 1 }, dueAtMs + settings.stepMs);
+    },
+  };
+}

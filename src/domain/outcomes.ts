@@ -1,0 +1,99 @@
+// What happens to a message after capture: from a magic recipient, then the outcome rules, then
+// the default outcome. The rules are a rule book, matched as fault rules are.
+
+import { ApiError } from "../errors.js";
+import { describeProblem, schemaCheck } from "../contract/schema-check.js";
+import { OUTCOMES, type Outcome, type OutcomeRule, type OutcomeRuleInput } from "../wire.js";
+import { RULE_MATCH_PROPERTIES, type RuleBook, type RuleKind, type RuleTarget } from "./rule-book.js";
+
+export const OUTCOME_RECIPIENT_DOMAIN = "outcome.sendmock.test";
+
+/** A rule as written in the config file, posted to /_mock/outcomes or given to `outcomes.add`. */
+export const OUTCOME_RULE_SCHEMA = {
+  type: "object",
+  additionalProperties: false,
+  required: ["outcome"],
+  properties: {
+    outcome: { enum: OUTCOMES },
+    ...RULE_MATCH_PROPERTIES,
+  },
+} as const;
+
+const checkRuleShape = schemaCheck(OUTCOME_RULE_SCHEMA);
+
+/** Checks a rule from a caller that no contract validated; throws an `invalid_request` ApiError. */
+export function validOutcomeRule(input: unknown): OutcomeRuleInput {
+  const problem = checkRuleShape(input);
+  if (problem) throw new ApiError("invalid_request", `Invalid outcome rule: ${describeProblem(problem, (key) => key, "the rule")}`);
+  return input as OutcomeRuleInput;
+}
+
+/** Outcome rules as a rule book keeps them. */
+export const OUTCOME_RULES: RuleKind<OutcomeRuleInput, OutcomeRule> = {
+  name: "outcome",
+  idPrefix: "out_",
+  view: (input, common) => ({
+    id: common.id,
+    outcome: input.outcome,
+    match: common.match,
+    api_key_hint: common.api_key_hint,
+    times: common.times,
+    probability: common.probability,
+    source: common.source,
+    created_at: common.created_at,
+  }),
+};
+
+export type OutcomeBook = RuleBook<OutcomeRuleInput, OutcomeRule>;
+
+/** What tests and the admin API may do with the outcome rules. */
+export interface OutcomeControl {
+  add(input: OutcomeRuleInput): Promise<OutcomeRule>;
+  list(): Promise<OutcomeRule[]>;
+  remove(id: string): Promise<boolean>;
+  clear(): Promise<void>;
+}
+
+export function createOutcomeControl(book: OutcomeBook): OutcomeControl {
+  return {
+    add: async (input) => book.add(validOutcomeRule(input)),
+    list: () => book.list(),
+    remove: (id) => book.remove(id),
+    clear: () => book.clear(),
+  };
+}
+
+function isOutcome(value: string): value is Outcome {
+  return (OUTCOMES as readonly string[]).includes(value);
+}
+
+/**
+ * `OUTCOME@outcome.sendmock.test` or `OUTCOME+anything@outcome.sendmock.test`, as the test
+ * addresses of Resend and SES: the outcome it names, `unknown` for a name that is no outcome,
+ * undefined for any other address.
+ */
+export function outcomeFromRecipient(to: string): Outcome | "unknown" | undefined {
+  const at = to.lastIndexOf("@");
+  if (at < 0 || to.slice(at + 1).toLowerCase() !== OUTCOME_RECIPIENT_DOMAIN) return undefined;
+  const [name = ""] = to.slice(0, at).toLowerCase().split("+", 1);
+  return isOutcome(name) ? name : "unknown";
+}
+
+/**
+ * The outcome of a message: its recipient's, else the first rule that applies, else
+ * `fallback`. A magic recipient naming no outcome is not refused (the send itself is valid):
+ * the message takes the rules' or the default outcome and says why in its warnings.
+ */
+export async function decideOutcome(book: OutcomeBook, target: RuleTarget, fallback: Outcome): Promise<{ outcome: Outcome; warning?: string }> {
+  const fromRecipient = outcomeFromRecipient(target.to);
+  if (fromRecipient !== undefined && fromRecipient !== "unknown") return { outcome: fromRecipient };
+  let chosen: Outcome = fallback;
+  await book.apply(target, (rule) => {
+    chosen = rule.outcome;
+    return "done";
+  });
+  if (fromRecipient === "unknown") {
+    return { outcome: chosen, warning: `unknown_outcome: ${target.to} names no outcome (one of ${OUTCOMES.join(", ")}); the message goes ${chosen}` };
+  }
+  return { outcome: chosen };
+}

@@ -1,0 +1,159 @@
+// Work due at a time of the mock's clock (a lifecycle step now, a webhook attempt next): kept
+// behind a store, run when real time reaches it (a timer to the next item) or when the clock
+// is advanced, in time order, each item once even with several replicas on one store.
+
+import type { Clock } from "./clock.js";
+
+/** One piece of due work. `id` is `<kind>:<key>`: scheduling the same id again replaces it. */
+export interface DueItem {
+  id: string;
+  kind: string;
+  /** JSON, read by the kind's handler. */
+  payload: string;
+  dueAtMs: number;
+}
+
+/** Where due work waits. Asynchronous so that a store shared by replicas can stand in. */
+export interface DueWorkStore {
+  put(item: DueItem): Promise<void>;
+  /** Forgets these ids (those already gone are ignored). */
+  remove(ids: readonly string[]): Promise<void>;
+  /**
+   * Takes, atomically, up to `limit` items due at or before `nowMs`, earliest first: an item
+   * taken here is taken by no other replica.
+   */
+  claimDue(nowMs: number, limit: number): Promise<DueItem[]>;
+  /** The due time of the earliest item, if any. */
+  nextDueAtMs(): Promise<number | undefined>;
+  /** Forgets every item of `kind`. */
+  clear(kind: string): Promise<void>;
+  /** Items waiting now (for stats and tests). */
+  size(): Promise<number>;
+}
+
+/** Runs the items of one kind; `dueAtMs` is when it was due on the mock's clock (its events' time). */
+export type DueHandler = (payload: string, dueAtMs: number) => Promise<void>;
+
+export interface Scheduler {
+  /** Schedules `payload` for `dueAtMs`; replaces what `kind:key` had. */
+  schedule(kind: string, key: string, payload: unknown, dueAtMs: number): Promise<void>;
+  unschedule(kind: string, keys: readonly string[]): Promise<void>;
+  clear(kind: string): Promise<void>;
+  /** Runs everything due now, in time order, including what running it schedules for now or before. */
+  runDue(): Promise<void>;
+  /** Stops the timer; nothing runs after it. */
+  stop(): void;
+}
+
+export interface SchedulerOptions {
+  store: DueWorkStore;
+  clock: Clock;
+  handlers: Record<string, DueHandler>;
+  /**
+   * Longest sleep between two looks at the store. With a shared store another replica may
+   * schedule earlier work or stop before running its own; bounded, this replica picks it up.
+   * No bound when left out (the store is this mock's own).
+   */
+  maxSleepMs?: number;
+  /** Where a failed item is reported; the scheduler goes on with the next. */
+  onError?: (error: unknown, item: DueItem) => void;
+}
+
+/** Claimed per round trip: large enough that advancing over many messages stays quick. */
+const CLAIM_BATCH = 100;
+/** A store that could not be read is looked at again after this long. */
+const RETRY_AFTER_FAILURE_MS = 1000;
+/** setTimeout's largest delay; a later item is looked at again then. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+export function createScheduler(options: SchedulerOptions): Scheduler {
+  const { store, clock, handlers } = options;
+  let timer: NodeJS.Timeout | undefined;
+  let timerWakesAtRealMs = Number.POSITIVE_INFINITY;
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  /** Earliest due time scheduled while a batch runs: an item of the batch due after it must wait. */
+  let scheduledDuringRun = Number.POSITIVE_INFINITY;
+
+  const idOf = (kind: string, key: string): string => `${kind}:${key}`;
+
+  /**
+   * Sets the timer to wake at `dueAtMs` on the mock's clock, unless it already wakes sooner.
+   * Compared in real time: a timer set before the clock was advanced wakes later on the mock's
+   * clock than its due time said.
+   */
+  function arm(dueAtMs: number | undefined): void {
+    if (stopped) return;
+    let delayMs = dueAtMs === undefined ? Number.POSITIVE_INFINITY : Math.max(0, dueAtMs - clock.nowMs());
+    if (options.maxSleepMs !== undefined) delayMs = Math.min(delayMs, options.maxSleepMs);
+    if (!Number.isFinite(delayMs)) return;
+    const wakesAtRealMs = Date.now() + delayMs;
+    if (timer !== undefined && wakesAtRealMs >= timerWakesAtRealMs) return;
+    clearTimeout(timer);
+    timerWakesAtRealMs = wakesAtRealMs;
+    // Unref'd: pending steps never keep a process (a test runner, a CLI) alive.
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        runDue().catch(() => undefined);
+      },
+      Math.min(MAX_TIMER_MS, delayMs),
+    );
+    timer.unref();
+  }
+
+  async function runItem(item: DueItem): Promise<void> {
+    const handler = handlers[item.kind];
+    if (handler === undefined) return;
+    try {
+      await handler(item.payload, item.dueAtMs);
+    } catch (error) {
+      options.onError?.(error, item);
+    }
+  }
+
+  async function runOnce(): Promise<void> {
+    for (;;) {
+      const batch = await store.claimDue(clock.nowMs(), CLAIM_BATCH);
+      if (batch.length === 0) break;
+      scheduledDuringRun = Number.POSITIVE_INFINITY;
+      for (const [index, item] of batch.entries()) {
+        // A step scheduled by an earlier item of this batch falls due before this one: put the
+        // rest back and claim again, so that events keep their time order.
+        if (scheduledDuringRun < item.dueAtMs) {
+          for (const left of batch.slice(index)) await store.put(left);
+          break;
+        }
+        await runItem(item);
+      }
+    }
+    arm(await store.nextDueAtMs());
+  }
+
+  function runDue(): Promise<void> {
+    if (stopped) return Promise.resolve();
+    // One run at a time in a process: a second caller waits for the run after the current one.
+    const run = running.then(runOnce);
+    // A store that failed (Redis away) is tried again a moment later; the caller hears the failure.
+    running = run.catch(() => {
+      arm(clock.nowMs() + RETRY_AFTER_FAILURE_MS);
+    });
+    return run;
+  }
+
+  return {
+    async schedule(kind, key, payload, dueAtMs) {
+      await store.put({ id: idOf(kind, key), kind, payload: JSON.stringify(payload), dueAtMs });
+      scheduledDuringRun = Math.min(scheduledDuringRun, dueAtMs);
+      arm(dueAtMs);
+    },
+    unschedule: (kind, keys) => store.remove(keys.map((key) => idOf(kind, key))),
+    clear: (kind) => store.clear(kind),
+    runDue,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}

@@ -1,0 +1,186 @@
+// Rules of any kind (faults, outcomes) in Redis: each rule's view and key digest by id, their
+// order in a list, and the uses left of a rule with `times` in a hash, counted down in a script
+// so that across all replicas a rule with `times: N` applies exactly N times.
+
+import {
+  compileRule,
+  copyRule,
+  createDraw,
+  DEFAULT_MAX_RULES,
+  lazyKeyDigest,
+  newRule,
+  ruleMatches,
+  type CompiledRule,
+  type RuleBook,
+  type RuleBookOptions,
+  type RuleInput,
+  type RuleKind,
+  type RuleView,
+} from "../../domain/rule-book.js";
+import { tooManyRules } from "../../domain/rule-limit.js";
+import type { RedisConnection } from "./connection.js";
+
+/** 1 when a use was taken, 0 when none is left (another replica took the last); the last use removes the rule. */
+const USE_SCRIPT = `
+local left = tonumber(redis.call('HGET', KEYS[1], ARGV[1]))
+if left == nil or left <= 0 then return 0 end
+left = redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
+if left <= 0 then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('LREM', KEYS[3], 0, ARGV[1])
+end
+return 1`;
+
+/**
+ * The config's rules, written in one step with the flag that says they were, so a replica
+ * starting beside another can neither write them twice nor wipe a rule added in between.
+ * KEYS: rules, order, uses, flag. ARGV: "1" to write only on a new prefix, then id, stored rule
+ * and uses left ("" for none) for each rule.
+ */
+const INITIAL_RULES_SCRIPT = `
+if ARGV[1] == '1' and redis.call('EXISTS', KEYS[4]) == 1 then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('SET', KEYS[4], '1')
+for i = 2, #ARGV, 3 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  redis.call('RPUSH', KEYS[2], ARGV[i])
+  if ARGV[i + 2] ~= '' then redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 2]) end
+end
+return 1`;
+
+/**
+ * Adds a rule unless max_rules are there, counted in the same step so that two replicas adding
+ * at once cannot both take the last place. KEYS: rules, order, uses. ARGV: id, stored rule,
+ * uses left ("" for none), max_rules.
+ */
+const ADD_SCRIPT = `
+if redis.call('LLEN', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('RPUSH', KEYS[2], ARGV[1])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], ARGV[1], ARGV[3]) end
+return 1`;
+
+interface StoredRule<V extends RuleView> {
+  view: V;
+  apiKeyDigest: string | null;
+}
+
+/**
+ * The shared rules, holding the config's rules once: the first replica to start on an empty
+ * prefix writes them, the others find them (and a reset writes them again).
+ */
+export async function createRedisRuleBook<I extends RuleInput, V extends RuleView>(
+  connection: RedisConnection,
+  kind: RuleKind<I, V>,
+  options: RuleBookOptions<I>,
+): Promise<RuleBook<I, V>> {
+  // `faults:…`, `outcomes:…`: the names fault rules always had.
+  const rulesHash = connection.key(`${kind.name}s:rules`);
+  const orderList = connection.key(`${kind.name}s:order`);
+  const usesHash = connection.key(`${kind.name}s:uses`);
+  const initializedFlag = connection.key(`${kind.name}s:initialized`);
+  const now = options.now ?? (() => new Date());
+  const draw = createDraw(options.seed);
+  // Compiling globs per request would cost more than reading the rules; a rule never changes after it is added.
+  const compiled = new Map<string, CompiledRule<V>>();
+
+  const storedOf = (input: I, source: RuleView["source"]): StoredRule<V> => {
+    const { view, apiKeyDigest } = newRule(kind, input, source, now());
+    return { view, apiKeyDigest: apiKeyDigest ?? null };
+  };
+
+  /** Another replica may remove or use up a rule: its compiled form must not stay here for good. */
+  function forgetRulesOtherThan(ids: ReadonlySet<string>): void {
+    for (const id of compiled.keys()) if (!ids.has(id)) compiled.delete(id);
+  }
+
+  /** The rules in order, each with the uses left now. */
+  async function currentRules(): Promise<CompiledRule<V>[]> {
+    const [ids, uses] = await connection.run((redis) => Promise.all([redis.lrange(orderList, 0, -1), redis.hgetall(usesHash)]));
+    if (compiled.size > ids.length) forgetRulesOtherThan(new Set(ids));
+    if (ids.length === 0) return [];
+    const texts = await connection.run((redis) => redis.hmget(rulesHash, ...ids));
+    const rules: CompiledRule<V>[] = [];
+    for (const text of texts) {
+      if (text === null) continue;
+      const stored = JSON.parse(text) as StoredRule<V>;
+      let rule = compiled.get(stored.view.id);
+      if (!rule) {
+        rule = compileRule(stored.view, stored.apiKeyDigest ?? undefined);
+        compiled.set(stored.view.id, rule);
+      }
+      const left = uses[stored.view.id];
+      rules.push({ ...rule, view: { ...rule.view, times: left === undefined ? rule.view.times : Number(left) } });
+    }
+    return rules;
+  }
+
+  /** The config's rules in place of all others; with `onlyIfNew`, only on a prefix no replica has set up. */
+  const writeInitialRules = async (onlyIfNew: boolean): Promise<void> => {
+    const rules = options.initialRules.flatMap((input) => {
+      const stored = storedOf(input, "config");
+      return [stored.view.id, JSON.stringify(stored), stored.view.times === null ? "" : String(stored.view.times)];
+    });
+    await connection.run((redis) => redis.eval(INITIAL_RULES_SCRIPT, 4, rulesHash, orderList, usesHash, initializedFlag, onlyIfNew ? "1" : "0", ...rules));
+    compiled.clear();
+  };
+  await writeInitialRules(true);
+
+  return {
+    async add(input) {
+      const stored = storedOf(input, "api");
+      const { view } = stored;
+      const maxRules = options.maxRules ?? DEFAULT_MAX_RULES;
+      const added = await connection.run((redis) =>
+        redis.eval(
+          ADD_SCRIPT,
+          3,
+          rulesHash,
+          orderList,
+          usesHash,
+          view.id,
+          JSON.stringify(stored),
+          view.times === null ? "" : String(view.times),
+          String(maxRules),
+        ),
+      );
+      if (added !== 1) throw tooManyRules(maxRules, kind.name);
+      return copyRule(stored.view);
+    },
+
+    async list() {
+      return (await currentRules()).map((rule) => copyRule(rule.view));
+    },
+
+    async remove(id) {
+      const results = await connection.run((redis) => redis.multi().lrem(orderList, 0, id).hdel(rulesHash, id).hdel(usesHash, id).exec());
+      compiled.delete(id);
+      return Number(results?.[0]?.[1] ?? 0) > 0;
+    },
+
+    async clear() {
+      await connection.run((redis) => redis.del(rulesHash, orderList, usesHash));
+      compiled.clear();
+    },
+
+    async reset() {
+      await writeInitialRules(false);
+      draw.reseed();
+    },
+
+    async apply(target, accept) {
+      const keyDigest = lazyKeyDigest(target);
+      for (const rule of await currentRules()) {
+        if (!ruleMatches(rule, target, keyDigest) || !draw.wins(rule)) continue;
+        let view = rule.view;
+        if (view.times !== null) {
+          const taken = await connection.run((redis) => redis.eval(USE_SCRIPT, 3, usesHash, rulesHash, orderList, rule.view.id));
+          if (taken !== 1) continue;
+          view = { ...view, times: view.times - 1 };
+        }
+        if (accept(copyRule(view)) === "done") return;
+      }
+    },
+  };
+}
