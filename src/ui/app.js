@@ -98,12 +98,17 @@ startLiveUpdates({
   onConnected() {
     // Events sent while the stream was down are lost: catch up from the lists.
     void messagesView.reload();
+    void messagesView.catchUpOpenMessage();
     void requestsView.reload();
   },
   onEvent(type, payload) {
     switch (type) {
       case "message":
         messagesView.messageCaptured(payload);
+        break;
+      case "event":
+        // A lifecycle event: {message_id, status, event}.
+        if (typeof payload?.message_id === "string" && typeof payload.event?.type === "string") messagesView.lifecycleEvent(payload);
         break;
       case "request":
         requestsView.requestRecorded(payload);

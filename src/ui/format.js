@@ -56,6 +56,24 @@ export function preciseTimeOf(iso) {
   return timeElement(iso, isToday(date) ? clock : `${dayOnly.format(date)}, ${clock}`);
 }
 
+// How each delivery status reads at a glance; an unknown one (a newer server) looks neutral.
+const STATUS_TONES = {
+  queued: "info",
+  sent: "info",
+  deferred: "warn",
+  delivered: "ok",
+  opened: "ok",
+  clicked: "ok",
+  bounced: "bad",
+  complained: "bad",
+};
+
+/** A message's delivery status as a coloured badge. */
+export function statusBadge(status) {
+  const tone = STATUS_TONES[status] ?? "info";
+  return h("span", { class: `badge badge-status tone-${tone}`, "data-testid": "message-status", "data-status": status }, status);
+}
+
 /** The CSS class for an HTTP status: 2xx, 3xx, 4xx, 5xx, or 0 when no answer was sent. */
 export function statusClass(status) {
   if (status === 0) return "status-none";
@@ -77,6 +95,20 @@ export function addressList(addresses) {
 export function durationText(ms) {
   const rounded = ms < 10 ? Math.round(ms * 10) / 10 : Math.round(ms);
   return `${rounded.toLocaleString()} ms`;
+}
+
+/** How long after `startIso` `iso` is, for a timeline: "+800 ms", "+2 s", "+1.5 s", "+3 min 20 s", "+2 h 5 min". */
+export function offsetText(startIso, iso) {
+  const ms = Date.parse(iso) - Date.parse(startIso);
+  if (!Number.isFinite(ms)) return "";
+  const sign = ms < 0 ? "−" : "+";
+  const size = Math.abs(ms);
+  if (size < 1_000) return `${sign}${Math.round(size)} ms`;
+  const seconds = size / 1_000;
+  if (seconds < 60) return `${sign}${Math.round(seconds * 10) / 10} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${sign}${minutes} min ${Math.floor(seconds % 60)} s`;
+  return `${sign}${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
 /** "12 of 340". */

@@ -1,9 +1,9 @@
-// One captured message, in full: headers, the rendered html (sandboxed), the text part, the
-// template data, warnings and links.
+// One captured message, in full: headers and delivery status, the rendered html (sandboxed),
+// the text part, the template data, warnings, links and the timeline of lifecycle events.
 
 import { getMessageHtml } from "../api.js";
 import { externalLink, h } from "../dom.js";
-import { addressList, dataValueText, longTime } from "../format.js";
+import { addressList, dataValueText, longTime, offsetText, preciseTimeOf, statusBadge } from "../format.js";
 import { errorText } from "../notice.js";
 import { previewFrame } from "../preview-frame.js";
 
@@ -25,12 +25,27 @@ export function messageDetail(message, { onClose }) {
     ),
     headerFields(message),
     warningsSection(message.warnings),
+    // Right below the status it explains, so a step seen live is in view with the badge.
+    section("Events", eventTimeline(message)),
     section("HTML part", htmlPart(message)),
     section("Text part", message.text === null ? empty("no text part") : h("pre", { class: "text-part", "data-testid": "message-text" }, message.text)),
     section("Data", dataTable(message.data)),
     section("Links", linkList(message.links)),
     h("details", { class: "raw-json" }, h("summary", {}, "JSON"), h("pre", {}, JSON.stringify(message, null, 2))),
   );
+}
+
+/**
+ * Brings a drawn detail up to `message` after lifecycle events: its status badge, and the
+ * events it lacks at the end of the timeline (events only ever grow at the end). The rest of
+ * the detail, the HTML preview above all, is left as it is.
+ */
+export function showLifecycle(detail, message) {
+  detail.querySelector('.fields [data-testid="message-status"]')?.replaceWith(statusBadge(message.status));
+  const timeline = detail.querySelector('[data-testid="message-events"]');
+  if (!timeline) return;
+  for (const event of message.events.slice(timeline.children.length)) timeline.append(eventItem(event, message));
+  detail.querySelector('[data-testid="message-events-empty"]')?.toggleAttribute("hidden", message.events.length > 0);
 }
 
 /** What the detail pane shows when no message is selected. */
@@ -60,7 +75,7 @@ function headerFields(message) {
     ["Reply-To", message.reply_to ?? "—"],
     ["Template", h("code", {}, message.template_id)],
     ["Created", longTime(message.created_at)],
-    ["Status", h("span", { class: "badge badge-queued" }, message.status)],
+    ["Status", statusBadge(message.status)],
     ["API key", `…${message.api_key_hint}`],
     ["ID", h("code", {}, message.id)],
   ];
@@ -107,6 +122,33 @@ function dataTable(data) {
       {},
       entries.map(([key, value]) => h("tr", {}, h("th", { scope: "row" }, h("code", {}, key)), h("td", {}, dataValueText(value)))),
     ),
+  );
+}
+
+/**
+ * The lifecycle events, oldest first, each with its time on the mock's clock and how long after
+ * the capture it came. A polite live region: events added while the message is open are read out.
+ */
+function eventTimeline(message) {
+  return [
+    h("p", { class: "empty-inline", "data-testid": "message-events-empty", hidden: message.events.length > 0 }, "No events yet: the message is queued."),
+    h(
+      "ol",
+      { class: "event-timeline", "data-testid": "message-events", "aria-label": "Delivery events, oldest first", "aria-live": "polite" },
+      message.events.map((event) => eventItem(event, message)),
+    ),
+  ];
+}
+
+function eventItem(event, message) {
+  const offset = offsetText(message.created_at, event.at);
+  return h(
+    "li",
+    { class: "timeline-item", "data-testid": "message-event", "data-type": event.type },
+    h("code", { class: "timeline-type" }, event.type),
+    h("span", { class: "timeline-time" }, preciseTimeOf(event.at), offset === "" ? null : h("span", { class: "muted" }, ` (${offset} after capture)`)),
+    event.bounce_type === undefined ? null : h("span", { class: "timeline-detail" }, "bounce type: ", h("strong", {}, event.bounce_type)),
+    event.link === undefined ? null : h("span", { class: "timeline-detail" }, "link: ", event.link === null ? "none" : externalLink(event.link)),
   );
 }
 

@@ -1,14 +1,18 @@
-// The Messages view: the filter form, the list of captured messages (newest first, live)
-// and the detail of the selected one.
+// The Messages view: the filter form, the list of captured messages (newest first, live, each
+// with its delivery status) and the detail of the selected one, its events timeline live too.
 
 import { clearMessages, getMessage, listMessages, SEND_URL } from "../api.js";
-import { byId, h, replaceContent, syncList } from "../dom.js";
-import { countText, shortTime } from "../format.js";
+import { byId, h, keyedNode, replaceContent, syncList } from "../dom.js";
+import { countText, shortTime, statusBadge } from "../format.js";
+import { applyEvent } from "../lifecycle.js";
 import { createLiveList, prependItem } from "../live-list.js";
 import { errorText, notify } from "../notice.js";
-import { messageDetail, messageUnavailable, noMessageSelected } from "./message-detail.js";
+import { messageDetail, messageUnavailable, noMessageSelected, showLifecycle } from "./message-detail.js";
 
 const TYPING_PAUSE_MS = 300;
+
+/** A row is redrawn when its message's status changes (syncList keeps it otherwise). */
+const rowVersion = (message) => `${message.id} ${message.status}`;
 
 /**
  * `openMessage(id)` / `closeMessage()` change the address (the router then calls select()),
@@ -33,6 +37,11 @@ export function createMessagesView({ openMessage, closeMessage }) {
     messages: [],
     total: 0,
     selectedId: null,
+    // The message drawn in the detail pane, and the lifecycle events heard for the selected
+    // message since it was selected: applied when its detail is drawn, so an event heard while
+    // it loads is not lost (at most `lifecycle.max_events` of them).
+    shownMessage: null,
+    selectedMessageEvents: [],
     // Answers can come back out of order: only the newest detail request counts.
     detailSequence: 0,
     firstSelection: true,
@@ -101,6 +110,7 @@ export function createMessagesView({ openMessage, closeMessage }) {
       renderList();
     },
     add: (message) => addMessage(message),
+    update: (change) => updateRowStatus(change),
     showError: (error) => {
       listError.textContent = `Cannot load the messages: ${errorText(error)}`;
     },
@@ -108,7 +118,7 @@ export function createMessagesView({ openMessage, closeMessage }) {
   const reload = () => liveList.reload();
 
   function renderList() {
-    syncList(list, state.messages, { key: (message) => message.id, render: messageRow });
+    syncList(list, state.messages, { key: (message) => message.id, version: rowVersion, render: messageRow });
     markSelectedRow();
     renderCountAndEmptyState();
   }
@@ -138,7 +148,7 @@ export function createMessagesView({ openMessage, closeMessage }) {
         h("span", { class: "row-to" }, message.to),
         h("span", { class: "row-time" }, shortTime(message.created_at)),
         h("span", { class: "row-subject" }, message.subject),
-        h("span", { class: "row-meta" }, h("code", { class: "row-template" }, message.template_id), h("span", { class: "badge badge-queued" }, message.status)),
+        h("span", { class: "row-meta" }, h("code", { class: "row-template" }, message.template_id), statusBadge(message.status)),
       ),
     );
   }
@@ -146,9 +156,22 @@ export function createMessagesView({ openMessage, closeMessage }) {
   /** A message captured now: shown at the top when it matches the filters in force. */
   function addMessage(message) {
     if (!matchesFilters(message, state.filters)) return;
-    if (!prependItem({ items: state.messages, container: list, item: message, row: messageRow })) return;
+    if (!prependItem({ items: state.messages, container: list, item: message, row: messageRow, version: rowVersion })) return;
     state.total += 1;
     renderCountAndEmptyState();
+  }
+
+  /** A lifecycle event of a listed message: its row's badge shows the new status. */
+  function updateRowStatus(change) {
+    const message = state.messages.find((listed) => listed.id === change.message_id);
+    if (!message) return;
+    applyEvent(message, change);
+    const row = rowFor(message.id);
+    const badge = row?.querySelector('[data-testid="message-status"]');
+    // The open message may be this very object, already moved on by updateOpenMessage.
+    if (!row || !badge || badge.dataset.status === message.status) return;
+    badge.replaceWith(statusBadge(message.status));
+    keyedNode(row.parentElement, message.id, rowVersion(message));
   }
 
   function rows() {
@@ -191,8 +214,21 @@ export function createMessagesView({ openMessage, closeMessage }) {
   }
 
   function showDetail(message, { focus }) {
+    for (const change of state.selectedMessageEvents) applyEvent(message, change);
+    state.shownMessage = message;
     replaceContent(detailPane, messageDetail(message, { onClose: closeMessage }));
     if (focus) byId("message-detail-title").focus();
+  }
+
+  /** A lifecycle event of the selected message: its status and timeline move on in place. */
+  function updateOpenMessage(change) {
+    if (change.message_id !== state.selectedId) return;
+    state.selectedMessageEvents.push(change);
+    const shown = state.shownMessage;
+    if (shown?.id !== change.message_id) return; // still loading: showDetail applies it
+    applyEvent(shown, change);
+    const detail = detailPane.querySelector('[data-testid="message-detail"]');
+    if (detail) showLifecycle(detail, shown);
   }
 
   /** Shows the message `id` (null: none), from the list when it is there, else from the API. */
@@ -204,6 +240,10 @@ export function createMessagesView({ openMessage, closeMessage }) {
     const focus = isNewSelection && !state.firstSelection;
     state.firstSelection = false;
     state.selectedId = id;
+    if (isNewSelection) {
+      state.shownMessage = null;
+      state.selectedMessageEvents = [];
+    }
     markSelectedRow();
     const sequence = ++state.detailSequence;
 
@@ -237,6 +277,27 @@ export function createMessagesView({ openMessage, closeMessage }) {
     if (state.selectedId !== null) await select(state.selectedId, { refresh: true });
   }
 
+  /**
+   * After the event stream reconnects: the events it missed while it was down move the open
+   * message's status and timeline on, without redrawing the rest of the detail.
+   */
+  async function catchUpOpenMessage() {
+    const shown = state.shownMessage;
+    if (shown === null) return;
+    let fresh;
+    try {
+      fresh = await getMessage(shown.id);
+    } catch (error) {
+      if (state.shownMessage === shown) replaceContent(detailPane, messageUnavailable(shown.id, error));
+      return;
+    }
+    if (state.shownMessage !== shown || fresh.events.length <= shown.events.length) return;
+    shown.events = fresh.events;
+    shown.status = fresh.status;
+    const detail = detailPane.querySelector('[data-testid="message-detail"]');
+    if (detail) showLifecycle(detail, shown);
+  }
+
   // Escape closes the open message, unless it is meant for a form field (a search box clears).
   byId("panel-messages").addEventListener("keydown", (event) => {
     if (event.key !== "Escape" || state.selectedId === null) return;
@@ -256,6 +317,12 @@ export function createMessagesView({ openMessage, closeMessage }) {
       liveList.arrived(message);
     },
 
+    /** An `event` event of the stream: `{message_id, status, event}`. */
+    lifecycleEvent(change) {
+      liveList.changed(change);
+      updateOpenMessage(change);
+    },
+
     /** A `reset` event (either scope empties the outbox): reload, and recheck the open message. */
     async outboxEmptied() {
       await reload();
@@ -263,6 +330,7 @@ export function createMessagesView({ openMessage, closeMessage }) {
     },
 
     recheckSelection,
+    catchUpOpenMessage,
 
     /** Shows only the messages of template `id` (from the Templates view). */
     filterByTemplate(id) {

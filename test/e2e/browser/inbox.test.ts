@@ -1,4 +1,4 @@
-// The inbox page in real Chromium: live list, rendered preview, journal, faults panel, inert XSS.
+// The inbox page in real Chromium: live list, rendered preview, events timeline, journal, faults panel, inert XSS.
 
 import { copyFile, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -96,6 +96,94 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
     const preview = page.frameLocator('[data-testid="message-preview"]');
     await expect.poll(() => preview.locator("body").textContent()).toContain("Welcome aboard, Ada!");
     await page.screenshot({ path: `${SCREENSHOTS}/inbox-message.png` });
+  });
+
+  it("follows a bouncing message live: the timeline gains each event and the badges turn bounced, without a reload", async () => {
+    await page.evaluate(() => {
+      (globalThis as unknown as { __samePage?: boolean }).__samePage = true;
+    });
+    expect(await send(mock, aSendRequest({ to: "bounced@outcome.sendmock.test" }))).toBe(200);
+    const row = page.getByTestId("message-row").filter({ hasText: "bounced@outcome.sendmock.test" });
+    await expect.poll(() => row.getByTestId("message-status").textContent()).toBe("queued");
+    await row.click();
+
+    const detail = page.getByTestId("message-detail");
+    const timeline = detail.getByRole("list", { name: "Delivery events, oldest first" });
+    const events = timeline.getByRole("listitem");
+    await expect.poll(() => detail.getByTestId("message-status").textContent()).toBe("queued");
+    expect(await events.count()).toBe(0);
+    expect(await detail.getByTestId("message-events-empty").textContent()).toContain("queued");
+
+    // The mock's clock, as a test or QA would move it: one lifecycle step (1 s) at a time.
+    const advance = async (ms: number) => {
+      const answer = await fetch(`${mock.url}/_mock/clock`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ advance_ms: ms }),
+      });
+      expect(answer.status).toBe(200);
+    };
+    await advance(1000);
+    await expect.poll(() => events.allTextContents()).toEqual([expect.stringContaining("message.sent")]);
+    await expect.poll(() => detail.getByTestId("message-status").textContent()).toBe("sent");
+    expect(await detail.getByTestId("message-events-empty").isHidden()).toBe(true);
+
+    await advance(1000);
+    await expect.poll(() => events.count()).toBe(2);
+    const [sent, bounced] = await events.allTextContents();
+    expect(sent).toContain("message.sent");
+    expect(sent).toContain("+1 s after capture");
+    expect(bounced).toContain("message.bounced");
+    expect(bounced).toContain("bounce type: hard");
+    expect(bounced).toContain("+2 s after capture");
+    await expect.poll(() => detail.getByTestId("message-status").textContent()).toBe("bounced");
+    await expect.poll(() => row.getByTestId("message-status").textContent()).toBe("bounced");
+
+    expect(await page.evaluate(() => (globalThis as unknown as { __samePage?: boolean }).__samePage)).toBe(true);
+    await timeline.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SCREENSHOTS}/inbox-events.png` });
+  });
+
+  it("shows a clicked event's link as text, and moves on the list row of a message that is not open", async () => {
+    // Markup that would turn into a bold element if the page parsed the link as HTML.
+    const hostileLink = "https://example.com/?q=&lt;b&gt;bold&lt;/b&gt;";
+    expect(await send(mock, aSendRequest({ to: "clicked@outcome.sendmock.test", data: { name: "Ada", company: "Acme", login_url: hostileLink } }))).toBe(200);
+    expect(await send(mock, aSendRequest({ to: "grace@example.com" }))).toBe(200);
+    await page.getByTestId("message-row").filter({ hasText: "clicked@outcome.sendmock.test" }).click();
+    await mock.clock.advance(4000);
+
+    const detail = page.getByTestId("message-detail");
+    const clicked = detail.getByTestId("message-event").filter({ hasText: "message.clicked" });
+    await expect.poll(() => clicked.textContent()).toContain(`link: ${hostileLink}`);
+    expect(await clicked.getByRole("link").getAttribute("href")).toBe(hostileLink);
+    expect(await clicked.locator("b").count()).toBe(0);
+    expect(await detail.getByTestId("message-status").textContent()).toBe("clicked");
+    const graceRow = page.getByTestId("message-row").filter({ hasText: "grace@example.com" });
+    await expect.poll(() => graceRow.getByTestId("message-status").textContent()).toBe("delivered");
+  });
+
+  it("catches up on the events it missed while the event stream was down", async () => {
+    expect(await send(mock, aSendRequest({ to: "bounced@outcome.sendmock.test" }))).toBe(200);
+    // The page comes back without its event stream: every attempt to open it fails, as when a
+    // proxy in between drops it, while the rest of the API answers.
+    await page.route("**/_mock/events", (route) => route.abort());
+    await page.reload();
+    await page.getByTestId("message-row").click();
+    const detail = page.getByTestId("message-detail");
+    await expect.poll(() => detail.getByTestId("message-status").textContent()).toBe("queued");
+    expect(await page.getByTestId("live-status").textContent()).not.toBe("live");
+
+    await mock.clock.advance(2000);
+    await page.unroute("**/_mock/events");
+    await page
+      .getByTestId("live-status")
+      .filter({ hasText: /^live$/i })
+      .waitFor();
+
+    await expect
+      .poll(() => detail.getByTestId("message-event").allTextContents())
+      .toEqual([expect.stringContaining("message.sent"), expect.stringContaining("message.bounced")]);
+    expect(await detail.getByTestId("message-status").textContent()).toBe("bounced");
   });
 
   it("lists a rejected request in the journal with its reason", async () => {
