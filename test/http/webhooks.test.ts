@@ -98,6 +98,17 @@ describe("a delivery", () => {
     expect(new Set(ids).size).toBe(2);
   });
 
+  it("carries a click's link, its payload checked against openapi/send.yaml like every other", async () => {
+    const receiver = await aWebhookReceiverForThisTest();
+    const mock = await aMockWith({ webhooks: [{ url: receiver.url, events: ["message.clicked"] }] });
+    await send(mock, "clicked@outcome.sendmock.test");
+    await advance(mock, 4 * STEP_MS);
+
+    expect(receiver.received.map((delivery) => delivery.payload)).toMatchObject([
+      { type: "message.clicked", data: { status: "clicked", link: "https://app.example.com/login" } },
+    ]);
+  });
+
   it("goes only to the webhooks whose events name its type", async () => {
     const everything = await aWebhookReceiverForThisTest();
     const bouncesOnly = await aWebhookReceiverForThisTest();
