@@ -9,8 +9,16 @@ import { ERROR_CODES, type ErrorCode } from "./errors.js";
 import { checkFaultRule, FAULT_RULE_SCHEMA } from "./domain/faults.js";
 import { DEFAULT_MAX_EVENTS, DEFAULT_STEP_MS, MAX_STEP_MS, type LifecycleSettings } from "./domain/lifecycle.js";
 import { OUTCOME_RULE_SCHEMA } from "./domain/outcomes.js";
+import {
+  DEFAULT_MAX_WEBHOOK_DELIVERIES,
+  DEFAULT_WEBHOOK_RETRY_MS,
+  DEFAULT_WEBHOOK_TIMEOUT_MS,
+  newWebhook,
+  WEBHOOK_INPUT_SCHEMA,
+  webhookProblem,
+} from "./domain/webhooks.js";
 import { describeProblem, schemaCheck, type KeyNaming } from "./contract/schema-check.js";
-import { OUTCOMES, type FaultRuleInput, type Outcome, type OutcomeRuleInput, type ResponseShape } from "./wire.js";
+import { OUTCOMES, type FaultRuleInput, type Outcome, type OutcomeRuleInput, type ResponseShape, type Webhook, type WebhookInput } from "./wire.js";
 import { isHttpUrl, isLoopbackHost } from "./domain/addresses.js";
 import type { RateLimitOptions } from "./domain/rate-limiter.js";
 import type { RequestLog } from "./domain/request-log.js";
@@ -35,6 +43,14 @@ export interface SendMockOptions {
   outcomeRules?: OutcomeRuleInput[];
   /** What happens to a message after capture; see README "Delivery events". */
   lifecycle?: LifecycleOptions;
+  /** Webhooks present from the start (and restored by reset); see README "Webhooks". */
+  webhooks?: WebhookInput[];
+  /** How long a webhook receiver may take to answer (default 5000). */
+  webhookTimeoutMs?: number;
+  /** Mock-clock delays before each retry of a failed delivery (default [1000, 5000, 30000]). */
+  webhookRetryMs?: number[];
+  /** Delivery attempts kept for `GET /_mock/webhooks/deliveries` (default 1000). */
+  maxWebhookDeliveries?: number;
   capacity?: number;
   bodyLimit?: string;
   statusCodes?: Partial<Record<ErrorCode, number>>;
@@ -124,6 +140,11 @@ export interface ResolvedConfig {
   faults: FaultRuleInput[];
   outcomeRules: OutcomeRuleInput[];
   lifecycle: LifecycleSettings;
+  /** With their ids and secrets (generated when the config gave none). */
+  webhooks: Webhook[];
+  webhookTimeoutMs: number;
+  webhookRetryMs: readonly number[];
+  maxWebhookDeliveries: number;
   capacity: number;
   bodyLimit: string;
   bodyLimitBytes: number;
@@ -248,6 +269,12 @@ const configSchema = {
         max_events: { type: "integer", minimum: 10, maximum: 10_000 },
       },
     },
+    webhooks: { type: "array", items: WEBHOOK_INPUT_SCHEMA },
+    // Up to 5 minutes: a receiver slower than that is down for any test.
+    webhook_timeout_ms: { type: "integer", minimum: 1, maximum: 300_000 },
+    // Each retry up to a day of the mock's clock, as a lifecycle step; 20 retries are more than any provider makes.
+    webhook_retry_ms: { type: "array", maxItems: 20, items: { type: "integer", minimum: 0, maximum: MAX_STEP_MS } },
+    max_webhook_deliveries: { type: "integer", minimum: 1, maximum: 1_000_000 },
     capacity: { type: "integer", minimum: 1, maximum: 10_000_000 },
     body_limit: { type: "string", pattern: SIZE_PATTERN, description: 'a size such as "1mb" or "500kb"' },
     status_codes: {
@@ -422,6 +449,14 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
   if (outcomeRules.length > maxRules) {
     throw blame("outcome_rules", (name) => `${outcomeRules.length} outcome rules, more than ${name("max_rules")} (${maxRules})`);
   }
+  const webhookInputs = (fromOptions.webhooks ?? fromFile.webhooks ?? []) as WebhookInput[];
+  webhookInputs.forEach((input, index) => {
+    const problem = webhookProblem(input);
+    if (problem !== undefined) throw blame("webhooks", (name) => `${name("webhooks")}[${index}].${problem}`);
+  });
+  if (webhookInputs.length > maxRules) {
+    throw blame("webhooks", (name) => `${webhookInputs.length} webhooks, more than ${name("max_rules")} (${maxRules})`);
+  }
   const headersTimeoutMs = merged.headersTimeoutMs ?? DEFAULT_LIMITS.headersTimeoutMs;
   const requestTimeoutMs = merged.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs;
   // Node refuses it too: the headers are part of the request, so their deadline cannot be later.
@@ -467,6 +502,10 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
       enabled: merged.lifecycle?.enabled ?? true,
       maxEvents: merged.lifecycle?.maxEvents ?? DEFAULT_MAX_EVENTS,
     },
+    webhooks: webhookInputs.map(newWebhook),
+    webhookTimeoutMs: merged.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+    webhookRetryMs: merged.webhookRetryMs ?? DEFAULT_WEBHOOK_RETRY_MS,
+    maxWebhookDeliveries: merged.maxWebhookDeliveries ?? DEFAULT_MAX_WEBHOOK_DELIVERIES,
     capacity: merged.capacity ?? 10_000,
     bodyLimit,
     bodyLimitBytes,

@@ -8,6 +8,7 @@ export { ApiError, DEFAULT_ERROR_STATUS, ERROR_CODES } from "./errors.js";
 export { WaitTimeoutError, type MessageFilter, type Outbox, type OutboxStats, type WaitOptions } from "./domain/outbox.js";
 export type { FaultControl } from "./domain/faults.js";
 export type { OutcomeControl } from "./domain/outcomes.js";
+export type { DeliveryFilter, WebhookControl } from "./domain/webhooks.js";
 export type { ClockControl } from "./domain/clock.js";
 export type { Journal } from "./domain/journal.js";
 export type { InspectionCall, RequestLog } from "./domain/request-log.js";

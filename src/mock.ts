@@ -22,6 +22,10 @@ import type { SettingsStore } from "./domain/settings.js";
 import { loadTemplateCatalog, type TemplateCatalog } from "./domain/templates.js";
 import { listen } from "./server.js";
 import { openStores, type Stores } from "./stores/index.js";
+import { createWebhookControl, type WebhookControl } from "./domain/webhooks.js";
+import { createWebhookDelivering, WEBHOOK_ATTEMPT } from "./domain/webhook-delivery.js";
+import { webhookPayloadCheck } from "./contract/webhook-payload.js";
+import { postWebhook } from "./http/webhook-client.js";
 
 /** A mock that is built but not listening: use `app` with supertest. */
 export interface SendMock {
@@ -38,7 +42,12 @@ export interface SendMock {
   readonly outcomes: OutcomeControl;
   /** The mock's clock: `now()`, `advance(ms)` runs what falls due before it resolves. */
   readonly clock: ClockControl;
-  /** Outbox, journal, rate-limit state, fault and outcome rules, pending lifecycle steps, the clock and run-time settings back to their start-up state. */
+  /** Webhooks: `add`, `list`, `remove`, `deliveries` (attempts, newest first), `replay`. */
+  readonly webhooks: WebhookControl;
+  /**
+   * Outbox, journal, rate-limit state, fault and outcome rules, pending lifecycle steps, webhooks,
+   * their deliveries and pending attempts, the clock and run-time settings back to their start-up state.
+   */
   reset(): Promise<void>;
   /** Stops watching templates, ends pending waits and releases the store's connections. */
   close(): Promise<void>;
@@ -85,8 +94,33 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     ...(stores.shared && { maxSleepMs: SHARED_DUE_WORK_POLL_MS }),
     onError: (error, item) => config.log(`sendmock: due ${item.kind} ${item.id} failed: ${error instanceof Error ? error.message : String(error)}`),
   });
-  const lifecycle: Lifecycle = createLifecycle({ settings: config.lifecycle, outbox: checkedOutbox, outcomes: stores.outcomes, scheduler, clock });
+  const delivering = createWebhookDelivering({
+    store: stores.webhooks,
+    log: stores.deliveries,
+    scheduler,
+    clock,
+    post: postWebhook,
+    timeoutMs: config.webhookTimeoutMs,
+    retryMs: config.webhookRetryMs,
+    payloadProblem: webhookPayloadCheck(sendContract),
+    reportProblem: config.log,
+  });
+  const lifecycle: Lifecycle = createLifecycle({
+    settings: config.lifecycle,
+    outbox: checkedOutbox,
+    outcomes: stores.outcomes,
+    scheduler,
+    clock,
+    onRecorded: (message, event) => delivering.eventRecorded(message, event),
+  });
   handlers[LIFECYCLE_STEP] = (payload, dueAtMs) => lifecycle.runStep(payload, dueAtMs);
+  handlers[WEBHOOK_ATTEMPT] = (payload, dueAtMs) => delivering.runAttempt(payload, dueAtMs);
+  const webhooks = createWebhookControl({
+    store: stores.webhooks,
+    log: stores.deliveries,
+    maxWebhooks: config.maxRules,
+    replay: (id) => delivering.replay(id),
+  });
   // A cleared outbox takes its messages' pending steps with it.
   const outbox: typeof checkedOutbox = {
     ...checkedOutbox,
@@ -110,6 +144,9 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       limiter.reset(),
       settings.reset(),
       stores.clockOffset.reset(),
+      stores.webhooks.reset(),
+      stores.deliveries.clear(),
+      delivering.clearPending(),
     ]);
     for (const listener of resetListeners) listener();
   };
@@ -162,6 +199,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       outcomes,
       lifecycle,
       clock: clockControl,
+      webhooks,
       respondLimits,
       reset,
       listeningPort,
@@ -203,6 +241,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     faults: createFaultControl(faults, respondLimits),
     outcomes,
     clock: clockControl,
+    webhooks,
     reset,
     close() {
       stopWaiting();

@@ -138,6 +138,9 @@ export function setupSendMock(options: SetupSendMockOptions, hooks: TestHooks): 
     get clock() {
       return current().clock;
     },
+    get webhooks() {
+      return current().webhooks;
+    },
     reset() {
       return current().reset();
     },

@@ -323,3 +323,68 @@ export interface ClockAdvance {
 export interface EventInput {
   type: MessageEventType;
 }
+
+/** A webhook as written in the config file or posted to `/_mock/webhooks`. */
+export interface WebhookInput {
+  url: string;
+  /** Event types it receives; all of them when left out. */
+  events?: MessageEventType[];
+  /** `whsec_` + base64; generated when left out. */
+  secret?: string;
+  /** Sends each event twice with one `webhook-id`, for testing idempotent receivers. */
+  duplicate?: boolean;
+}
+
+/** A webhook in force; a 410 answer sets `enabled` to false. */
+export interface Webhook {
+  id: string;
+  url: string;
+  events: MessageEventType[];
+  secret: string;
+  duplicate: boolean;
+  enabled: boolean;
+}
+
+export interface WebhookList {
+  webhooks: Webhook[];
+}
+
+/** One attempt to deliver an event to a webhook. */
+export interface WebhookDelivery {
+  id: string;
+  webhook_id: string;
+  /** The `webhook-id` header: one per event, the same on every attempt. */
+  event_id: string;
+  event_type: MessageEventType;
+  message_id: string;
+  /** 1 for the first attempt, then one more for each retry or replay. */
+  attempt: number;
+  /** The receiver's HTTP status; null when it could not be reached or did not answer in time. */
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+  /** When the attempt was made, on the mock's clock. */
+  at: string;
+  /** When the next attempt falls due, on the mock's clock; null when none will be made. */
+  next_attempt_at: string | null;
+}
+
+export interface WebhookDeliveryList {
+  deliveries: WebhookDelivery[];
+}
+
+/** The body of a webhook delivery (`webhooks` in openapi/send.yaml). */
+export interface WebhookPayload {
+  type: MessageEventType;
+  /** The event's time on the mock's clock. */
+  timestamp: string;
+  data: {
+    message_id: string;
+    to: string;
+    template_id: string;
+    subject: string;
+    status: MessageStatus;
+    bounce_type?: "hard" | "soft";
+    link?: string | null;
+  };
+}

@@ -75,6 +75,11 @@ export interface LifecycleDeps {
   outcomes: OutcomeBook;
   scheduler: Scheduler;
   clock: Clock;
+  /**
+   * Told of each event once it is recorded, on the replica that recorded it (webhooks are sent
+   * from here: the outbox's onEvent is heard by every replica, which would send them each once).
+   */
+  onRecorded?: (message: CapturedMessage, event: MessageEvent) => Promise<void>;
 }
 
 export interface Lifecycle {
@@ -127,6 +132,7 @@ export function createLifecycle(deps: LifecycleDeps): Lifecycle {
       const event = eventFor(type, clock.nowMs(), message.links);
       const updated = await outbox.recordEvent(message.id, event, STATUS_AFTER[type]);
       if (!updated) throw new ApiError("not_found", `Message ${message.id} left the outbox before its event was recorded`);
+      await deps.onRecorded?.(updated, event);
       return event;
     },
 
@@ -139,8 +145,10 @@ export function createLifecycle(deps: LifecycleDeps): Lifecycle {
       const links = current.type === "message.clicked" ? ((await outbox.get(messageId))?.links ?? []) : [];
       const event = eventFor(current.type, dueAtMs, links, current.bounceType);
       // Undefined when the message was deleted, cleared or dropped for room: nothing more happens to it.
-      if (!(await outbox.recordEvent(messageId, event, STATUS_AFTER[current.type]))) return;
+      const updated = await outbox.recordEvent(messageId, event, STATUS_AFTER[current.type]);
+      if (!updated) return;
       if (step + 1 < steps.length) await scheduleStep({ messageId, outcome, step: step + 1 }, dueAtMs + settings.stepMs);
+      await deps.onRecorded?.(updated, event);
     },
   };
 }

@@ -27,7 +27,33 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    messageEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An event of a sent message (delivered, bounced, complained, ...)
+         * @description Posted to each configured webhook URL when something happens to a message after it was
+         *     accepted. Signed as the Standard Webhooks specification says: verify it with any
+         *     Standard Webhooks library and the webhook's `whsec_` secret. A 2xx answer acknowledges
+         *     it; any other answer, no answer within the timeout, or a connection error is retried
+         *     on a schedule; 410 Gone disables the webhook. The same event may arrive more than once
+         *     (with one `webhook-id`): receivers should be idempotent.
+         */
+        post: operations["messageEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -122,6 +148,80 @@ export interface components {
             message: string;
             /** @description Identifier for tracking the email in the logs. */
             email_id: string;
+        };
+        /**
+         * @description The body of a webhook delivery, one per event type (told apart by `type`).
+         * @example {
+         *       "type": "message.bounced",
+         *       "timestamp": "2026-11-22T09:26:02.000Z",
+         *       "data": {
+         *         "message_id": "msg_0f8fad5b-d9cb-469f-a165-70867728950e",
+         *         "to": "ada@example.com",
+         *         "template_id": "welcome",
+         *         "subject": "Welcome to Acme, Ada!",
+         *         "status": "bounced",
+         *         "bounce_type": "hard"
+         *       }
+         *     }
+         */
+        WebhookPayload: components["schemas"]["MessageEventPayload"] | components["schemas"]["MessageBouncedPayload"] | components["schemas"]["MessageClickedPayload"];
+        /** @description An event that carries nothing of its own. */
+        MessageEventPayload: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message.sent" | "message.deferred" | "message.delivered" | "message.complained" | "message.opened";
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["WebhookMessage"];
+        };
+        /** @description The message bounced. */
+        MessageBouncedPayload: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message.bounced";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["WebhookMessage"] & {
+                /**
+                 * @description `hard`: the address does not exist; `soft`: a temporary failure, given up.
+                 * @enum {string}
+                 */
+                bounce_type: "hard" | "soft";
+            };
+        };
+        /** @description The recipient followed a link. */
+        MessageClickedPayload: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message.clicked";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["WebhookMessage"] & {
+                /** @description The link followed; null when the message has none. */
+                link: string | null;
+            };
+        };
+        /** @description The message the event happened to. */
+        WebhookMessage: {
+            /** @description The `message_id` the send answered with. */
+            message_id: string;
+            to: string;
+            template_id: string;
+            subject: string;
+            /**
+             * @description The message's state after this event.
+             * @enum {string}
+             */
+            status: "queued" | "sent" | "deferred" | "delivered" | "bounced" | "complained" | "opened" | "clicked";
         };
         /**
          * @description An error, in shape a or shape b.
@@ -287,6 +387,35 @@ export interface operations {
             504: components["responses"]["Error"];
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
+        };
+    };
+    messageEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id, the same on every attempt: the key for de-duplicating. */
+                "webhook-id": string;
+                /** @description Unix seconds (real time) of the attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,` then the base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}", keyed with the base64-decoded secret after `whsec_`. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx status acknowledges the event; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

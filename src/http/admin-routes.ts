@@ -7,6 +7,7 @@ import type { KeyCheck } from "../domain/api-keys.js";
 import type { ClockControl } from "../domain/clock.js";
 import type { Lifecycle } from "../domain/lifecycle.js";
 import type { OutcomeControl } from "../domain/outcomes.js";
+import type { WebhookControl } from "../domain/webhooks.js";
 import { validFaultRule, type FaultPlan, type RespondLimits } from "../domain/faults.js";
 import type { Journal } from "../domain/journal.js";
 import { WaitTimeoutError, type MessageFilter, type Outbox } from "../domain/outbox.js";
@@ -14,7 +15,7 @@ import type { SettingsStore } from "../domain/settings.js";
 import { renderTemplate } from "../domain/render.js";
 import type { TemplateCatalog } from "../domain/templates.js";
 import { ApiError } from "../errors.js";
-import type { ClockAdvance, ClockView, ConfigPatch, EventInput, MessageStatus } from "../wire.js";
+import type { ClockAdvance, ClockView, ConfigPatch, EventInput, MessageStatus, WebhookInput } from "../wire.js";
 import { readAdminBodies } from "./admin-body.js";
 import { requireAdminToken } from "./auth.js";
 import { createErrorHandler } from "./error-handler.js";
@@ -39,6 +40,7 @@ export interface AdminRoutesDeps {
   outcomes: OutcomeControl;
   lifecycle: Lifecycle;
   clock: ClockControl;
+  webhooks: WebhookControl;
   /** How large a `respond` rule may be. */
   respondLimits: RespondLimits;
   reset: () => Promise<void>;
@@ -261,6 +263,33 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
   router.delete("/_mock/outcomes/:id", async (req, res) => {
     const id = routeParam(req, "id");
     if (!(await deps.outcomes.remove(id))) throw new ApiError("not_found", `No outcome rule with id ${JSON.stringify(id)}`);
+    res.status(204).end();
+  });
+
+  router.get("/_mock/webhooks", async (_req, res) => {
+    res.json({ webhooks: await deps.webhooks.list() });
+  });
+
+  router.post("/_mock/webhooks", async (req, res) => {
+    res.status(201).json(await deps.webhooks.add(req.body as WebhookInput));
+  });
+
+  router.get("/_mock/webhooks/deliveries", async (req, res) => {
+    const deliveries = await deps.webhooks.deliveries({
+      messageId: queryString(req, "message_id"),
+      webhookId: queryString(req, "webhook_id"),
+      limit: queryNumber(req, "limit"),
+    });
+    res.json({ deliveries });
+  });
+
+  router.post("/_mock/webhooks/deliveries/:id/replay", async (req, res) => {
+    res.status(201).json(await deps.webhooks.replay(routeParam(req, "id")));
+  });
+
+  router.delete("/_mock/webhooks/:id", async (req, res) => {
+    const id = routeParam(req, "id");
+    if (!(await deps.webhooks.remove(id))) throw new ApiError("not_found", `No webhook with id ${JSON.stringify(id)}`);
     res.status(204).end();
   });
 

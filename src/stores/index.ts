@@ -1,5 +1,5 @@
 // The state of a mock (outbox, journal, fault and outcome rules, rate limits, run-time settings,
-// the clock's offset, due work) in memory, or in Redis to be shared by replicas: the rest of
+// the clock's offset, due work, webhooks and their deliveries) in memory, or in Redis to be shared by replicas: the rest of
 // sendmock sees only the interfaces.
 
 import type { ResolvedConfig } from "../config.js";
@@ -11,7 +11,9 @@ import type { Journal } from "../domain/journal.js";
 import type { Outbox } from "../domain/outbox.js";
 import type { RateLimiter } from "../domain/rate-limiter.js";
 import type { SettingsStore } from "../domain/settings.js";
+import type { DeliveryLog, WebhookStore } from "../domain/webhooks.js";
 import {
+  createMemoryDeliveryLog,
   createMemoryDueWork,
   createMemoryFaultPlan,
   createMemoryJournal,
@@ -19,6 +21,7 @@ import {
   createMemoryRateLimiter,
   createMemoryRuleBook,
   createMemorySettingsStore,
+  createMemoryWebhookStore,
 } from "./memory/index.js";
 
 export interface Stores {
@@ -32,6 +35,9 @@ export interface Stores {
   /** The mock's clock, on `clockOffset`. */
   clock: Clock;
   dueWork: DueWorkStore;
+  webhooks: WebhookStore;
+  /** Webhook delivery attempts. */
+  deliveries: DeliveryLog;
   /** Whether other replicas share this state: they may schedule work this one has to pick up. */
   shared: boolean;
   /** Releases connections; the data stays where it is. */
@@ -60,6 +66,8 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
       clockOffset,
       clock,
       dueWork: createMemoryDueWork(),
+      webhooks: createMemoryWebhookStore(config.webhooks),
+      deliveries: createMemoryDeliveryLog(config.maxWebhookDeliveries),
       shared: false,
       close: () => Promise.resolve(),
     };
@@ -80,6 +88,8 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
       clockOffset,
       clock: createClock(clockOffset),
       dueWork: redis.createRedisDueWork(connection),
+      webhooks: await redis.createRedisWebhookStore(connection, config.webhooks),
+      deliveries: redis.createRedisDeliveryLog(connection, config.maxWebhookDeliveries),
       shared: true,
       async close() {
         await channel.close();

@@ -4,8 +4,8 @@
 // test-results/bench.json. Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_RUNS
 // (runs per scenario, default 3), BENCH_WARMUP (seconds of discarded load before each run,
 // default 1), BENCH_SOAK_SECONDS (length of the soak, default 60, 0 skips it), BENCH_ONLY=soak
-// (the soak alone), BENCH_ONLY=startup, abuse or log (that section alone), BENCH_STRICT=1 (exit 2
-// when a target is missed).
+// (the soak alone), BENCH_ONLY=startup, abuse, log or webhooks (that section alone), BENCH_STRICT=1
+// (exit 2 when a target is missed).
 
 import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -23,7 +23,7 @@ const RUNS = Math.round(positiveNumber("BENCH_RUNS", 3));
 const WARMUP = nonNegativeNumber("BENCH_WARMUP", 1);
 const STRICT = process.env.BENCH_STRICT === "1";
 const SOAK_SECONDS = nonNegativeNumber("BENCH_SOAK_SECONDS", 60);
-const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse", "log"]);
+const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse", "log", "webhooks"]);
 const CONNECTIONS = 50;
 const SETTLE_MS = 1000;
 const LIST_FILL = 10_000;
@@ -706,6 +706,88 @@ async function logOnly() {
   finish(["", ...section.lines], section.targets, section.report, began);
 }
 
+/** POST /send with one webhook may be at most this much slower than without (issue 16, item 7). */
+const WEBHOOK_MAX_SLOWDOWN = 0.1;
+
+/**
+ * A config file with one webhook to `receiverUrl` and lifecycle steps 100 ms apart, so that
+ * events fall due, and are delivered, while the sends go on.
+ * @param {string} receiverUrl
+ */
+function configWithWebhook(receiverUrl) {
+  const file = path.join(tempDir, "webhook.yaml");
+  writeFileSync(file, `lifecycle: { step_ms: 100 }\nwebhooks: [{ url: "${receiverUrl}" }]\n`);
+  return file;
+}
+
+/**
+ * BENCH_ONLY=webhooks: POST /send with one webhook configured (a bare node:http receiver on
+ * loopback, in a child of its own) against the same send without, both --quiet, round-robin.
+ */
+async function webhooksOnly() {
+  tempDir = mkdtempSync(path.join(os.tmpdir(), "sendmock-bench-"));
+  const began = performance.now();
+  const receiver = await baselineHttp();
+  const load = { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 };
+  try {
+    // The same step for both: only the webhook differs.
+    const stepOnly = path.join(tempDir, "steps.yaml");
+    writeFileSync(stepOnly, "lifecycle: { step_ms: 100 }\n");
+    const scenarios = [
+      { id: "send_without_webhook", label: "sendmock POST /send, --quiet, no webhook", start: () => sendmock(["--quiet", "--config", stepOnly]), load },
+      {
+        id: "send_with_webhook",
+        label: "sendmock POST /send, --quiet, one webhook (loopback receiver)",
+        start: () => sendmock(["--quiet", "--config", configWithWebhook(`${receiver.url}/send`)]),
+        prepare: async (/** @type {string} */ url) => {
+          // A delivery that succeeds before the run: the receiver is reachable and answers 2xx.
+          await fetch(`${url}/send`, { method: "POST", headers: SEND_HEADERS, body: VALID_BODY });
+          await fetch(`${url}/_mock/clock`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"advance_ms": 1000}' });
+          const { deliveries } = /** @type {{ deliveries: { status: number | null }[] }} */ (
+            await (await fetch(`${url}/_mock/webhooks/deliveries?limit=1`)).json()
+          );
+          if (deliveries[0]?.status !== 200) throw new Error(`the webhook receiver was not reached before the run: ${JSON.stringify(deliveries)}`);
+        },
+        load,
+      },
+    ];
+    log(
+      `webhooks only: ${RUNS} run(s) x 2 scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`,
+    );
+    /** @type {Map<string, Outcome[]>} */
+    const outcomes = new Map(scenarios.map((scenario) => [scenario.id, []]));
+    for (let run = 1; run <= RUNS; run += 1) {
+      for (const scenario of scenarios) {
+        outcomes.get(scenario.id)?.push(await measure(/** @type {Scenario} */ (scenario), run));
+        await sleep(SETTLE_MS);
+      }
+    }
+    const without = median((outcomes.get("send_without_webhook") ?? []).map((o) => o.rps));
+    const withHook = median((outcomes.get("send_with_webhook") ?? []).map((o) => o.rps));
+    const share = withHook / without;
+    const rows = [
+      ["scenario", `req/s (median of ${RUNS})`, "vs no webhook"],
+      ["no webhook", int(without), "1.000x"],
+      ["one webhook", int(withHook), `${share.toFixed(3)}x`],
+    ];
+    const targets = [
+      {
+        name: `send with a webhook >= ${(1 - WEBHOOK_MAX_SLOWDOWN).toFixed(1)} x without`,
+        pass: share >= 1 - WEBHOOK_MAX_SLOWDOWN,
+        detail: `${int(withHook)} req/s vs ${int(without)}: ${share.toFixed(3)}x`,
+      },
+    ];
+    finish(
+      ["", "POST /send with one webhook configured vs without (lifecycle step 100 ms, receiver on loopback)", table(rows)],
+      targets,
+      { webhooks: { without, withWebhook: withHook, ratio: share } },
+      began,
+    );
+  } finally {
+    await stopServer(receiver);
+  }
+}
+
 /** BENCH_ONLY=soak: the soak alone, and a report that holds only it. */
 async function soakOnly() {
   if (SOAK_SECONDS === 0) throw new Error("BENCH_ONLY=soak with BENCH_SOAK_SECONDS=0 leaves nothing to run");
@@ -866,7 +948,7 @@ try {
   if (ONLY === "abuse") {
     const abuse = await measureAbuse();
     finish(["", ...abuse.lines], abuse.targets, abuse.report, 0);
-  } else await (ONLY === "soak" ? soakOnly() : ONLY === "startup" ? startupOnly() : ONLY === "log" ? logOnly() : main());
+  } else await (ONLY === "soak" ? soakOnly() : ONLY === "startup" ? startupOnly() : ONLY === "log" ? logOnly() : ONLY === "webhooks" ? webhooksOnly() : main());
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;

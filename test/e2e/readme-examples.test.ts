@@ -8,6 +8,7 @@ import { ROOT, runJest, runVitest } from "../support/test-runners.js";
 const VITEST_EXAMPLE = "examples/vitest/sign-up.test.ts";
 const JEST_EXAMPLE = "examples/jest/sign-up.test.mjs";
 const BOUNCE_EXAMPLE = "examples/vitest/bounce.test.ts";
+const WEBHOOK_EXAMPLE = "examples/vitest/webhook.test.ts";
 
 /** The fenced code blocks of the README's section `heading`, as `{lang, code}`. */
 async function codeBlocks(heading: string): Promise<{ lang: string; code: string }[]> {
@@ -24,6 +25,11 @@ describe('README "Delivery events"', () => {
     const blocks = await codeBlocks("## Delivery events");
     expect(blocks).toContainEqual({ lang: "ts", code: await readFile(path.join(ROOT, BOUNCE_EXAMPLE), "utf8") });
   });
+
+  it("shows the webhook receiver example as it is in examples/", async () => {
+    const blocks = await codeBlocks("## Delivery events");
+    expect(blocks).toContainEqual({ lang: "ts", code: await readFile(path.join(ROOT, WEBHOOK_EXAMPLE), "utf8") });
+  });
 });
 
 describe('README "In tests: the library"', () => {
@@ -33,9 +39,9 @@ describe('README "In tests: the library"', () => {
     expect(blocks).toContainEqual({ lang: "js", code: await readFile(path.join(ROOT, JEST_EXAMPLE), "utf8") });
   });
 
-  it("its vitest example (and the bounce example of Delivery events, run beside it) passes under vitest, importing sendmock/vitest through the package's exports", async () => {
+  it("its vitest example (and the bounce and webhook examples of Delivery events, run beside it) passes under vitest, importing sendmock/vitest through the package's exports", async () => {
     const { code, output } = await runVitest(path.join(ROOT, "examples/vitest/vitest.config.ts"));
-    expect(output).toMatch(/Tests\s+5 passed \(5\)/);
+    expect(output).toMatch(/Tests\s+6 passed \(6\)/);
     expect(code).toBe(0);
   }, 60_000);
 

@@ -12,6 +12,8 @@ import { createRedisRateLimiter } from "../../src/stores/redis/rate-limiter.js";
 import { createRedisDueWork } from "../../src/stores/redis/due-work.js";
 import { createRedisClockOffset } from "../../src/stores/redis/clock.js";
 import { describeDueWorkContract } from "./due-work-contract.js";
+import { createRedisDeliveryLog, createRedisWebhookStore } from "../../src/stores/redis/webhooks.js";
+import { aWebhook, describeDeliveryLogContract, describeWebhookStoreContract } from "./webhooks-contract.js";
 import { createRedisSettingsStore } from "../../src/stores/redis/settings.js";
 import type { Outbox, OutboxLimits } from "../../src/domain/outbox.js";
 import type { RuntimeSettings, SettingsStore } from "../../src/domain/settings.js";
@@ -77,6 +79,10 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
 
   describeDueWorkContract("redis due work", async () => createRedisDueWork(await aConnection()));
 
+  describeWebhookStoreContract("redis webhooks", async (startUp) => createRedisWebhookStore(await aConnection(), startUp));
+
+  describeDeliveryLogContract("redis webhook deliveries", async (capacity) => createRedisDeliveryLog(await aConnection(), capacity));
+
   it("refills a rate-limit bucket when the mock's clock moves forward, though Redis's own clock has not", async () => {
     let offsetMs = 0;
     const limiter = createRedisRateLimiter(await aConnection(), () => offsetMs);
@@ -89,6 +95,22 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
   describeSettingsContract("redis settings", async (startUp) => settingsOn(await aConnection(), startUp));
 
   describe("replicas sharing one prefix", () => {
+    it("use the first replica's start-up webhooks, with its generated ids and secrets, and a reset on any brings those back", async () => {
+      const prefix = aKeyPrefix();
+      const first = await createRedisWebhookStore(await aConnection(prefix), [aWebhook()]);
+      const second = await createRedisWebhookStore(await aConnection(prefix), [aWebhook()]);
+      const startUp = await first.list();
+      expect(await second.list()).toEqual(startUp);
+
+      await first.add(aWebhook(), 10);
+      await second.disable(startUp[0]?.id ?? "");
+      expect(await first.list()).toHaveLength(2);
+      expect((await first.get(startUp[0]?.id ?? ""))?.enabled).toBe(false);
+
+      await second.reset();
+      expect(await first.list()).toEqual(startUp);
+    });
+
     it("share one clock offset: a move on one is read synchronously on the other once told, and a reset puts both back", async () => {
       const prefix = aKeyPrefix();
       const [oneConnection, otherConnection] = [await aConnection(prefix), await aConnection(prefix)];

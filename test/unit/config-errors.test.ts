@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { aConfigFile, configErrorOf } from "../support/config-files.js";
 import { resolveConfig, type OptionsSource, type SendMockOptions } from "../../src/config.js";
 import { ERROR_CODES } from "../../src/errors.js";
-import { FAULT_KINDS, OUTCOMES } from "../../src/wire.js";
+import { FAULT_KINDS, MESSAGE_EVENT_TYPES, OUTCOMES } from "../../src/wire.js";
 
 const TOKEN_RULE = "must be a token that Authorization: Bearer can carry: letters, digits and - . _ ~ + / only (then = padding), no spaces";
 const FAULT_KIND_LIST = FAULT_KINDS.join(", ");
@@ -42,6 +42,37 @@ describe("a bad config file names the file and the key, in words", () => {
       "max_rules: 1\noutcome_rules: [{ outcome: bounced }, { outcome: opened }]",
       "2 outcome rules, more than max_rules (1)",
     ],
+    ["webhooks given as a mapping", "webhooks: { url: http://127.0.0.1:3000/hooks }", "webhooks must be a list"],
+    ["a webhook without its URL", "webhooks: [{ events: [message.bounced] }]", "webhooks[0].url is required"],
+    [
+      "a webhook URL that is not http(s)",
+      "webhooks: [{ url: ftp://127.0.0.1/hooks }]",
+      'webhooks[0].url must be an http or https URL, got "ftp://127.0.0.1/hooks"',
+    ],
+    [
+      "a webhook event type that does not exist",
+      "webhooks: [{ url: http://127.0.0.1:3000/hooks, events: [message.lost] }]",
+      `webhooks[0].events[0] must be one of ${MESSAGE_EVENT_TYPES.join(", ")}`,
+    ],
+    [
+      "a webhook secret without whsec_",
+      "webhooks: [{ url: http://127.0.0.1:3000/hooks, secret: hunter2 }]",
+      'webhooks[0].secret must be a secret of "whsec_" then base64, such as whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    ],
+    [
+      "a misspelt webhook key",
+      "webhooks: [{ url: http://127.0.0.1:3000/hooks, duplicates: true }]",
+      "webhooks[0]: unknown key duplicates (did you mean duplicate?)",
+    ],
+    [
+      "more webhooks than max_rules",
+      "max_rules: 1\nwebhooks: [{ url: http://127.0.0.1/a }, { url: http://127.0.0.1/b }]",
+      "2 webhooks, more than max_rules (1)",
+    ],
+    ["a webhook timeout of 0", "webhook_timeout_ms: 0", "webhook_timeout_ms must be at least 1"],
+    ["webhook retries given as one number", "webhook_retry_ms: 1000", "webhook_retry_ms must be a list"],
+    ["a webhook retry delay that is negative", "webhook_retry_ms: [1000, -5]", "webhook_retry_ms[1] must be at least 0"],
+    ["max_webhook_deliveries of 0", "max_webhook_deliveries: 0", "max_webhook_deliveries must be at least 1"],
     ["faults given as a mapping", "faults: { fault: latency }", "faults must be a list"],
     ["an unknown fault kind", "faults: [{ fault: explode }]", `faults[0].fault must be one of ${FAULT_KIND_LIST}`],
     ["a fault rule without its kind", "faults: [{ times: 1 }]", "faults[0].fault is required"],
@@ -171,6 +202,13 @@ describe("bad library options are named in camelCase, as they were passed", () =
       { headersTimeoutMs: 130_000 },
       "headersTimeoutMs (130000) must not be above requestTimeoutMs (120000)",
     ],
+    [
+      "a webhook URL that is not http(s)",
+      { webhooks: [{ url: "file:///etc/passwd" }] },
+      'webhooks[0].url must be an http or https URL, got "file:///etc/passwd"',
+    ],
+    ["a webhook timeout of 0", { webhookTimeoutMs: 0 }, "webhookTimeoutMs must be at least 1"],
+    ["a webhook retry delay over a day", { webhookRetryMs: [86_400_001] }, "webhookRetryMs[0] must be at most 86400000"],
     ["maxBytes under a megabyte", { maxBytes: "1kb" }, "maxBytes must be a size of at least 1MB"],
     ["the redis store without a URL", { store: "redis" }, "store redis needs redisUrl (or --redis-url, or SENDMOCK_REDIS_URL)"],
     ["allowFaultHeader given as text", { allowFaultHeader: "no" } as unknown as SendMockOptions, "allowFaultHeader must be true or false"],

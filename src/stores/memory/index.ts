@@ -7,3 +7,4 @@ export { createMemoryOutbox } from "./outbox.js";
 export { createMemoryRateLimiter } from "./rate-limiter.js";
 export { createMemoryRuleBook } from "./rule-book.js";
 export { createMemorySettingsStore } from "./settings.js";
+export { createMemoryDeliveryLog, createMemoryWebhookStore } from "./webhooks.js";

@@ -10,3 +10,4 @@ export { createRedisOutbox } from "./outbox.js";
 export { createRedisRateLimiter } from "./rate-limiter.js";
 export { createRedisRuleBook } from "./rule-book.js";
 export { createRedisSettingsStore } from "./settings.js";
+export { createRedisDeliveryLog, createRedisWebhookStore } from "./webhooks.js";

@@ -1,6 +1,7 @@
 // Several sendmock replicas on one Redis behave as one mock: what is sent through one is seen,
 // awaited and cleared through any other; fault `times` and the rate limit count across them;
-// PATCH /_mock/config and reset through one change every replica.
+// PATCH /_mock/config and reset through one change every replica; each event reaches a webhook
+// once, and a replica that stops leaves its due retries to the others.
 
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -8,6 +9,8 @@ import { promisify } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startSendMock, type RunningSendMock, type SendMockOptions } from "../../../src/index.js";
 import { aSendRequest, bearer, expectContract } from "../../support/helpers.js";
+import { Webhook as StandardWebhook } from "standardwebhooks";
+import { aWebhookReceiverForThisTest } from "../../support/webhook-receiver.js";
 import { aKeyPrefix, redisUnavailableReason, sharedRedis, startRedisServer, type RedisProcess } from "../../support/redis.js";
 
 const skipReason = redisUnavailableReason();
@@ -154,6 +157,47 @@ describe.skipIf(skipReason !== undefined)("two replicas on one Redis", () => {
 
     expect((await fetch(`${b.url}/_mock/reset`, { method: "POST" })).status).toBe(204);
     await expect.poll(() => a.clock.offsetMs()).toBe(0);
+  });
+
+  it("delivers each event to a webhook once, signed with the one shared secret, when both replicas run due work", async () => {
+    const receiver = await aWebhookReceiverForThisTest();
+    const stepMs = 60_000;
+    const [a, b] = await twoReplicas({ lifecycle: { stepMs }, webhooks: [{ url: receiver.url }] });
+    for (let index = 0; index < 10; index += 1) await send(index % 2 === 0 ? a : b, { to: `hook${index}@example.com` });
+
+    await Promise.all([a.clock.advance(stepMs), b.clock.advance(stepMs)]);
+    await Promise.all([a.clock.advance(stepMs), b.clock.advance(stepMs)]);
+
+    const ids = receiver.received.map((delivery) => String(delivery.headers["webhook-id"]));
+    expect(ids).toHaveLength(20);
+    expect(new Set(ids).size).toBe(20);
+    const [webhook] = await b.webhooks.list();
+    expect(await a.webhooks.list()).toEqual([webhook]);
+    const verifier = new StandardWebhook(webhook?.secret ?? "");
+    for (const { body, headers } of receiver.received) expect(() => verifier.verify(body, headers as Record<string, string>)).not.toThrow();
+    expect(await a.webhooks.deliveries()).toHaveLength(20);
+  });
+
+  it("leaves the due retries of a replica that stopped to the other", async () => {
+    const receiver = await aWebhookReceiverForThisTest();
+    receiver.answerWith(500);
+    const stepMs = 60_000;
+    const [a, b] = await twoReplicas({ lifecycle: { stepMs }, webhooks: [{ url: receiver.url, events: ["message.sent"] }] });
+    await send(a, { to: "retried@example.com" });
+    // Only A runs due work: the first attempt fails there and its retry waits in Redis.
+    await a.clock.advance(stepMs);
+    expect(receiver.received).toHaveLength(1);
+    replicas.splice(replicas.indexOf(a), 1);
+    await a.close();
+
+    await b.clock.advance(1000);
+
+    expect(receiver.received).toHaveLength(2);
+    expect(receiver.received[1]?.headers["webhook-id"]).toBe(receiver.received[0]?.headers["webhook-id"]);
+    expect((await b.webhooks.deliveries()).map((delivery) => [delivery.attempt, delivery.status])).toEqual([
+      [2, 200],
+      [1, 500],
+    ]);
   });
 
   it("clears A's messages, journal and faults when B is reset", async () => {

@@ -113,16 +113,27 @@ const BODIES: Record<string, unknown> = {
   "post /_mock/outcomes": { outcome: "bounced", times: 1 },
   "post /_mock/clock": { advance_ms: 0 },
   "post /_mock/messages/{id}/events": { type: "message.sent" },
+  "post /_mock/webhooks": { url: "http://127.0.0.1:9/hooks" },
 };
 
-/** The id a call's path names: a rule of its kind, a template, else the newest message. */
-function idFor(contractPath: string, ids: { faultId: string; outcomeId: string }): string {
+/** The ids a call's path may name. */
+interface CallIds {
+  faultId: string;
+  outcomeId: string;
+  webhookId: string;
+  deliveryId: string;
+}
+
+/** The id a call's path names: a rule of its kind, a webhook or one of its deliveries, a template, else the newest message. */
+function idFor(contractPath: string, ids: CallIds): string {
   if (contractPath.startsWith("/_mock/faults")) return ids.faultId;
   if (contractPath.startsWith("/_mock/outcomes")) return ids.outcomeId;
+  if (contractPath.startsWith("/_mock/webhooks/deliveries")) return ids.deliveryId;
+  if (contractPath.startsWith("/_mock/webhooks")) return ids.webhookId;
   return contractPath.startsWith("/_mock/templates") ? "welcome" : "latest";
 }
 
-async function callAdmin(mock: RunningSendMock, call: AdminCall, ids: { faultId: string; outcomeId: string }, authorization: string | undefined) {
+async function callAdmin(mock: RunningSendMock, call: AdminCall, ids: CallIds, authorization: string | undefined) {
   const body = BODIES[`${call.method} ${call.contractPath}`];
   const controller = new AbortController();
   const answer = await fetch(`${mock.url}${call.contractPath.replace("{id}", idFor(call.contractPath, ids))}`, {
@@ -137,6 +148,21 @@ async function callAdmin(mock: RunningSendMock, call: AdminCall, ids: { faultId:
     return { status: answer.status, headers: Object.fromEntries(answer.headers), body: "", text: "" };
   }
   return readAnswer(answer);
+}
+
+/** A webhook (the only one) and an attempt to deliver an event of the newest message to it, refused by a closed port. */
+async function aWebhookWithADelivery(mock: RunningSendMock): Promise<{ webhookId: string; deliveryId: string }> {
+  for (const webhook of await mock.webhooks.list()) await mock.webhooks.remove(webhook.id);
+  const webhook = await mock.webhooks.add({ url: "http://127.0.0.1:9/hooks", events: ["message.complained"] });
+  const appended = await fetch(`${mock.url}/_mock/messages/latest/events`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ type: "message.complained" }),
+  });
+  expect(appended.status).toBe(201);
+  await mock.clock.advance(0);
+  const [delivery] = await mock.webhooks.deliveries({ webhookId: webhook.id });
+  return { webhookId: webhook.id, deliveryId: delivery?.id ?? "" };
 }
 
 describe("with admin_token, the inspection API", () => {
@@ -169,7 +195,7 @@ describe("with admin_token, the inspection API", () => {
     const before = await mock.faults.list();
 
     for (const call of calls) {
-      const answer = await callAdmin(mock, call, { faultId, outcomeId }, authorization);
+      const answer = await callAdmin(mock, call, { faultId, outcomeId, webhookId: "wh_0", deliveryId: "whd_0" }, authorization);
       const where = `${call.method} ${call.contractPath}`;
       expect(answer.status, where).toBe(401);
       expect(answer.headers["x-sendmock-error-code"], where).toBe(code);
@@ -188,7 +214,8 @@ describe("with admin_token, the inspection API", () => {
       expect((await postSend(mock.url)).status).toBe(200);
       const { id: faultId } = await mock.faults.add({ fault: "latency", delay_ms: 1 });
       const { id: outcomeId } = await mock.outcomes.add({ outcome: "bounced" });
-      const answer = await callAdmin(mock, call, { faultId, outcomeId }, `Bearer ${ADMIN_TOKEN}`);
+      const { webhookId, deliveryId } = await aWebhookWithADelivery(mock);
+      const answer = await callAdmin(mock, call, { faultId, outcomeId, webhookId, deliveryId }, `Bearer ${ADMIN_TOKEN}`);
       expect(answer.status, `${call.method} ${call.contractPath}: ${answer.text}`).toBeLessThan(300);
     }
   });

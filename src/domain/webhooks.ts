@@ -1,0 +1,157 @@
+// Webhooks: where a message's events are posted, signed as the Standard Webhooks specification
+// says, and the record of every attempt. The stores hold them; delivery is webhook-delivery.ts.
+
+import { createHmac, randomBytes, randomUUID } from "node:crypto";
+import { ApiError } from "../errors.js";
+import { describeProblem, schemaCheck } from "../contract/schema-check.js";
+import { MESSAGE_EVENT_TYPES, type Webhook, type WebhookDelivery, type WebhookInput } from "../wire.js";
+import { isHttpUrl } from "./addresses.js";
+
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5000;
+/** Svix's first retries, shortened: a test advances the clock over them in one call. */
+export const DEFAULT_WEBHOOK_RETRY_MS: readonly number[] = [1000, 5000, 30_000];
+/** Attempts kept for `GET /_mock/webhooks/deliveries`; the oldest go past it. */
+export const DEFAULT_MAX_WEBHOOK_DELIVERIES = 1000;
+/** `whsec_` then base64 of the key: 24 bytes, as Svix generates them. */
+const SECRET_BYTES = 24;
+export const SECRET_PATTERN = "^whsec_[A-Za-z0-9+/]+={0,2}$";
+
+/** A webhook as written in the config file, posted to /_mock/webhooks or given to `webhooks.add`. */
+export const WEBHOOK_INPUT_SCHEMA = {
+  type: "object",
+  additionalProperties: false,
+  required: ["url"],
+  properties: {
+    url: { type: "string", minLength: 1, maxLength: 2048 },
+    events: { type: "array", minItems: 1, uniqueItems: true, items: { enum: MESSAGE_EVENT_TYPES } },
+    secret: {
+      type: "string",
+      pattern: SECRET_PATTERN,
+      maxLength: 200,
+      description: 'a secret of "whsec_" then base64, such as whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    },
+    duplicate: { type: "boolean" },
+  },
+} as const;
+
+const checkWebhookShape = schemaCheck(WEBHOOK_INPUT_SCHEMA);
+
+/**
+ * What is wrong with a webhook, in words, or undefined. A scheme other than http(s) is refused:
+ * a local mock may post anywhere its user points it (SSRF is no concern here), but not to `file:`.
+ */
+export function webhookProblem(input: unknown, naming: (key: string) => string = (key) => key): string | undefined {
+  const problem = checkWebhookShape(input);
+  if (problem) return describeProblem(problem, (key) => naming(key), "the webhook");
+  const { url } = input as WebhookInput;
+  if (!isHttpUrl(url)) return `${naming("url")} must be an http or https URL, got ${JSON.stringify(url.slice(0, 200))}`;
+  return undefined;
+}
+
+/** A secret as Standard Webhooks libraries generate them. */
+export function generateSecret(): string {
+  return `whsec_${randomBytes(SECRET_BYTES).toString("base64")}`;
+}
+
+/** The webhook an input makes: every event type and a new secret unless it names them. */
+export function newWebhook(input: WebhookInput): Webhook {
+  return {
+    id: `wh_${randomUUID()}`,
+    url: input.url,
+    events: input.events ?? [...MESSAGE_EVENT_TYPES],
+    secret: input.secret ?? generateSecret(),
+    duplicate: input.duplicate ?? false,
+    enabled: true,
+  };
+}
+
+/**
+ * `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, keyed with the base64 after `whsec_`:
+ * the `webhook-signature` of the Standard Webhooks specification.
+ */
+export function signatureOf(secret: string, webhookId: string, timestampSeconds: number, body: string): string {
+  const key = Buffer.from(secret.slice("whsec_".length), "base64");
+  return `v1,${createHmac("sha256", key).update(`${webhookId}.${timestampSeconds}.${body}`).digest("base64")}`;
+}
+
+/** The webhooks in force. Their start-up set (the config's) comes back on reset. */
+export interface WebhookStore {
+  list(): Promise<Webhook[]>;
+  get(id: string): Promise<Webhook | undefined>;
+  /** Adds it unless `limit` webhooks are there already; false then. */
+  add(webhook: Webhook, limit: number): Promise<boolean>;
+  remove(id: string): Promise<boolean>;
+  /** A 410 answer: no more deliveries to it. */
+  disable(id: string): Promise<void>;
+  /** Back to the start-up webhooks. */
+  reset(): Promise<void>;
+}
+
+/** An attempt as kept: its view, and the body it sent, for a replay. */
+export interface StoredDelivery {
+  delivery: WebhookDelivery;
+  body: string;
+}
+
+export interface DeliveryFilter {
+  messageId?: string;
+  webhookId?: string;
+  limit?: number;
+}
+
+/** Every attempt, newest first, bounded (the oldest go past the bound). */
+export interface DeliveryLog {
+  record(attempt: StoredDelivery): Promise<void>;
+  list(filter: DeliveryFilter): Promise<WebhookDelivery[]>;
+  get(id: string): Promise<StoredDelivery | undefined>;
+  clear(): Promise<void>;
+}
+
+/** What a delivery log keeps of `filter`: newest first, at most `limit`. */
+export function selectDeliveries(newestFirst: Iterable<StoredDelivery>, filter: DeliveryFilter): WebhookDelivery[] {
+  const found: WebhookDelivery[] = [];
+  const limit = filter.limit ?? Number.POSITIVE_INFINITY;
+  for (const { delivery } of newestFirst) {
+    if (found.length >= limit) break;
+    if (filter.messageId !== undefined && delivery.message_id !== filter.messageId) continue;
+    if (filter.webhookId !== undefined && delivery.webhook_id !== filter.webhookId) continue;
+    found.push(delivery);
+  }
+  return found;
+}
+
+/** What tests and the admin API may do with webhooks: `mock.webhooks`. */
+export interface WebhookControl {
+  /** Checks the input (an `invalid_request` ApiError when it is wrong) and adds it. */
+  add(input: WebhookInput): Promise<Webhook>;
+  list(): Promise<Webhook[]>;
+  remove(id: string): Promise<boolean>;
+  /** Attempts, newest first. */
+  deliveries(filter?: DeliveryFilter): Promise<WebhookDelivery[]>;
+  /** Sends the event of delivery `id` again now, with its `webhook-id`: the new attempt. */
+  replay(id: string): Promise<WebhookDelivery>;
+}
+
+export function createWebhookControl(parts: {
+  store: WebhookStore;
+  log: DeliveryLog;
+  maxWebhooks: number;
+  replay: (id: string) => Promise<WebhookDelivery>;
+}): WebhookControl {
+  const { store, log, maxWebhooks } = parts;
+  return {
+    async add(input) {
+      const problem = webhookProblem(input);
+      if (problem !== undefined) throw new ApiError("invalid_request", `Invalid webhook: ${problem}`);
+      const webhook = newWebhook(input);
+      if (!(await store.add(webhook, maxWebhooks))) {
+        throw new ApiError("invalid_request", `Too many webhooks: at most ${maxWebhooks} (max_rules); remove some first`);
+      }
+      return webhook;
+    },
+    list: () => store.list(),
+    remove: (id) => store.remove(id),
+    deliveries: (filter = {}) => log.list(filter),
+    replay: (id) => parts.replay(id),
+  };
+}
