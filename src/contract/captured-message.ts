@@ -1,36 +1,18 @@
 // The inspection API writes stored messages as they are, without express-openapi-validator
 // seeing them; each is checked against openapi/admin.yaml once, when it is captured, instead.
-// The check is compiled once per process for each document.
+// The check is compiled once per process for each document (contract/component-validator.ts).
 
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import { componentValidator } from "./component-validator.js";
 import type { Contract } from "./load.js";
 import type { Outbox } from "../domain/outbox.js";
 import { ApiError } from "../errors.js";
 import { violationOf } from "./violations.js";
 import type { CapturedMessage } from "../wire.js";
 
-const SCHEMA_POINTER = "#/components/schemas/CapturedMessage";
-
-/** Compiling the check costs 50-75 ms; mocks of one process built on one document share it. */
-const compiledChecks = new WeakMap<Contract, ValidateFunction>();
-
-function capturedMessageValidator(adminContract: Contract): ValidateFunction {
-  let validate = compiledChecks.get(adminContract);
-  if (validate) return validate;
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
-  addFormats.default(ajv, { mode: "full" });
-  ajv.addSchema(structuredClone(adminContract.document), "admin.yaml");
-  validate = ajv.getSchema(`admin.yaml${SCHEMA_POINTER}`);
-  if (!validate) throw new Error(`${adminContract.file} has no ${SCHEMA_POINTER}`);
-  compiledChecks.set(adminContract, validate);
-  return validate;
-}
-
 /** `outbox`, refusing any message that `GET /_mock/messages` could not answer with. */
 export function withCapturedMessageCheck(outbox: Outbox, adminContract: Contract): Outbox {
   // Compiled with the mock, not at its first capture: no request pays for it.
-  const validate = capturedMessageValidator(adminContract);
+  const validate = componentValidator(adminContract, "CapturedMessage");
 
   const check = (message: CapturedMessage): ApiError | undefined => {
     const { id } = message;
@@ -41,7 +23,7 @@ export function withCapturedMessageCheck(outbox: Outbox, adminContract: Contract
       .join("; ");
     return new ApiError(
       "server_error",
-      `sendmock built message ${id} outside openapi/admin.yaml ${SCHEMA_POINTER}: ${described}. It was not captured; please report this.`,
+      `sendmock built message ${id} outside openapi/admin.yaml #/components/schemas/CapturedMessage: ${described}. It was not captured; please report this.`,
     );
   };
 

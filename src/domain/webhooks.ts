@@ -105,6 +105,8 @@ export interface DeliveryLog {
   list(filter: DeliveryFilter): Promise<WebhookDelivery[]>;
   get(id: string): Promise<StoredDelivery | undefined>;
   clear(): Promise<void>;
+  /** Calls the listener with each attempt recorded (on a shared store, by any replica); returns the unsubscribe. */
+  onRecord(listener: (delivery: WebhookDelivery) => void): () => void;
 }
 
 /** What a delivery log keeps of `filter`: newest first, at most `limit`. */
@@ -130,6 +132,8 @@ export interface WebhookControl {
   deliveries(filter?: DeliveryFilter): Promise<WebhookDelivery[]>;
   /** Sends the event of delivery `id` again now, with its `webhook-id`: the new attempt. */
   replay(id: string): Promise<WebhookDelivery>;
+  /** Calls the listener with each attempt as it is recorded, replays included; returns the unsubscribe. */
+  onDelivery(listener: (delivery: WebhookDelivery) => void): () => void;
 }
 
 export function createWebhookControl(parts: {
@@ -153,5 +157,6 @@ export function createWebhookControl(parts: {
     remove: (id) => store.remove(id),
     deliveries: (filter = {}) => log.list(filter),
     replay: (id) => parts.replay(id),
+    onDelivery: (listener) => log.onRecord(listener),
   };
 }

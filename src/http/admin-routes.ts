@@ -198,6 +198,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
     streamEvents({
       outbox,
       journal,
+      webhooks: deps.webhooks,
       onReset: deps.onReset,
       shutdown: deps.shutdown,
       maxStreams: deps.config.maxEventStreams,

@@ -1,14 +1,16 @@
-// GET /_mock/events: captured messages, their lifecycle events, journal entries and resets as
-// server-sent events.
+// GET /_mock/events: captured messages, their lifecycle events, webhook attempts, journal entries
+// and resets as server-sent events.
 
 import type { Request, Response } from "express";
 import type { Journal } from "../domain/journal.js";
 import type { Outbox } from "../domain/outbox.js";
+import type { WebhookControl } from "../domain/webhooks.js";
 import { ApiError } from "../errors.js";
 
 export interface EventSources {
   outbox: Outbox;
   journal: Journal;
+  webhooks: Pick<WebhookControl, "onDelivery">;
   /** Calls the listener after every reset of the whole mock; returns the unsubscribe. */
   onReset: (listener: () => void) => () => void;
   /** Aborted when the server closes, so open streams end with it. */
@@ -99,6 +101,8 @@ export function streamEvents(sources: EventSources) {
       sources.outbox.onCapture((message) => broadcast(eventBytes("message", message))),
       // The event and the state it led to, not the whole message: the page patches what it shows.
       sources.outbox.onEvent((message, event) => broadcast(eventBytes("event", { message_id: message.id, status: message.status, event }))),
+      // Attempts follow the clock and real time, not requests: the page learns of them only here.
+      sources.webhooks.onDelivery((delivery) => broadcast(eventBytes("delivery", delivery))),
       sources.journal.onRecord((entry) => broadcast(eventBytes("request", entry))),
       sources.outbox.onClear(() => broadcast(eventBytes("reset", { scope: "messages" }))),
       sources.onReset(() => broadcast(eventBytes("reset", { scope: "all" }))),

@@ -97,7 +97,7 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
       clock,
       dueWork: redis.createRedisDueWork(connection),
       webhooks: await redis.createRedisWebhookStore(connection, config.webhooks),
-      deliveries: redis.createRedisDeliveryLog(connection, config.maxWebhookDeliveries),
+      deliveries: redis.createRedisDeliveryLog(connection, channel, config.maxWebhookDeliveries),
       shared: true,
       async close() {
         await channel.close();

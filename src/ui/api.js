@@ -115,6 +115,11 @@ export const addFault = (rule) => json("POST", "faults", { body: rule });
 export const removeFault = (id) => send("DELETE", pathOf("faults", id));
 export const clearFaults = () => send("DELETE", "faults");
 
+export const listWebhooks = () => json("GET", "webhooks");
+/** Attempts at delivering the events of message `messageId`, newest first. */
+export const listWebhookDeliveries = (messageId) => json("GET", pathOf("webhooks", "deliveries"), { query: { message_id: messageId, limit: LIST_LIMIT } });
+export const replayWebhookDelivery = (id) => json("POST", pathOf("webhooks", "deliveries", id, "replay"));
+
 export const resetMock = () => send("POST", "reset");
 
 /** Opens the event stream; the caller reads `response.body` and aborts with `signal`. */

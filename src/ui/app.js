@@ -110,6 +110,10 @@ startLiveUpdates({
         // A lifecycle event: {message_id, status, event}.
         if (typeof payload?.message_id === "string" && typeof payload.event?.type === "string") messagesView.lifecycleEvent(payload);
         break;
+      case "delivery":
+        // A webhook attempt: a WebhookDelivery.
+        if (typeof payload?.message_id === "string" && typeof payload.id === "string") messagesView.deliveryRecorded(payload);
+        break;
       case "request":
         requestsView.requestRecorded(payload);
         faultsView.requestRecorded(payload, { visible: currentView === "faults" });

@@ -13,7 +13,7 @@ const SILENCE_LIMIT_MS = 45_000;
 
 /**
  * Starts the stream. Callbacks:
- * - `onEvent(type, payload)`: a parsed event ("message", "request", "event", "reset") with its JSON;
+ * - `onEvent(type, payload)`: a parsed event ("message", "request", "event", "delivery", "reset") with its JSON;
  * - `onConnected()`: the stream is open; events may have been missed before, so refetch;
  * - `onStatus(state)`: "connecting", "live", "reconnecting", "locked" (needs the admin token).
  */

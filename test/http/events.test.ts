@@ -5,7 +5,7 @@ import net from "node:net";
 import express from "express";
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
-import { createMemoryJournal, createMemoryOutbox } from "../../src/stores/memory/index.js";
+import { createMemoryDeliveryLog, createMemoryJournal, createMemoryOutbox } from "../../src/stores/memory/index.js";
 import { streamEvents } from "../../src/http/events.js";
 import { startSendMock, type RunningSendMock } from "../../src/index.js";
 import { aSendRequest, bearer, expectContract } from "../support/helpers.js";
@@ -118,6 +118,7 @@ describe("the event stream on its own", () => {
   it("sends heartbeat comments and lets go of its subscriptions when the client leaves", async () => {
     const outbox = createMemoryOutbox({ capacity: 10 });
     const journal = createMemoryJournal({ capacity: 10 });
+    const deliveries = createMemoryDeliveryLog(10);
     let subscribed = 0;
     const counted = (unsubscribe: () => void) => {
       subscribed += 1;
@@ -131,6 +132,7 @@ describe("the event stream on its own", () => {
       streamEvents({
         outbox: { ...outbox, onCapture: (listener) => counted(outbox.onCapture(listener)), onClear: (listener) => counted(outbox.onClear(listener)) },
         journal: { ...journal, onRecord: (listener) => counted(journal.onRecord(listener)) },
+        webhooks: { onDelivery: (listener) => counted(deliveries.onRecord(listener)) },
         onReset: () => counted(() => undefined),
         shutdown: new AbortController().signal,
         maxStreams: 10,

@@ -1,13 +1,13 @@
 // Signed webhooks: each event of a message posted to a receiver on loopback, verified by the
 // `standardwebhooks` package (a third party's code, not sendmock's); the `events` filter and
-// `duplicate`; every retry path on the advanced clock; the deliveries list and replay; the
-// admin API's refusals; reset.
+// `duplicate`; every retry path on the advanced clock; the deliveries list and replay, and their
+// `delivery` events on the event stream; the admin API's refusals; reset.
 
 import request, { type Response } from "supertest";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import type { SendMock, SendMockOptions, Webhook, WebhookDelivery, WebhookInput } from "../../src/index.js";
-import { aMockForThisTest, aSendRequest, bearer, expectContract } from "../support/helpers.js";
+import { aMockForThisTest, aRunningMockForThisTest, aSendRequest, bearer, expectContract } from "../support/helpers.js";
 import { aRefusingUrl, aWebhookReceiverForThisTest } from "../support/webhook-receiver.js";
 
 /** A step long enough that real time never moves a message on while a test looks at it. */
@@ -338,5 +338,38 @@ describe("reset", () => {
     expect(await deliveries(mock)).toEqual([]);
     await advance(mock, 60_000);
     expect(receiver.received).toHaveLength(1);
+  });
+});
+
+describe("GET /_mock/events", () => {
+  it("streams a delivery event for each attempt as it is recorded: the failure, its retry, and a replay", async () => {
+    const receiver = await aWebhookReceiverForThisTest();
+    receiver.answerWith(500);
+    const mock = await aRunningMockForThisTest({ lifecycle: { stepMs: STEP_MS }, webhooks: [{ url: receiver.url, events: ["message.sent"] }] });
+    const controller = new AbortController();
+    const stream = await fetch(`${mock.url}/_mock/events`, { signal: controller.signal });
+    const reader = (stream.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+    await send(mock, "ada@example.com");
+
+    await advance(mock, STEP_MS);
+    await advance(mock, 1000);
+    const [retried] = await deliveries(mock);
+    await admin(mock, "post", `/_mock/webhooks/deliveries/${retried?.id ?? ""}/replay`);
+
+    let seen = "";
+    while ((seen.match(/event: delivery\n/g) ?? []).length < 3) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += value;
+    }
+    controller.abort();
+    const streamed = [...seen.matchAll(/event: delivery\ndata: (.*)\n/g)].map((match) => JSON.parse(match[1] ?? "{}") as WebhookDelivery);
+    // Each is the attempt as GET /_mock/webhooks/deliveries lists it (newest first there).
+    expect(streamed).toEqual((await deliveries(mock)).reverse());
+    expect(streamed.map(({ attempt, status }) => ({ attempt, status }))).toEqual([
+      { attempt: 1, status: 500 },
+      { attempt: 2, status: 200 },
+      { attempt: 3, status: 200 },
+    ]);
   });
 });

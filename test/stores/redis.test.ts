@@ -15,10 +15,11 @@ import { createRedisDueWork } from "../../src/stores/redis/due-work.js";
 import { createRedisClockOffset } from "../../src/stores/redis/clock.js";
 import { describeDueWorkContract } from "./due-work-contract.js";
 import { createRedisDeliveryLog, createRedisWebhookStore } from "../../src/stores/redis/webhooks.js";
-import { aWebhook, describeDeliveryLogContract, describeWebhookStoreContract } from "./webhooks-contract.js";
+import { aWebhook, anAttempt, describeDeliveryLogContract, describeWebhookStoreContract, nextDeliveries } from "./webhooks-contract.js";
 import { createRedisSettingsStore } from "../../src/stores/redis/settings.js";
 import type { Outbox, OutboxLimits } from "../../src/domain/outbox.js";
 import type { RuntimeSettings, SettingsStore } from "../../src/domain/settings.js";
+import type { DeliveryLog } from "../../src/domain/webhooks.js";
 import { aKeyPrefix, redisUnavailableReason, sharedRedis } from "../support/redis.js";
 import { aTarget, describeFaultPlanContract } from "./faults-contract.js";
 import { describeJournalContract } from "./journal-contract.js";
@@ -94,7 +95,23 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
 
   describeWebhookStoreContract("redis webhooks", async (startUp) => createRedisWebhookStore(await aConnection(), startUp));
 
-  describeDeliveryLogContract("redis webhook deliveries", async (capacity) => createRedisDeliveryLog(await aConnection(), capacity));
+  async function aDeliveryLogOn(connection: RedisConnection, capacity: number): Promise<DeliveryLog> {
+    const channel = await openStoreChannel(connection);
+    closers.push(() => channel.close());
+    return createRedisDeliveryLog(connection, channel, capacity);
+  }
+
+  describeDeliveryLogContract("redis webhook deliveries", async (capacity) => aDeliveryLogOn(await aConnection(), capacity));
+
+  it("tells every replica of a webhook attempt another one recorded, so each replica's event stream shows it", async () => {
+    const prefix = aKeyPrefix();
+    const [recording, listening] = [await aDeliveryLogOn(await aConnection(prefix), 10), await aDeliveryLogOn(await aConnection(prefix), 10)];
+    const heard = nextDeliveries(listening, 1);
+    const attempt = anAttempt("msg_a");
+    await recording.record(attempt);
+    expect(await heard).toEqual([attempt.delivery]);
+    expect(await listening.list({})).toEqual([attempt.delivery]);
+  });
 
   it("refills a rate-limit bucket when the mock's clock moves forward, though Redis's own clock has not", async () => {
     let offsetMs = 0;

@@ -1,10 +1,10 @@
 // What every store of webhooks and of their delivery attempts promises, whichever keeps them:
 // the start-up webhooks first and back on reset, the limit, disabling; attempts newest first,
-// filtered, bounded.
+// filtered, bounded, and told to listeners as they are recorded.
 
 import { describe, expect, it } from "vitest";
 import { newWebhook, type DeliveryLog, type StoredDelivery, type WebhookStore } from "../../src/domain/webhooks.js";
-import type { Webhook } from "../../src/wire.js";
+import type { Webhook, WebhookDelivery } from "../../src/wire.js";
 
 export type MakeWebhookStore = (startUp: readonly Webhook[]) => Promise<WebhookStore>;
 export type MakeDeliveryLog = (capacity: number) => Promise<DeliveryLog>;
@@ -34,6 +34,19 @@ export function anAttempt(messageId: string, webhookId = "wh_1"): StoredDelivery
     },
     body: `{"n":${attempts}}`,
   };
+}
+
+/** Resolves with the next `count` attempts the log tells its listeners about (on Redis, a moment after they are recorded). */
+export function nextDeliveries(log: DeliveryLog, count: number): Promise<WebhookDelivery[]> {
+  return new Promise((resolve) => {
+    const heard: WebhookDelivery[] = [];
+    const unsubscribe = log.onRecord((delivery) => {
+      heard.push(delivery);
+      if (heard.length < count) return;
+      unsubscribe();
+      resolve(heard);
+    });
+  });
 }
 
 /** @param makeStore a new, empty store of its own on every call */
@@ -116,6 +129,22 @@ export function describeDeliveryLogContract(name: string, makeLog: MakeDeliveryL
           .map((attempt) => attempt.delivery),
       );
       expect(await log.get(recorded[0]?.delivery.id ?? "")).toBeUndefined();
+    });
+
+    it("tells its listeners each attempt as it is recorded, until they unsubscribe", async () => {
+      const log = await makeLog(10);
+      const heard: string[] = [];
+      const unsubscribe = log.onRecord((delivery) => heard.push(delivery.id));
+      const [first, second] = [anAttempt("msg_a"), anAttempt("msg_b")];
+      const bothHeard = nextDeliveries(log, 2);
+      await log.record(first);
+      await log.record(second);
+      expect(await bothHeard).toEqual([first.delivery, second.delivery]);
+      unsubscribe();
+      const laterHeard = nextDeliveries(log, 1);
+      await log.record(anAttempt("msg_c"));
+      await laterHeard;
+      expect(heard).toEqual([first.delivery.id, second.delivery.id]);
     });
 
     it("forgets everything on clear", async () => {

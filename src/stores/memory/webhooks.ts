@@ -2,7 +2,7 @@
 
 import type { DeliveryLog, StoredDelivery, WebhookStore } from "../../domain/webhooks.js";
 import { selectDeliveries } from "../../domain/webhooks.js";
-import type { Webhook } from "../../wire.js";
+import type { Webhook, WebhookDelivery } from "../../wire.js";
 
 export function createMemoryWebhookStore(startUp: readonly Webhook[]): WebhookStore {
   let webhooks = startUp.map((webhook) => ({ ...webhook }));
@@ -36,11 +36,13 @@ export function createMemoryWebhookStore(startUp: readonly Webhook[]): WebhookSt
 /** Attempts newest last in an array, the oldest dropped past `capacity`. */
 export function createMemoryDeliveryLog(capacity: number): DeliveryLog {
   let attempts: StoredDelivery[] = [];
+  const listeners = new Set<(delivery: WebhookDelivery) => void>();
   return {
     record(attempt) {
       attempts.push(attempt);
       // Cut in chunks, so that recording stays O(1) amortised.
       if (attempts.length >= capacity * 2 || attempts.length > capacity + 1024) attempts = attempts.slice(-capacity);
+      for (const listener of listeners) listener(attempt.delivery);
       return Promise.resolve();
     },
     list(filter) {
@@ -52,6 +54,10 @@ export function createMemoryDeliveryLog(capacity: number): DeliveryLog {
     clear() {
       attempts = [];
       return Promise.resolve();
+    },
+    onRecord(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
   };
 }

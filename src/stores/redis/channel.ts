@@ -1,9 +1,9 @@
 // What one replica tells the others: captures, lifecycle events, clears, journal records,
-// settings changes and clock moves, over Redis pub/sub.
+// webhook attempts, settings changes and clock moves, over Redis pub/sub.
 // Every replica, the sender included, hears each event once and hands it to its own listeners,
 // so waits, wait_ms and /_mock/events behave the same whichever replica took the request.
 
-import type { CapturedMessage, JournalEntry, MessageEvent } from "../../wire.js";
+import type { CapturedMessage, JournalEntry, MessageEvent, WebhookDelivery } from "../../wire.js";
 import type { RedisConnection } from "./connection.js";
 
 export type StoreEvent =
@@ -11,6 +11,7 @@ export type StoreEvent =
   | { type: "event"; message: CapturedMessage; event: MessageEvent }
   | { type: "clear" }
   | { type: "record"; entry: JournalEntry }
+  | { type: "delivery"; delivery: WebhookDelivery }
   /** The run-time settings changed: every change in force, as field and JSON value pairs, numbered in the order they were made. */
   | { type: "settings"; version: number; changes: string[] }
   | { type: "clock"; offsetMs: number; version: number };

@@ -1,10 +1,11 @@
 // Webhooks and their delivery attempts in Redis, shared by replicas: the webhooks by id in a hash
 // with their order in a list and the disabled ones in a set; the start-up webhooks written once,
 // by the first replica on a prefix, so that every replica (and every reset) uses the same ids and
-// generated secrets; the attempts in a capped list, newest first.
+// generated secrets; the attempts in a capped list, newest first, each told to every replica.
 
 import { selectDeliveries, type DeliveryLog, type StoredDelivery, type WebhookStore } from "../../domain/webhooks.js";
 import type { Webhook } from "../../wire.js";
+import type { StoreChannel } from "./channel.js";
 import type { RedisConnection } from "./connection.js";
 
 /** KEYS: live hash, live order, start-up hash, start-up order, flag. ARGV: id and JSON of each start-up webhook. */
@@ -82,7 +83,7 @@ export async function createRedisWebhookStore(connection: RedisConnection, start
   };
 }
 
-export function createRedisDeliveryLog(connection: RedisConnection, capacity: number): DeliveryLog {
+export function createRedisDeliveryLog(connection: RedisConnection, channel: StoreChannel, capacity: number): DeliveryLog {
   const attemptsList = connection.key("webhooks:deliveries");
   // At most `capacity` entries of a few hundred bytes each: reading them all to filter stays cheap.
   const all = async (): Promise<StoredDelivery[]> =>
@@ -94,6 +95,8 @@ export function createRedisDeliveryLog(connection: RedisConnection, capacity: nu
           .multi()
           .lpush(attemptsList, JSON.stringify(attempt))
           .ltrim(attemptsList, 0, capacity - 1)
+          // In the same transaction: a replica that hears of an attempt finds it listed.
+          .publish(channel.name, JSON.stringify({ type: "delivery", delivery: attempt.delivery }))
           .exec(),
       );
     },
@@ -102,5 +105,6 @@ export function createRedisDeliveryLog(connection: RedisConnection, capacity: nu
     async clear() {
       await connection.run((redis) => redis.del(attemptsList));
     },
+    onRecord: (listener) => channel.on("delivery", (event) => listener(event.delivery)),
   };
 }

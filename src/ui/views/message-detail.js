@@ -1,5 +1,6 @@
 // One captured message, in full: headers and delivery status, the rendered html (sandboxed),
-// the text part, the template data, warnings, links and the timeline of lifecycle events.
+// the text part, the template data, warnings, links, the timeline of lifecycle events and the
+// webhook attempts.
 
 import { getMessageHtml } from "../api.js";
 import { externalLink, h } from "../dom.js";
@@ -10,9 +11,10 @@ import { previewFrame } from "../preview-frame.js";
 /**
  * The detail of `message` as an article. The html part is fetched from
  * GET /_mock/messages/{id}/html (so the admin token goes with it) and filled in when it
- * arrives. `onClose` is called by the close button.
+ * arrives. `onClose` is called by the close button; `webhookDeliveries` is the element of
+ * its webhook attempts (webhook-deliveries.js), which the caller keeps live.
  */
-export function messageDetail(message, { onClose }) {
+export function messageDetail(message, { onClose, webhookDeliveries }) {
   const heading = h("h2", { class: "detail-title", tabindex: "-1", id: "message-detail-title" }, message.subject);
   return h(
     "article",
@@ -27,6 +29,8 @@ export function messageDetail(message, { onClose }) {
     warningsSection(message.warnings),
     // Right below the status it explains, so a step seen live is in view with the badge.
     section("Events", eventTimeline(message)),
+    // Each event's attempts follow its step in the timeline, so they sit right under it.
+    section("Webhook deliveries", webhookDeliveries),
     section("HTML part", htmlPart(message)),
     section("Text part", message.text === null ? empty("no text part") : h("pre", { class: "text-part", "data-testid": "message-text" }, message.text)),
     section("Data", dataTable(message.data)),

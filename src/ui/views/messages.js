@@ -8,6 +8,7 @@ import { applyEvent } from "../lifecycle.js";
 import { createLiveList, prependItem } from "../live-list.js";
 import { errorText, notify } from "../notice.js";
 import { messageDetail, messageUnavailable, noMessageSelected, showLifecycle } from "./message-detail.js";
+import { createWebhookDeliveries } from "./webhook-deliveries.js";
 
 const TYPING_PAUSE_MS = 300;
 
@@ -42,6 +43,8 @@ export function createMessagesView({ openMessage, closeMessage }) {
     // it loads is not lost (at most `lifecycle.max_events` of them).
     shownMessage: null,
     selectedMessageEvents: [],
+    // The webhook attempts of the shown message, kept live from the event stream.
+    shownDeliveries: null,
     // Answers can come back out of order: only the newest detail request counts.
     detailSequence: 0,
     firstSelection: true,
@@ -216,7 +219,8 @@ export function createMessagesView({ openMessage, closeMessage }) {
   function showDetail(message, { focus }) {
     for (const change of state.selectedMessageEvents) applyEvent(message, change);
     state.shownMessage = message;
-    replaceContent(detailPane, messageDetail(message, { onClose: closeMessage }));
+    state.shownDeliveries = createWebhookDeliveries(message.id);
+    replaceContent(detailPane, messageDetail(message, { onClose: closeMessage, webhookDeliveries: state.shownDeliveries.element }));
     if (focus) byId("message-detail-title").focus();
   }
 
@@ -242,6 +246,7 @@ export function createMessagesView({ openMessage, closeMessage }) {
     state.selectedId = id;
     if (isNewSelection) {
       state.shownMessage = null;
+      state.shownDeliveries = null;
       state.selectedMessageEvents = [];
     }
     markSelectedRow();
@@ -284,6 +289,7 @@ export function createMessagesView({ openMessage, closeMessage }) {
   async function catchUpOpenMessage() {
     const shown = state.shownMessage;
     if (shown === null) return;
+    void state.shownDeliveries?.reload();
     let fresh;
     try {
       fresh = await getMessage(shown.id);
@@ -321,6 +327,11 @@ export function createMessagesView({ openMessage, closeMessage }) {
     lifecycleEvent(change) {
       liveList.changed(change);
       updateOpenMessage(change);
+    },
+
+    /** A `delivery` event of the stream: a webhook attempt, shown when its message is open. */
+    deliveryRecorded(delivery) {
+      state.shownDeliveries?.add(delivery);
     },
 
     /** A `reset` event (either scope empties the outbox): reload, and recheck the open message. */

@@ -1,4 +1,4 @@
-// The inbox page in real Chromium: live list, rendered preview, events timeline, journal, faults panel, inert XSS.
+// The inbox page in real Chromium: live list, rendered preview, events timeline, webhook attempts, journal, faults panel, inert XSS.
 
 import { copyFile, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -7,6 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startSendMock, type RunningSendMock } from "../../../src/index.js";
 import { aSendRequest, bearer, SHIPPED_TEMPLATES } from "../../support/helpers.js";
+import { aWebhookReceiverForThisTest } from "../../support/webhook-receiver.js";
 import { CHROMIUM_LAUNCH_TIMEOUT_MS, chromiumMissing, launchChromium } from "./chromium.js";
 
 const SCREENSHOTS = "test-results/screenshots";
@@ -184,6 +185,52 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
       .poll(() => detail.getByTestId("message-event").allTextContents())
       .toEqual([expect.stringContaining("message.sent"), expect.stringContaining("message.bounced")]);
     expect(await detail.getByTestId("message-status").textContent()).toBe("bounced");
+  });
+
+  it("lists each webhook attempt of the open message live, a failure then its retry, and replays one", async () => {
+    const receiver = await aWebhookReceiverForThisTest();
+    receiver.answerWith(500, 200);
+    // Markup in the URL's query: the page must show it as text.
+    const hostileUrl = `${receiver.url}?tag=<img src=x onerror="window.__xss=5">`;
+    await mock.webhooks.add({ url: hostileUrl, events: ["message.sent"] });
+    expect(await send(mock, aSendRequest({ to: "delivered@outcome.sendmock.test" }))).toBe(200);
+    await page.getByTestId("message-row").click();
+    const detail = page.getByTestId("message-detail");
+    const attempts = detail.getByRole("list", { name: "Webhook attempts, newest first" }).getByRole("listitem");
+    await expect.poll(() => detail.getByTestId("webhook-deliveries-empty").textContent()).toContain("No webhook attempts");
+
+    // The receiver answers 500: the attempt says so, with the time of its retry.
+    await mock.clock.advance(1000);
+    await expect.poll(() => attempts.count()).toBe(1);
+    const failed = attempts.first();
+    expect(await failed.getByTestId("webhook-delivery-status").textContent()).toBe("500");
+    const failedText = await failed.textContent();
+    expect(failedText).toContain("message.sent");
+    expect(failedText).toContain(hostileUrl);
+    expect(failedText).toContain("attempt 1");
+    expect(failedText).toContain("the receiver answered 500");
+    expect(failedText).toMatch(/\d+(\.\d)? ms/);
+    expect(await failed.getByTestId("webhook-delivery-retry").textContent()).toMatch(/^retry at \d/);
+    expect(await detail.getByTestId("webhook-deliveries-empty").isHidden()).toBe(true);
+
+    // The retry falls due one second later and succeeds; it goes on top.
+    await mock.clock.advance(1000);
+    await expect.poll(() => attempts.count()).toBe(2);
+    expect(await attempts.first().getByTestId("webhook-delivery-status").textContent()).toBe("200");
+    expect(await attempts.first().textContent()).toContain("attempt 2");
+    expect(await attempts.first().getByTestId("webhook-delivery-retry").count()).toBe(0);
+
+    await attempts.first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SCREENSHOTS}/inbox-webhook-deliveries.png` });
+
+    await detail.getByRole("button", { name: `Replay message.sent to ${hostileUrl} (attempt 2)` }).click();
+    await expect.poll(() => attempts.count()).toBe(3);
+    expect(await attempts.first().textContent()).toContain("attempt 3");
+    expect(await attempts.first().getByTestId("webhook-delivery-status").textContent()).toBe("200");
+    expect(receiver.received).toHaveLength(3);
+
+    expect(await detail.locator("[data-testid=webhook-deliveries] img").count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss)).toBeUndefined();
   });
 
   it("lists a rejected request in the journal with its reason", async () => {
