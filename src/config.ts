@@ -1,5 +1,6 @@
 // The settings of one mock: defaults, then a config file, then flags or options, checked once.
 
+import { DEFAULT_IDEMPOTENCY_TTL_S, DEFAULT_MAX_IDEMPOTENCY_KEYS } from "./domain/idempotency.js";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -51,6 +52,10 @@ export interface SendMockOptions {
   webhookRetryMs?: number[];
   /** Delivery attempts kept for `GET /_mock/webhooks/deliveries` (default 1000). */
   maxWebhookDeliveries?: number;
+  /** How long an `Idempotency-Key`'s answer is kept, in seconds of the mock's clock (default 86400). */
+  idempotencyTtlS?: number;
+  /** Idempotency keys kept at once (default 10000); the oldest go past it. */
+  maxIdempotencyKeys?: number;
   capacity?: number;
   bodyLimit?: string;
   statusCodes?: Partial<Record<ErrorCode, number>>;
@@ -145,6 +150,8 @@ export interface ResolvedConfig {
   webhookTimeoutMs: number;
   webhookRetryMs: readonly number[];
   maxWebhookDeliveries: number;
+  idempotencyTtlS: number;
+  maxIdempotencyKeys: number;
   capacity: number;
   bodyLimit: string;
   bodyLimitBytes: number;
@@ -275,6 +282,9 @@ const configSchema = {
     // Each retry up to a day of the mock's clock, as a lifecycle step; 20 retries are more than any provider makes.
     webhook_retry_ms: { type: "array", maxItems: 20, items: { type: "integer", minimum: 0, maximum: MAX_STEP_MS } },
     max_webhook_deliveries: { type: "integer", minimum: 1, maximum: 1_000_000 },
+    // Up to a year of the mock's clock, as far as one advance moves it.
+    idempotency_ttl_s: { type: "integer", minimum: 1, maximum: 31_536_000 },
+    max_idempotency_keys: { type: "integer", minimum: 1, maximum: 10_000_000 },
     capacity: { type: "integer", minimum: 1, maximum: 10_000_000 },
     body_limit: { type: "string", pattern: SIZE_PATTERN, description: 'a size such as "1mb" or "500kb"' },
     status_codes: {
@@ -506,6 +516,8 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
     webhookTimeoutMs: merged.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
     webhookRetryMs: merged.webhookRetryMs ?? DEFAULT_WEBHOOK_RETRY_MS,
     maxWebhookDeliveries: merged.maxWebhookDeliveries ?? DEFAULT_MAX_WEBHOOK_DELIVERIES,
+    idempotencyTtlS: merged.idempotencyTtlS ?? DEFAULT_IDEMPOTENCY_TTL_S,
+    maxIdempotencyKeys: merged.maxIdempotencyKeys ?? DEFAULT_MAX_IDEMPOTENCY_KEYS,
     capacity: merged.capacity ?? 10_000,
     bodyLimit,
     bodyLimitBytes,

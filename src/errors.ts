@@ -21,6 +21,12 @@ export const DEFAULT_ERROR_STATUS = {
   method_not_allowed: 405,
   /** The proxy's upstream answered outside the contract, and `--strict` refuses to pass it on. */
   contract_violation: 502,
+  /** `Idempotency-Key` is not 1 to 255 visible ASCII characters. */
+  invalid_idempotency_key: 400,
+  /** The same `Idempotency-Key` came with another body (422, as draft-ietf-httpapi-idempotency-key-header says). */
+  idempotency_key_reused: 422,
+  /** The first request with this `Idempotency-Key` is still being answered (409, as the draft says). */
+  idempotency_key_in_flight: 409,
 } as const;
 
 export type ErrorCode = keyof typeof DEFAULT_ERROR_STATUS;

@@ -137,6 +137,8 @@ export interface JournalEntry {
   response: JournalResponse | null;
   /** True when the client closed the connection before its answer was written. */
   client_gone: boolean;
+  /** True when the answer was the one kept for the request's `Idempotency-Key`, sent again: nothing was captured. */
+  idempotent_replay: boolean;
 }
 
 /** A request to POST /send as received: secrets masked, the body as text up to `journal_body_bytes` (64 KB). */
@@ -235,6 +237,7 @@ export const FAULT_KINDS = [
   "latency",
   "timeout",
   "disconnect",
+  "lost_answer",
   "malformed_response",
   "respond",
 ] as const;

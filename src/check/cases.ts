@@ -108,3 +108,6 @@ export const CASES: readonly CheckCase[] = [
     expect: { status: 200 },
   },
 ];
+
+/** Run with `--allow-send` only, after the others: sends one message twice with one Idempotency-Key. */
+export const IDEMPOTENCY_CASE = { id: "idempotency-key", name: "idempotency key replay" } as const;

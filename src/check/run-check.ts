@@ -4,7 +4,8 @@
 import { createContractChecker } from "../contract/check.js";
 import type { ContractViolation } from "../contract/violations.js";
 import { loadContract, SEND_CONTRACT } from "../contract/load.js";
-import { CASES, type CheckCase, type CaseInputs } from "./cases.js";
+import { randomUUID } from "node:crypto";
+import { CASES, IDEMPOTENCY_CASE, type CheckCase, type CaseInputs } from "./cases.js";
 import { parseJson } from "../domain/json.js";
 
 export type ShapeOption = "a" | "b" | "any";
@@ -171,7 +172,77 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
     results.push(result);
     options.onResult?.(result);
   }
+  if (options.allowSend === true && (!options.only || options.only.includes(IDEMPOTENCY_CASE.id))) {
+    const result = await runIdempotencyCase();
+    results.push(result);
+    options.onResult?.(result);
+  }
   return results;
+
+  /** One POST /send with an Idempotency-Key; undefined when the request got no answer. */
+  async function sendWithKey(key: string): Promise<{ status: number; replayed: boolean; trackingId: unknown } | undefined> {
+    try {
+      const answer = await fetch(urlOf(options.baseUrl, "/send"), {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${options.apiKey}`, "Idempotency-Key": key },
+        body: JSON.stringify({ to: inputs.recipient, template_id: inputs.templateId, data: inputs.data }),
+        redirect: "manual",
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const json = parseJson(await answer.text());
+      const record = (json.ok && json.value !== null && typeof json.value === "object" ? json.value : {}) as Record<string, unknown>;
+      return { status: answer.status, replayed: answer.headers.get("idempotency-replayed") === "true", trackingId: record.message_id ?? record.email_id };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Sends one message twice with one Idempotency-Key: the second answer should replay the first.
+   * A target that ignores the key (a new tracking id, no Idempotency-Replayed) is reported as not
+   * supporting keys, not as failing: the service's spec does not promise them.
+   */
+  async function runIdempotencyCase(): Promise<CheckResult> {
+    const started = performance.now();
+    const base = { ...IDEMPOTENCY_CASE, expected: "200 replayed" };
+    const key = `sendmock-check-${randomUUID()}`;
+    const first = await sendWithKey(key);
+    const second = first?.status === 200 ? await sendWithKey(key) : undefined;
+    const durationMs = Math.round(performance.now() - started);
+    if (first === undefined || second === undefined) {
+      const actual = first === undefined || first.status === 200 ? "no answer" : String(first.status);
+      return {
+        ...base,
+        outcome: "failed",
+        problems: [{ path: "/status", message: "the send with an Idempotency-Key was not answered 200", expected: "200", actual }],
+        durationMs,
+      };
+    }
+    // The same id is one message, marked as a replay or not.
+    if (second.status === 200 && second.trackingId !== undefined && second.trackingId === first.trackingId) {
+      return { ...base, outcome: "passed", status: 200, problems: [], durationMs };
+    }
+    if (second.status === 200 && !second.replayed) {
+      return {
+        ...base,
+        outcome: "skipped",
+        status: 200,
+        problems: [],
+        durationMs,
+        skipReason: "not supported: the target sent the message again under a new id",
+      };
+    }
+    const actual = `${second.status}, ${second.replayed ? "" : "no "}Idempotency-Replayed, id ${JSON.stringify(second.trackingId)} after ${JSON.stringify(first.trackingId)}`;
+    return {
+      ...base,
+      outcome: "failed",
+      status: second.status,
+      problems: [
+        { path: "", message: "the repeated send did not replay the first answer", expected: "200 with the first id and Idempotency-Replayed: true", actual },
+      ],
+      durationMs,
+    };
+  }
 
   async function runCase(testCase: CheckCase): Promise<CheckResult> {
     const request = testCase.request(inputs);

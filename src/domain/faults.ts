@@ -90,6 +90,7 @@ export const PARAMETERS_OF: Record<FaultKind, readonly FaultParameter[]> = {
   latency: ["delay_ms"],
   timeout: ["delay_ms"],
   disconnect: [],
+  lost_answer: [],
   malformed_response: [],
   respond: ["status", "headers", "body"],
 };

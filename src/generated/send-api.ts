@@ -269,7 +269,7 @@ export interface components {
          * @example invalid_recipient
          * @enum {string}
          */
-        ErrorCode: "missing_api_key" | "invalid_api_key" | "unsupported_media_type" | "invalid_json" | "payload_too_large" | "missing_required_field" | "invalid_request" | "invalid_recipient" | "invalid_template_id" | "missing_template_data" | "unknown_template_data" | "rate_limited" | "server_error" | "not_found" | "method_not_allowed" | "contract_violation";
+        ErrorCode: "missing_api_key" | "invalid_api_key" | "unsupported_media_type" | "invalid_json" | "payload_too_large" | "missing_required_field" | "invalid_request" | "invalid_recipient" | "invalid_template_id" | "missing_template_data" | "unknown_template_data" | "rate_limited" | "server_error" | "not_found" | "method_not_allowed" | "contract_violation" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_key_in_flight";
     };
     responses: {
         /** @description An error, in shape a or shape b. */
@@ -302,8 +302,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The request is well-formed but cannot be sent (bad recipient, unknown template, missing template data). */
+        /** @description The request is well-formed but cannot be sent (bad recipient, unknown template, missing template data, an `Idempotency-Key` reused with another body). */
         Unprocessable: {
+            headers: {
+                "X-Sendmock-Error-Code": components["headers"]["ErrorCode"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description `idempotency_key_in_flight`: a request with the same `Idempotency-Key` is still being answered; retry once it is. */
+        Conflict: {
             headers: {
                 "X-Sendmock-Error-Code": components["headers"]["ErrorCode"];
                 [name: string]: unknown;
@@ -320,6 +330,8 @@ export interface components {
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -342,6 +354,20 @@ export interface components {
         RateLimitRemaining: number;
         /** @description Whole seconds until a token is back (at most a day). */
         RateLimitReset: number;
+        /**
+         * @description The limit as an IETF structured field (draft-ietf-httpapi-ratelimit-headers):
+         *     `"default";q=<burst>;w=<per_seconds>`, the bucket size and the refill window.
+         * @example "default";q=10;w=60
+         */
+        RateLimitPolicy: string;
+        /**
+         * @description The caller's state under the limit as an IETF structured field:
+         *     `"default";r=<remaining>;t=<seconds until a token is back>`.
+         * @example "default";r=9;t=6
+         */
+        RateLimit: string;
+        /** @description `true` when this is the answer kept for the request's `Idempotency-Key`, sent again: nothing was sent this time. */
+        IdempotencyReplayed: "true";
     };
     pathItems: never;
 }
@@ -350,7 +376,20 @@ export interface operations {
     sendEmail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe (as in draft-ietf-httpapi-idempotency-key-header). Per API key, the
+                 *     first request with a key is processed and its answer kept for `idempotency_ttl_s`
+                 *     (default a day, on the mock's clock), unless it is a 429 or a 5xx. The same key with
+                 *     the same body (the same JSON, key order aside) gets the kept answer again, with
+                 *     `Idempotency-Replayed: true`, and nothing is sent; with another body, 422
+                 *     `idempotency_key_reused`; while the first is still being answered, 409
+                 *     `idempotency_key_in_flight`. Not 1 to 255 visible ASCII characters: 400
+                 *     `invalid_idempotency_key`.
+                 * @example order-1042-receipt
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -364,9 +403,12 @@ export interface operations {
             200: {
                 headers: {
                     "X-Sendmock-Warning": components["headers"]["Warning"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -377,6 +419,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["Error"];
             405: components["responses"]["Error"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["Error"];
             415: components["responses"]["Error"];
             422: components["responses"]["Unprocessable"];

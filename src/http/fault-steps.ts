@@ -128,6 +128,10 @@ export function injectFaults(deps: FaultStepDeps) {
         record.endWithoutAnswer();
         req.socket.destroy();
         return;
+      case "lost_answer":
+        // The send goes through; the handler captures the message, keeps its answer, and drops it.
+        next();
+        return;
       case "timeout":
         // Journaled now, when the pipeline is done with it, not when the hold ends.
         record.endWithoutAnswer();

@@ -1,4 +1,4 @@
-// The rate limiter as a step of POST /send: RateLimit-* headers on every answer, 429 past the limit.
+// The rate limiter as a step of POST /send: RateLimit-* headers and the IETF RateLimit-Policy / RateLimit fields on every answer, 429 past the limit.
 
 import type { NextFunction, Request, Response } from "express";
 import type { RateLimiter } from "../domain/rate-limiter.js";
@@ -18,6 +18,10 @@ export function limitRate(deps: { limiter: RateLimiter; settings: SettingsStore 
       "RateLimit-Limit": String(decision.limit),
       "RateLimit-Remaining": String(decision.remaining),
       "RateLimit-Reset": String(decision.resetSeconds),
+      // The IETF structured fields (draft-ietf-httpapi-ratelimit-headers); the window is whole
+      // seconds there, so a sub-second per_seconds is rounded up to 1.
+      "RateLimit-Policy": `"default";q=${decision.limit};w=${Math.max(1, Math.ceil(limit.perSeconds))}`,
+      RateLimit: `"default";r=${decision.remaining};t=${decision.resetSeconds}`,
     });
     if (!decision.allowed) {
       throw new ApiError(

@@ -2,6 +2,7 @@
 
 import type { Response } from "express";
 import type { BodyText } from "../domain/excerpt.js";
+import type { KeptAnswer } from "../domain/idempotency.js";
 import type { Violation } from "../errors.js";
 
 export interface SendRecord {
@@ -23,6 +24,13 @@ export interface SendRecord {
    * timeout faults), so the journal entry is written then; every other ending writes an answer.
    */
   endWithoutAnswer: () => void;
+  /** True when the answer is the one kept for the request's Idempotency-Key, sent again. */
+  idempotentReplay: boolean;
+  /**
+   * Keeps an answer for the request's Idempotency-Key (or lets the key go, for a 429 or a 5xx);
+   * called by a step that captures a message but never answers (the lost_answer fault).
+   */
+  keepAnswer: (answer: KeptAnswer) => Promise<void>;
 }
 
 const KEY = "sendmockRecord";
@@ -43,6 +51,8 @@ export function sendRecordOf(res: Response): SendRecord {
     responseViolations: undefined,
     requestBody: undefined,
     endWithoutAnswer: () => undefined,
+    idempotentReplay: false,
+    keepAnswer: () => Promise.resolve(),
   };
   res.locals[KEY] = record;
   return record;

@@ -90,6 +90,7 @@ export function journalRecorder({ journal: journalOnly, journalBodyBytes, logReq
               ? null
               : { status: res.statusCode, headers: answerHeadersOf(res), body: answerBody.text, body_truncated: answerBody.truncated },
           client_gone: clientGone,
+          idempotent_replay: record.idempotentReplay,
         })
         .catch(() => undefined);
     };

@@ -5,6 +5,7 @@ import contentType from "content-type";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { apiKeyHint, type KeyCheck } from "../domain/api-keys.js";
 import { bodyText } from "../domain/excerpt.js";
+import type { IdempotencyStore } from "../domain/idempotency.js";
 import type { Journal } from "../domain/journal.js";
 import type { RateLimiter } from "../domain/rate-limiter.js";
 import type { SendService } from "../domain/send.js";
@@ -15,6 +16,7 @@ import { requireApiKey } from "./auth.js";
 import { successBody } from "./error-shapes.js";
 import { injectFaults, type FaultStepDeps } from "./fault-steps.js";
 import { headerSafe } from "./header-values.js";
+import { checkIdempotencyKey, honourIdempotencyKey } from "./idempotency-step.js";
 import { limitRate } from "./rate-limit-step.js";
 import { sendRecordOf } from "./request-record.js";
 import { journalRecorder, rejectOtherMethods, sendErrorHandler } from "./send-recording.js";
@@ -24,6 +26,7 @@ import type { Contract } from "../contract/load.js";
 export interface SendRoutesDeps extends FaultStepDeps {
   contract: Contract;
   limiter: RateLimiter;
+  idempotency: IdempotencyStore;
   keys: KeyCheck;
   settings: SettingsStore;
   sendService: SendService;
@@ -163,7 +166,9 @@ export function createSendRoutes(deps: SendRoutesDeps): express.Router {
     limitRate(deps),
     requireJsonContentType,
     requireJsonObject,
+    checkIdempotencyKey,
     ...validator,
+    honourIdempotencyKey(deps),
     injectFaults(deps),
     async (req: Request, res: Response) => {
       const record = sendRecordOf(res);
@@ -176,7 +181,21 @@ export function createSendRoutes(deps: SendRoutesDeps): express.Router {
       });
       record.messageId = message.id;
       if (message.warnings.length > 0) res.set(WARNING_HEADER, warningHeaderValue(message.warnings));
-      res.status(200).json(successBody(message.id, message.to, current.responseShape));
+      const body = successBody(message.id, message.to, current.responseShape);
+      if (record.fault === "lost_answer") {
+        // Sent, then the answer lost on the way: kept first, so a retry with the same key gets it.
+        const warning = res.getHeader(WARNING_HEADER);
+        await record.keepAnswer({
+          status: 200,
+          headers: { "content-type": "application/json; charset=utf-8", ...(typeof warning === "string" ? { "x-sendmock-warning": warning } : {}) },
+          body: JSON.stringify(body),
+          messageId: message.id,
+        });
+        record.endWithoutAnswer();
+        req.socket.destroy();
+        return;
+      }
+      res.status(200).json(body);
     },
   );
 

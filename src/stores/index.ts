@@ -7,6 +7,7 @@ import { createClock, createLocalClockOffset, type Clock, type ClockOffsetStore 
 import type { FaultPlan } from "../domain/faults.js";
 import { OUTCOME_RULES, type OutcomeBook } from "../domain/outcomes.js";
 import type { DueWorkStore } from "../domain/scheduler.js";
+import type { IdempotencyStore } from "../domain/idempotency.js";
 import type { Journal } from "../domain/journal.js";
 import type { Outbox } from "../domain/outbox.js";
 import type { RateLimiter } from "../domain/rate-limiter.js";
@@ -16,6 +17,7 @@ import {
   createMemoryDeliveryLog,
   createMemoryDueWork,
   createMemoryFaultPlan,
+  createMemoryIdempotencyStore,
   createMemoryJournal,
   createMemoryOutbox,
   createMemoryRateLimiter,
@@ -30,6 +32,8 @@ export interface Stores {
   faults: FaultPlan;
   outcomes: OutcomeBook;
   limiter: RateLimiter;
+  /** Claims and kept answers of `Idempotency-Key`s. */
+  idempotency: IdempotencyStore;
   settings: SettingsStore;
   clockOffset: ClockOffsetStore;
   /** The mock's clock, on `clockOffset`. */
@@ -52,6 +56,7 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
   const journalLimits = { capacity: config.capacity, maxBytes: journalBytes, maxPageBytes: config.maxPageBytes };
   const faultOptions = { initialRules: config.faults, seed: config.seed, maxRules: config.maxRules };
   const outcomeOptions = { initialRules: config.outcomeRules, seed: config.seed, maxRules: config.maxRules };
+  const idempotencyLimits = { ttlMs: config.idempotencyTtlS * 1000, maxKeys: config.maxIdempotencyKeys };
   const startUpSettings = { responseShape: config.responseShape, strictData: config.strictData, rateLimit: config.rateLimit };
   if (config.store.kind === "memory") {
     const clockOffset = createLocalClockOffset();
@@ -62,6 +67,7 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
       faults: createMemoryFaultPlan(faultOptions),
       outcomes: createMemoryRuleBook(OUTCOME_RULES, outcomeOptions),
       limiter: createMemoryRateLimiter({ nowMs: () => clock.nowMs() }),
+      idempotency: createMemoryIdempotencyStore(idempotencyLimits, () => clock.nowMs()),
       settings: createMemorySettingsStore(startUpSettings),
       clockOffset,
       clock,
@@ -78,15 +84,17 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
   try {
     const channel = await redis.openStoreChannel(connection);
     const clockOffset = await redis.createRedisClockOffset(connection, channel);
+    const clock = createClock(clockOffset);
     return {
       outbox: redis.createRedisOutbox(connection, channel, outboxLimits),
       journal: redis.createRedisJournal(connection, channel, journalLimits),
       faults: await redis.createRedisFaultPlan(connection, faultOptions),
       outcomes: await redis.createRedisRuleBook(connection, OUTCOME_RULES, outcomeOptions),
       limiter: redis.createRedisRateLimiter(connection, () => clockOffset.current()),
+      idempotency: redis.createRedisIdempotencyStore(connection, idempotencyLimits, () => clock.nowMs()),
       settings: await redis.createRedisSettingsStore(connection, channel, startUpSettings),
       clockOffset,
-      clock: createClock(clockOffset),
+      clock,
       dueWork: redis.createRedisDueWork(connection),
       webhooks: await redis.createRedisWebhookStore(connection, config.webhooks),
       deliveries: redis.createRedisDeliveryLog(connection, channel, config.maxWebhookDeliveries),

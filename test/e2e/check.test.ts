@@ -117,15 +117,20 @@ describe.concurrent("sendmock check against sendmock itself", { timeout: 30_000 
       expect(xml).toMatch(/name="valid send"[^>]*>\s*<skipped message="delivers mail/);
     });
 
-    it(`with --allow-send sends exactly one message, to --recipient, in shape ${shape}`, async ({ expect, onTestFinished }) => {
+    it(`with --allow-send sends the valid send, and one message twice with one Idempotency-Key, to --recipient, in shape ${shape}`, async ({
+      expect,
+      onTestFinished,
+    }) => {
       const target = await mock(shape, onTestFinished);
       const run = await check([target.url, "--allow-send", "--recipient", "qa@example.com"]);
       expect(run.code, run.stdout + run.stderr).toBe(0);
-      expect(run.stdout).toMatch(/^11 passed, 0 failed$/m);
+      expect(run.stdout).toMatch(/^12 passed, 0 failed$/m);
       expect(run.stdout).toMatch(/✓ valid send … 200\n/);
+      expect(run.stdout).toMatch(/✓ idempotency key replay … 200\n/);
+      // The valid send and the first of the pair: the second answer was a replay.
       const all = await target.outbox.list();
-      expect(all.total).toBe(1);
-      expect(all.messages[0]?.to).toBe("qa@example.com");
+      expect(all.total).toBe(2);
+      expect(all.messages.map((message) => message.to)).toEqual(["qa@example.com", "qa@example.com"]);
     });
   }
 
@@ -154,13 +159,15 @@ describe.concurrent("sendmock check against a broken implementation", { timeout:
     expect(out).toMatch(/✗ missing data … 400 \(\/error\/code: expected a code, actual absent\)/);
     // 500 on bad input
     expect(out).toContain("✗ malformed JSON … 500 (expected 4xx)");
-    expect(out).toMatch(/^malformed JSON +\| 500 +\| failed \| \/status: /m);
+    expect(out).toMatch(/^malformed JSON +\| 500 +\| failed +\| \/status: /m);
     expect(out).toMatch(/^0 passed, 11 failed$/m);
+    // A target that sends again under a new id does not support keys: said so, not failed.
+    expect(out).toContain("- idempotency key replay … skipped (not supported: the target sent the message again under a new id)");
 
     const xml = await readFile(junit, "utf8");
     expect(xml).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>/);
-    expect(xml).toContain('<testsuite name="sendmock check" tests="11" failures="11" errors="0" skipped="0"');
-    expect(xml.match(/<testcase /g)).toHaveLength(11);
+    expect(xml).toContain('<testsuite name="sendmock check" tests="12" failures="11" errors="0" skipped="1"');
+    expect(xml.match(/<testcase /g)).toHaveLength(12);
     expect(xml.match(/<failure /g)).toHaveLength(11);
     expect(xml).toContain('<testcase classname="sendmock check" name="missing to"');
     expect(xml).toContain('message="/status: the server accepted a request it must refuse (expected 4xx, actual 200)"');

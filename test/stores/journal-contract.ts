@@ -32,6 +32,7 @@ export function anEntry(overrides: Partial<JournalEntry> = {}): JournalEntry {
       body_truncated: false,
     },
     client_gone: false,
+    idempotent_replay: false,
     ...overrides,
   });
 }

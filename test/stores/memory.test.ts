@@ -4,6 +4,7 @@ import {
   createMemoryDeliveryLog,
   createMemoryDueWork,
   createMemoryFaultPlan,
+  createMemoryIdempotencyStore,
   createMemoryJournal,
   createMemoryOutbox,
   createMemoryRateLimiter,
@@ -12,6 +13,7 @@ import {
 } from "../../src/stores/memory/index.js";
 import { describeDueWorkContract } from "./due-work-contract.js";
 import { describeFaultPlanContract } from "./faults-contract.js";
+import { describeIdempotencyContract } from "./idempotency-contract.js";
 import { describeJournalContract } from "./journal-contract.js";
 import { describeOutboxContract } from "./outbox-contract.js";
 import { describeRateLimiterContract } from "./rate-limiter-contract.js";
@@ -26,3 +28,4 @@ describeDueWorkContract("memory due work", () => Promise.resolve(createMemoryDue
 describeSettingsContract("memory settings", (startUp) => Promise.resolve(createMemorySettingsStore(startUp)));
 describeWebhookStoreContract("memory webhooks", (startUp) => Promise.resolve(createMemoryWebhookStore(startUp)));
 describeDeliveryLogContract("memory webhook deliveries", (capacity) => Promise.resolve(createMemoryDeliveryLog(capacity)));
+describeIdempotencyContract("memory idempotency keys", (limits, nowMs) => Promise.resolve(createMemoryIdempotencyStore(limits, nowMs)));

@@ -4,6 +4,8 @@
 
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createRedisFaultPlan } from "../../src/stores/redis/faults.js";
+import { createRedisIdempotencyStore } from "../../src/stores/redis/idempotency.js";
+import { describeIdempotencyContract } from "./idempotency-contract.js";
 import { openStoreChannel } from "../../src/stores/redis/channel.js";
 import { connectRedis, type RedisConnection } from "../../src/stores/redis/connection.js";
 import { createRedisJournal } from "../../src/stores/redis/journal.js";
@@ -79,6 +81,17 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
   describeRateLimiterContract("redis rate limiter", async () => createRedisRateLimiter(await aConnection()));
 
   describeDueWorkContract("redis due work", async () => createRedisDueWork(await aConnection()));
+
+  describeIdempotencyContract("redis idempotency keys", async (limits, nowMs) => createRedisIdempotencyStore(await aConnection(), limits, nowMs));
+
+  it("two replicas claiming one key at once: exactly one gets it", async () => {
+    const keyPrefix = aKeyPrefix();
+    const limits = { ttlMs: 60_000, maxKeys: 100 };
+    const replicaA = createRedisIdempotencyStore(await aConnection(keyPrefix), limits, () => Date.now());
+    const replicaB = createRedisIdempotencyStore(await aConnection(keyPrefix), limits, () => Date.now());
+    const claims = await Promise.all([replicaA.claim("k", "body"), replicaB.claim("k", "body")]);
+    expect(claims.map((claim) => claim.state).sort()).toEqual(["claimed", "in_flight"]);
+  });
 
   describeWebhookStoreContract("redis webhooks", async (startUp) => createRedisWebhookStore(await aConnection(), startUp));
 

@@ -8,3 +8,4 @@ export { createMemoryRateLimiter } from "./rate-limiter.js";
 export { createMemoryRuleBook } from "./rule-book.js";
 export { createMemorySettingsStore } from "./settings.js";
 export { createMemoryDeliveryLog, createMemoryWebhookStore } from "./webhooks.js";
+export { createMemoryIdempotencyStore } from "./idempotency.js";

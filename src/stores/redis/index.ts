@@ -11,3 +11,4 @@ export { createRedisRateLimiter } from "./rate-limiter.js";
 export { createRedisRuleBook } from "./rule-book.js";
 export { createRedisSettingsStore } from "./settings.js";
 export { createRedisDeliveryLog, createRedisWebhookStore } from "./webhooks.js";
+export { createRedisIdempotencyStore } from "./idempotency.js";

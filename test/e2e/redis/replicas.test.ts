@@ -71,6 +71,32 @@ async function untilSettingsOf(replica: RunningSendMock, expected: Record<string
 const startUpSettings = { response_shape: "a", strict_data: false, rate_limit: null };
 
 describe.skipIf(skipReason !== undefined)("two replicas on one Redis", () => {
+  it("answers an Idempotency-Key sent through A and then B with one message: B replays A's answer", async () => {
+    const [a, b] = await twoReplicas();
+    const first = await send(a, {}, { "Idempotency-Key": "welcome-ada" });
+    const firstBody = await first.text();
+    const again = await send(b, {}, { "Idempotency-Key": "welcome-ada" });
+
+    expect(again.status).toBe(200);
+    expect(again.headers.get("idempotency-replayed")).toBe("true");
+    expect(await again.text()).toBe(firstBody);
+    expect((await b.outbox.list()).total).toBe(1);
+  });
+
+  it("never captures twice when one Idempotency-Key reaches both replicas at once", async () => {
+    const [a, b] = await twoReplicas();
+    // Both held a moment by latency, so that the second arrives while the first is in flight.
+    const slow = { "Idempotency-Key": "race-1", "X-Sendmock-Fault": "latency", "X-Sendmock-Fault-Delay": "200" };
+    const answers = await Promise.all([send(a, {}, slow), send(b, {}, slow)]);
+    const statuses = answers.map((answer) => answer.status).sort();
+
+    expect([
+      [200, 409],
+      [200, 200],
+    ]).toContainEqual(statuses);
+    expect((await a.outbox.list()).total).toBe(1);
+  });
+
   it("shows a message sent through A when listed, fetched or awaited through B", async () => {
     const [a, b] = await twoReplicas();
     const waiting = fetch(`${b.url}/_mock/messages?to=shared@example.com&wait_ms=5000`);

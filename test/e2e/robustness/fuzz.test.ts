@@ -384,6 +384,7 @@ const headerName = fc
       "content-language",
       "x-request-id",
       "x-sendmock-warning",
+      "idempotency-key",
     ),
     fc.string({ unit: fc.constantFrom(...TOKEN_CHARACTERS), minLength: 1, maxLength: 30 }),
   )
@@ -395,6 +396,7 @@ const headerValue = fc.oneof(
     "server_error",
     "timeout",
     "disconnect",
+    "lost_answer",
     "malformed_response",
     "latency",
     "rate_limit",

@@ -1,0 +1,78 @@
+// Idempotency keys in Redis: one claim per key across replicas (a script reads and sets at once),
+// kept answers expiring on the mock's clock, an index by age that evicts the oldest past the cap.
+
+import type { IdempotencyClaim, IdempotencyLimits, IdempotencyStore, KeptAnswer } from "../../domain/idempotency.js";
+import type { RedisConnection } from "./connection.js";
+
+// KEYS: the entry, the index (a sorted set by age), its counter. ARGV: fingerprint, the mock's
+// now in ms, ttl ms, max keys, and the answer as JSON ("" to claim). Claiming returns what
+// holds a live key, or takes it; keeping writes the answer over the claim.
+// An entry's own expiry is checked against the mock's clock; the real PEXPIRE only collects it
+// later (the mock's clock is never behind the real one, so it never comes first).
+const PUT_SCRIPT = `
+local now = tonumber(ARGV[2])
+local ttl = tonumber(ARGV[3])
+if ARGV[5] == '' then
+  local held = redis.call('HMGET', KEYS[1], 'fingerprint', 'answer', 'expires_at')
+  if held[1] and tonumber(held[3]) > now then
+    if held[2] then return {'answered', held[1], held[2]} end
+    return {'in_flight', held[1]}
+  end
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'fingerprint', ARGV[1], 'expires_at', tostring(now + ttl))
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'answer', ARGV[5]) end
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[3]), KEYS[1])
+local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
+if over > 0 then
+  for _, oldest in ipairs(redis.call('ZRANGE', KEYS[2], 0, over - 1)) do redis.call('DEL', oldest) end
+  redis.call('ZREMRANGEBYRANK', KEYS[2], 0, over - 1)
+end
+return {'claimed'}`;
+
+// KEYS: the entry, the index. A kept answer stays: only a claim still waiting for its answer goes.
+const RELEASE_SCRIPT = `
+if redis.call('HEXISTS', KEYS[1], 'answer') == 0 then
+  redis.call('DEL', KEYS[1])
+  redis.call('ZREM', KEYS[2], KEYS[1])
+end
+return 1`;
+
+/** @param nowMs the mock's clock (shared offset), so that advancing it expires keys on every replica */
+export function createRedisIdempotencyStore(connection: RedisConnection, limits: IdempotencyLimits, nowMs: () => number): IdempotencyStore {
+  const entryPrefix = connection.key("idempotency:");
+  const index = connection.key("idempotency-index");
+  const counter = connection.key("idempotency-counter");
+  const entryPattern = `${entryPrefix.replace(/[*?[\]\\]/g, "\\$&")}*`;
+
+  const put = (scope: string, fingerprint: string, answerJson: string): Promise<string[]> =>
+    connection.run(
+      async (redis) =>
+        (await redis.eval(PUT_SCRIPT, 3, entryPrefix + scope, index, counter, fingerprint, nowMs(), limits.ttlMs, limits.maxKeys, answerJson)) as string[],
+    );
+
+  return {
+    async claim(scope, fingerprint): Promise<IdempotencyClaim> {
+      const [state, heldFingerprint = "", answer = ""] = await put(scope, fingerprint, "");
+      if (state === "in_flight") return { state, fingerprint: heldFingerprint };
+      if (state === "answered") return { state, fingerprint: heldFingerprint, answer: JSON.parse(answer) as KeptAnswer };
+      return { state: "claimed" };
+    },
+    async keep(scope, fingerprint, answer) {
+      await put(scope, fingerprint, JSON.stringify(answer));
+    },
+    async release(scope) {
+      await connection.run((redis) => redis.eval(RELEASE_SCRIPT, 2, entryPrefix + scope, index));
+    },
+    async reset() {
+      await connection.run(async (redis) => {
+        const stream = redis.scanStream({ match: entryPattern, count: 500 });
+        for await (const keys of stream as AsyncIterable<string[]>) {
+          if (keys.length > 0) await redis.unlink(...keys);
+        }
+        await redis.unlink(index, counter);
+      });
+    },
+  };
+}

@@ -1,0 +1,199 @@
+// Idempotency-Key on POST /send: a retried send is answered again, not sent again.
+
+import request from "supertest";
+import { parseList } from "structured-headers";
+import got from "got";
+import { describe, expect, it } from "vitest";
+import { aMockForThisTest, aRunningMockForThisTest, aSendRequest, bearer, errorCodeOf, expectContract, sharedMock } from "../support/helpers.js";
+import type { SendMock } from "../../src/index.js";
+
+function messageIdOf(answer: { body: unknown }): string | undefined {
+  return (answer.body as { message_id?: string }).message_id;
+}
+
+function send(mock: SendMock, body: object, headers: Record<string, string> = {}) {
+  return request(mock.app).post("/send").set(bearer()).set(headers).send(body);
+}
+
+describe("Idempotency-Key", () => {
+  const mock = sharedMock();
+
+  it("answers a repeated send with the kept answer, marked as a replay, and captures nothing more", async () => {
+    const first = await send(mock(), aSendRequest(), { "Idempotency-Key": "order-1042" });
+    const again = await send(mock(), aSendRequest(), { "Idempotency-Key": "order-1042" });
+
+    expect(first.status).toBe(200);
+    expect(first.headers["idempotency-replayed"]).toBeUndefined();
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(first.text);
+    expect(again.headers["idempotency-replayed"]).toBe("true");
+    await expectContract(again);
+    expect((await mock().outbox.list()).messages).toHaveLength(1);
+    const [replayEntry, firstEntry] = (await mock().journal.list()).requests;
+    expect(replayEntry).toMatchObject({ idempotent_replay: true, message_id: messageIdOf(first) });
+    expect(firstEntry).toMatchObject({ idempotent_replay: false, message_id: messageIdOf(first) });
+  });
+
+  it("takes the same JSON with its keys in another order as the same body", async () => {
+    const body = aSendRequest();
+    await send(mock(), body, { "Idempotency-Key": "k1" });
+    const reordered = { data: body.data, template_id: body.template_id, to: body.to };
+    const again = await send(mock(), reordered, { "Idempotency-Key": "k1" });
+    expect(again.headers["idempotency-replayed"]).toBe("true");
+    expect((await mock().outbox.list()).messages).toHaveLength(1);
+  });
+
+  it("refuses the same key with another body: 422 idempotency_key_reused", async () => {
+    await send(mock(), aSendRequest(), { "Idempotency-Key": "k2" });
+    const other = await send(mock(), aSendRequest({ to: "grace@example.com" }), { "Idempotency-Key": "k2" });
+    expect(other.status).toBe(422);
+    expect(errorCodeOf(other)).toBe("idempotency_key_reused");
+    await expectContract(other);
+  });
+
+  it("keeps keys per API key: another key's same Idempotency-Key is a new send", async () => {
+    await send(mock(), aSendRequest(), { "Idempotency-Key": "k3" });
+    const otherKey = await request(mock().app).post("/send").set(bearer("another-key-9999")).set("Idempotency-Key", "k3").send(aSendRequest());
+    expect(otherKey.headers["idempotency-replayed"]).toBeUndefined();
+    expect((await mock().outbox.list()).messages).toHaveLength(2);
+  });
+
+  it.each([
+    ["empty", ""],
+    ["with a space", "order 1042"],
+    ["too long", "k".repeat(256)],
+    ["not ASCII", "commande-é"],
+  ])("refuses a key that is %s: 400 invalid_idempotency_key", async (_name, key) => {
+    const answer = await send(mock(), aSendRequest(), { "Idempotency-Key": key });
+    expect(answer.status).toBe(400);
+    expect(errorCodeOf(answer)).toBe("invalid_idempotency_key");
+    await expectContract(answer);
+  });
+
+  it("accepts a key of 255 visible characters", async () => {
+    const answer = await send(mock(), aSendRequest(), { "Idempotency-Key": "k".repeat(255) });
+    expect(answer.status).toBe(200);
+  });
+
+  it("keeps a 4xx answer: the same request gets the same refusal again", async () => {
+    const first = await send(mock(), aSendRequest({ template_id: "no-such-template" }), { "Idempotency-Key": "k4" });
+    const again = await send(mock(), aSendRequest({ template_id: "no-such-template" }), { "Idempotency-Key": "k4" });
+    expect(first.status).toBe(422);
+    expect(again.status).toBe(422);
+    expect(again.headers["idempotency-replayed"]).toBe("true");
+    expect(again.headers["x-sendmock-error-code"]).toBe("invalid_template_id");
+  });
+
+  it("does not keep a 5xx: the retry is processed and sent", async () => {
+    const failed = await send(mock(), aSendRequest(), { "Idempotency-Key": "k5", "X-Sendmock-Fault": "server_error", "X-Sendmock-Fault-Status": "503" });
+    const retried = await send(mock(), aSendRequest(), { "Idempotency-Key": "k5" });
+    expect(failed.status).toBe(503);
+    expect(retried.status).toBe(200);
+    expect(retried.headers["idempotency-replayed"]).toBeUndefined();
+    expect((await mock().outbox.list()).messages).toHaveLength(1);
+  });
+
+  it("does not keep a 429: the retry is processed and sent", async () => {
+    await send(mock(), aSendRequest(), { "Idempotency-Key": "k6", "X-Sendmock-Fault": "rate_limit" });
+    const retried = await send(mock(), aSendRequest(), { "Idempotency-Key": "k6" });
+    expect(retried.status).toBe(200);
+    expect(retried.headers["idempotency-replayed"]).toBeUndefined();
+  });
+
+  it("answers 409 idempotency_key_in_flight while the first request is still being answered", async () => {
+    const slow = send(mock(), aSendRequest(), { "Idempotency-Key": "k7", "X-Sendmock-Fault": "latency", "X-Sendmock-Fault-Delay": "300" }).then(
+      (answer) => answer,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const meanwhile = await send(mock(), aSendRequest(), { "Idempotency-Key": "k7" });
+    expect(meanwhile.status).toBe(409);
+    expect(errorCodeOf(meanwhile)).toBe("idempotency_key_in_flight");
+    await expectContract(meanwhile);
+    expect((await slow).status).toBe(200);
+    expect((await mock().outbox.list()).messages).toHaveLength(1);
+  });
+
+  it("forgets a key after idempotency_ttl_s of the mock's clock", async () => {
+    const own = await aMockForThisTest({ idempotencyTtlS: 60 });
+    await send(own, aSendRequest(), { "Idempotency-Key": "k8" });
+    await own.clock.advance(59_000);
+    expect((await send(own, aSendRequest(), { "Idempotency-Key": "k8" })).headers["idempotency-replayed"]).toBe("true");
+    await own.clock.advance(2_000);
+    const afterTtl = await send(own, aSendRequest(), { "Idempotency-Key": "k8" });
+    expect(afterTtl.headers["idempotency-replayed"]).toBeUndefined();
+    expect((await own.outbox.list()).messages).toHaveLength(2);
+  });
+
+  it("keeps at most max_idempotency_keys, forgetting the oldest", async () => {
+    const own = await aMockForThisTest({ maxIdempotencyKeys: 2 });
+    for (const key of ["a", "b", "c"]) await send(own, aSendRequest(), { "Idempotency-Key": key });
+    expect((await send(own, aSendRequest(), { "Idempotency-Key": "c" })).headers["idempotency-replayed"]).toBe("true");
+    expect((await send(own, aSendRequest(), { "Idempotency-Key": "a" })).headers["idempotency-replayed"]).toBeUndefined();
+  });
+
+  it("forgets every key on reset", async () => {
+    await send(mock(), aSendRequest(), { "Idempotency-Key": "k9" });
+    await mock().reset();
+    expect((await send(mock(), aSendRequest(), { "Idempotency-Key": "k9" })).headers["idempotency-replayed"]).toBeUndefined();
+  });
+});
+
+describe("the lost_answer fault", () => {
+  const mock = sharedMock();
+
+  it.each([
+    ["a header", { "X-Sendmock-Fault": "lost_answer" }, aSendRequest()],
+    ["a magic recipient", {}, aSendRequest({ to: "lost_answer@fault.sendmock.test" })],
+  ])("by %s: captures the message, then closes the connection with no answer", async (_way, headers, body) => {
+    await expect(send(mock(), body, headers)).rejects.toThrow(/socket hang up|ECONNRESET/);
+    const [message] = (await mock().outbox.list()).messages;
+    expect(message).toBeDefined();
+    const [entry] = (await mock().journal.list()).requests;
+    expect(entry).toMatchObject({ fault: "lost_answer", message_id: message?.id, response: null, status: 0 });
+  });
+
+  it("by rule: a retry with the same Idempotency-Key gets the answer that was lost", async () => {
+    await mock().faults.add({ fault: "lost_answer", times: 1 });
+    await expect(send(mock(), aSendRequest(), { "Idempotency-Key": "lost-1" })).rejects.toThrow();
+    const retried = await send(mock(), aSendRequest(), { "Idempotency-Key": "lost-1" });
+    expect(retried.status).toBe(200);
+    expect(retried.headers["idempotency-replayed"]).toBe("true");
+    expect(messageIdOf(retried)).toBe((await mock().outbox.list()).messages[0]?.id);
+    expect((await mock().outbox.list()).messages).toHaveLength(1);
+  });
+});
+
+describe("a real retrying client (got, retrying POST on network errors)", () => {
+  const retrying = { limit: 2, methods: ["POST" as const], calculateDelay: ({ computedValue }: { computedValue: number }) => (computedValue === 0 ? 0 : 10) };
+
+  it("sends exactly one email when it sends an Idempotency-Key", async () => {
+    const mock = await aRunningMockForThisTest();
+    await mock.faults.add({ fault: "lost_answer", times: 1 });
+    const answer = await got
+      .post(`${mock.url}/send`, { json: aSendRequest(), headers: { ...bearer(), "Idempotency-Key": "welcome-ada" }, retry: retrying })
+      .json<{ message_id: string }>();
+    expect((await mock.outbox.list()).messages.map((message) => message.id)).toEqual([answer.message_id]);
+  });
+
+  it("sends the email twice without one", async () => {
+    const mock = await aRunningMockForThisTest();
+    await mock.faults.add({ fault: "lost_answer", times: 1 });
+    await got.post(`${mock.url}/send`, { json: aSendRequest(), headers: bearer(), retry: retrying }).json();
+    expect((await mock.outbox.list()).messages).toHaveLength(2);
+  });
+});
+
+describe("the IETF rate-limit fields", () => {
+  it("carry the policy and the caller's state as structured fields beside RateLimit-Limit/-Remaining/-Reset", async () => {
+    const mock = await aMockForThisTest({ rateLimit: { requests: 10, perSeconds: 60, burst: 3 } });
+    const answer = await send(mock, aSendRequest());
+
+    // Each is a List of one Item: the policy's name as a String, its numbers as parameters.
+    const policies = parseList(answer.headers["ratelimit-policy"] as string);
+    const states = parseList(answer.headers["ratelimit"] as string);
+    const described = (items: typeof policies): unknown[] => items.map(([name, parameters]) => [name as unknown, Object.fromEntries(parameters) as unknown]);
+    expect(described(policies)).toEqual([["default", { q: 3, w: 60 }]]);
+    expect(described(states)).toEqual([["default", { r: Number(answer.headers["ratelimit-remaining"]), t: Number(answer.headers["ratelimit-reset"]) }]]);
+    await expectContract(answer);
+  });
+});
