@@ -93,7 +93,7 @@ export function compileText(source: string): CompiledText {
  */
 export function renderTemplate(template: Template, data: TemplateData, options: RenderOptions = {}): RenderedEmail {
   return {
-    subject: options.subjectOverride ?? renderText(template.subject, data, formatPlain),
+    subject: options.subjectOverride ?? renderText(template.subject, data, formatSubjectValue),
     html: template.html === undefined ? undefined : renderText(template.html, data, formatHtml),
     text: template.text === undefined ? undefined : renderText(template.text, data, formatPlain),
   };
@@ -135,6 +135,23 @@ function renderText(compiled: CompiledText, data: TemplateData, format: FormatVa
 
 function formatPlain(value: string | string[]): string {
   return typeof value === "string" ? value : value.join(", ");
+}
+
+const LINE_BREAKS = /[\r\n]+/g;
+
+/**
+ * A subject is one mail header line: a CR or LF from `data` would split it (header injection),
+ * so each run of them becomes one space, as a mail client folds a header. A request's own
+ * `subject` with a line break is refused by the contract instead.
+ */
+function formatSubjectValue(value: string | string[]): string {
+  return formatPlain(value).replace(LINE_BREAKS, " ");
+}
+
+/** Keys of `data` the template's subject uses whose value holds a line break (folded to a space when rendered). */
+export function findSubjectLineBreaks(template: Template, data: TemplateData, options: RenderOptions = {}): string[] {
+  if (options.subjectOverride !== undefined) return [];
+  return template.subject.placeholders.filter((name) => Object.hasOwn(data, name) && /[\r\n]/.test(formatPlain(data[name] ?? "")));
 }
 
 function formatHtml(value: string | string[]): string {

@@ -7,7 +7,7 @@ import type { CapturedMessage, SendRequest } from "../wire.js";
 import type { Lifecycle } from "./lifecycle.js";
 import { extractLinks } from "./links.js";
 import type { Outbox } from "./outbox.js";
-import { findMissingData, findUnknownData, renderTemplate, type RenderedEmail } from "./render.js";
+import { findMissingData, findSubjectLineBreaks, findUnknownData, renderTemplate, type RenderedEmail } from "./render.js";
 import type { TemplateCatalog } from "./templates.js";
 
 export interface SendContext {
@@ -101,6 +101,9 @@ export function createSendService(deps: SendServiceDeps): SendService {
       throw new ApiError("unknown_template_data", `Unknown template data: ${dataKeys(unknown)} matches no placeholder of template "${template.id}"`);
     }
     const warnings = unknown.map((name) => `unknown_template_data: data.${name} matches no placeholder of template "${template.id}"`);
+    for (const name of findSubjectLineBreaks(template, request.data, options)) {
+      warnings.push(`subject_line_break: data.${name} holds a line break, which the subject shows as a space (a subject is one header line)`);
+    }
     return { content: renderTemplate(template, request.data, options), warnings };
   }
 

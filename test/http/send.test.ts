@@ -601,6 +601,23 @@ describe.each(SHAPES)("status_codes overrides in shape %s", (shape) => {
 
 // ---------------------------------------------------------------------------------------------
 
+describe("a data value with a line break in the subject", () => {
+  const shared = sharedMock();
+
+  it("is folded to a space, so the subject stays one header line, with a warning naming the key", async () => {
+    const mock = shared();
+
+    const answer = await send(mock, aSendRequest({ data: { ...WELCOME_DATA, name: "Ada\r\nBcc: eve@example.com" } }));
+
+    expect(answer.status).toBe(200);
+    const message = await latestMessage(mock);
+    expect(message.subject).not.toMatch(/[\r\n]/);
+    expect(message.subject).toContain("Ada Bcc: eve@example.com");
+    expect(message.warnings).toEqual([expect.stringContaining("subject_line_break: data.name") as unknown]);
+    expect(message.text).toContain("Ada\r\nBcc: eve@example.com");
+  });
+});
+
 describe("data keys that match no placeholder", () => {
   const shared = sharedMock();
 

@@ -1,7 +1,7 @@
 // Placeholder syntax, escaping and missing/unknown data checks of the template renderer.
 
 import { describe, it, expect } from "vitest";
-import { compileText, escapeHtml, findMissingData, findUnknownData, renderTemplate, type Template } from "../../src/domain/render.js";
+import { compileText, escapeHtml, findMissingData, findSubjectLineBreaks, findUnknownData, renderTemplate, type Template } from "../../src/domain/render.js";
 import type { TemplateData } from "../../src/wire.js";
 
 function aTemplate(sources: { subject?: string; html?: string; text?: string }): Template {
@@ -96,6 +96,16 @@ describe("escaping", () => {
     const rendered = renderTemplate(aTemplate({ subject: "For {name}", text: "{name}" }), data);
     expect(rendered.subject).toBe(`For Tom & "Jerry" <b>'s</b>`);
     expect(rendered.text).toBe(`Tom & "Jerry" <b>'s</b>`);
+  });
+
+  it("folds each run of line breaks a value brings into the subject to one space, and names the keys; the text keeps them", () => {
+    const template = aTemplate({ subject: "For {name} at {company}", text: "{name}" });
+    const data = { name: "Ada\r\n\nLovelace", company: ["Acme\n", "Co"] };
+    const rendered = renderTemplate(template, data);
+    expect(rendered.subject).toBe("For Ada Lovelace at Acme , Co");
+    expect(rendered.text).toBe("Ada\r\n\nLovelace");
+    expect(findSubjectLineBreaks(template, data)).toEqual(["name", "company"]);
+    expect(findSubjectLineBreaks(template, data, { subjectOverride: "Hi" })).toEqual([]);
   });
 
   it("does not escape the template's own markup", () => {
