@@ -306,6 +306,7 @@ export interface components {
         Unprocessable: {
             headers: {
                 "X-Sendmock-Error-Code": components["headers"]["ErrorCode"];
+                "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
                 [name: string]: unknown;
             };
             content: {
