@@ -219,6 +219,56 @@ describe("retries, on the mock's clock", () => {
   });
 });
 
+describe("the story of issue 16, on the clock", () => {
+  it("bounced 3 s after sending, its webhook retried three times: all in one test that never sleeps", async () => {
+    const receiver = await aWebhookReceiverForThisTest();
+    receiver.answerWith(500, 503, 502);
+    const mock = await aMockForThisTest({
+      lifecycle: { stepMs: 1500 },
+      webhooks: [{ url: receiver.url, events: ["message.bounced"] }],
+      webhookRetryMs: [1000, 5000, 30000],
+    });
+    const messageId = await send(mock, "bounced@outcome.sendmock.test");
+
+    await advance(mock, 3000);
+    const bounced = (await request(mock.app).get(`/_mock/messages/${messageId}`)).body as { status: string; events: { type: string }[] };
+    expect(bounced.status).toBe("bounced");
+    expect(bounced.events.map((event) => event.type)).toEqual(["message.sent", "message.bounced"]);
+    expect(receiver.received).toHaveLength(1);
+
+    await advance(mock, 1000 + 5000 + 30000);
+    const attempts = (await deliveries(mock, `?message_id=${messageId}`)).toReversed();
+    expect(attempts.map((attempt) => [attempt.attempt, attempt.status])).toEqual([
+      [1, 500],
+      [2, 503],
+      [3, 502],
+      [4, 200],
+    ]);
+    expect(new Set(receiver.received.map((delivery) => delivery.headers["webhook-id"])).size).toBe(1);
+  });
+});
+
+describe("a receiver that never answers", () => {
+  it("does not hold POST /send: sends are answered while its delivery is still waiting", async () => {
+    const receiver = await aWebhookReceiverForThisTest();
+    receiver.answerWith("hang");
+    // Steps 1 ms apart on real time: the first delivery starts on its own, and hangs.
+    const mock = await aRunningMockForThisTest({
+      lifecycle: { stepMs: 1 },
+      webhooks: [{ url: receiver.url, events: ["message.sent"] }],
+      webhookTimeoutMs: 60_000,
+    });
+    await request(mock.url).post("/send").set(bearer()).send(aSendRequest()).expect(200);
+    await expect.poll(() => receiver.received.length).toBe(1);
+
+    const answers = await Promise.all(Array.from({ length: 20 }, () => request(mock.url).post("/send").set(bearer()).send(aSendRequest())));
+    expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    // The first delivery is still waiting for its answer: nothing was recorded for it yet.
+    expect(receiver.received).toHaveLength(1);
+    expect((await mock.webhooks.deliveries()).length).toBe(0);
+  });
+});
+
 describe("the deliveries list and replay", () => {
   it("filters by message and webhook, limits, and lists newest first", async () => {
     const receiver = await aWebhookReceiverForThisTest();
