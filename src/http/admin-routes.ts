@@ -152,6 +152,12 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
     res.json(await findMessage(req));
   });
 
+  router.delete("/_mock/messages/:id", async (req, res) => {
+    const id = routeParam(req, "id");
+    if ((await outbox.delete(id)) === undefined) throw new ApiError("not_found", `No captured message with id ${JSON.stringify(id)}`);
+    res.status(204).end();
+  });
+
   router.post("/_mock/messages/:id/events", async (req, res) => {
     const { type } = req.body as EventInput;
     res.status(201).json(await deps.lifecycle.appendNow(routeParam(req, "id"), type));
