@@ -43,7 +43,11 @@ export function bodyText(bytes: Uint8Array, maxBytes: number): BodyText {
   let end = Math.min(bytes.length, maxBytes);
   // Not half a character: back to the first byte of the one the cut falls in (at most 3 back).
   for (let steps = 0; end < bytes.length && steps < 3 && ((bytes[end] ?? 0) & 0xc0) === 0x80; steps += 1) end -= 1;
-  const decoded = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes.subarray(0, end));
+  // Buffer's decoder, like TextDecoder with ignoreBOM, keeps a byte order mark and reads bad bytes as U+FFFD.
+  const decoded = Buffer.from(bytes.buffer, bytes.byteOffset, end).toString("utf8");
+  // No character takes more than 6 bytes as JSON (`\u0001`): a body that short fits whole,
+  // without walking it character by character (every journaled request and answer is one).
+  if (bytes.length * 6 <= maxBytes) return { text: decoded, truncated: false };
   const cut = startWithinJsonBytes(decoded, maxBytes);
   return { text: cut.text, truncated: cut.truncated || end < bytes.length };
 }

@@ -62,8 +62,10 @@ export function captureAnswer(res: Response, maxBytes: number, onEnd: (delivered
     if (kept > maxBytes) return;
     const bytes = bytesOf(chunk, encoding);
     if (bytes === undefined || bytes.length === 0) return;
-    // A copy of the start only: the answer's own buffer is not held past the request.
-    const part = Buffer.from(bytes.subarray(0, maxBytes + 1 - kept));
+    const room = maxBytes + 1 - kept;
+    // A string was just encoded into bytes of its own; the answer's own buffer is copied (its
+    // start only), so that it is not held past the request.
+    const part = typeof chunk === "string" && bytes.length <= room ? bytes : Buffer.from(bytes.subarray(0, room));
     chunks.push(part);
     kept += part.length;
   };

@@ -11,11 +11,12 @@ import {
   createMemorySettingsStore,
   createMemoryWebhookStore,
 } from "../../src/stores/memory/index.js";
+import { describe, expect, it } from "vitest";
 import { describeDueWorkContract } from "./due-work-contract.js";
 import { describeFaultPlanContract } from "./faults-contract.js";
 import { describeIdempotencyContract } from "./idempotency-contract.js";
 import { describeJournalContract } from "./journal-contract.js";
-import { describeOutboxContract } from "./outbox-contract.js";
+import { aMessage, describeOutboxContract } from "./outbox-contract.js";
 import { describeRateLimiterContract } from "./rate-limiter-contract.js";
 import { describeSettingsContract } from "./settings-contract.js";
 import { describeDeliveryLogContract, describeWebhookStoreContract } from "./webhooks-contract.js";
@@ -29,3 +30,17 @@ describeSettingsContract("memory settings", (startUp) => Promise.resolve(createM
 describeWebhookStoreContract("memory webhooks", (startUp) => Promise.resolve(createMemoryWebhookStore(startUp)));
 describeDeliveryLogContract("memory webhook deliveries", (capacity) => Promise.resolve(createMemoryDeliveryLog(capacity)));
 describeIdempotencyContract("memory idempotency keys", (limits, nowMs) => Promise.resolve(createMemoryIdempotencyStore(limits, nowMs)));
+
+describe("memory outbox bytes", () => {
+  it("counts exactly the UTF-8 bytes of each message's JSON as a list writes it, events included", async () => {
+    const outbox = createMemoryOutbox({ capacity: 10 });
+    const message = aMessage({ subject: "Grüße — 注文 ✓" });
+    await outbox.add(message);
+    await outbox.recordEvent(message.id, { type: "message.sent", at: "2025-03-14T09:00:01.000Z" }, "sent");
+    await outbox.recordEvent(message.id, { type: "message.bounced", at: "2025-03-14T09:00:02.000Z", bounce_type: "hard" }, "bounced");
+
+    const [json = ""] = (await outbox.listSerialized()).messages;
+    expect(JSON.parse(json)).toMatchObject({ status: "bounced", events: [{ type: "message.sent" }, { type: "message.bounced" }] });
+    expect((await outbox.stats()).bytes).toBe(Buffer.byteLength(json));
+  });
+});

@@ -16,21 +16,35 @@ import {
 /**
  * A captured message is kept as its JSON text: one flat string weighs a fraction of the
  * object graph, a list answer writes it without serializing again, and every reader gets
- * its own copy, so no caller can change what was captured.
+ * its own copy, so no caller can change what was captured. The text is kept in two parts:
+ * its events (which grow) and the rest after them (which never changes), so recording an
+ * event appends to a short string instead of parsing and serializing the whole message again
+ * (two events per send by default; the full round trip was ~3% of a send's CPU in a profile).
  */
 interface Entry extends MatchKeys {
   id: string;
-  json: string;
+  /** The events as a JSON array. */
+  eventsJson: string;
+  /** Everything after the events: `,"created_at":…}`. */
+  rest: string;
   bytes: number;
 }
 
+function jsonOf(entry: Entry): string {
+  return `{"id":${JSON.stringify(entry.id)},"status":${JSON.stringify(entry.status)},"events":${entry.eventsJson}${entry.rest}`;
+}
+
 function entryOf(message: CapturedMessage): Entry {
-  const json = JSON.stringify(message);
-  return { ...matchKeysOf(message), id: message.id, json, bytes: Buffer.byteLength(json) };
+  const { id, status, events, ...others } = message;
+  // Never `{}`: a captured message always has fields beyond these three.
+  const rest = `,${JSON.stringify(others).slice(1)}`;
+  const entry: Entry = { ...matchKeysOf(message), id, status, eventsJson: JSON.stringify(events), rest, bytes: 0 };
+  entry.bytes = Buffer.byteLength(jsonOf(entry));
+  return entry;
 }
 
 function messageOf(entry: Entry): CapturedMessage {
-  return JSON.parse(entry.json) as CapturedMessage;
+  return JSON.parse(jsonOf(entry)) as CapturedMessage;
 }
 
 /**
@@ -161,17 +175,18 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
     recordEvent(id, event, status) {
       const entry = byId.get(id);
       if (entry === undefined) return Promise.resolve(undefined);
-      const message = messageOf(entry);
-      message.events.push(event);
-      message.status = status;
+      const eventJson = JSON.stringify(event);
+      const first = entry.eventsJson === "[]";
+      // What the text grows by, counted without building it: the event, a comma before all but
+      // the first, and the status's new length (statuses are ASCII words).
+      const grown = Buffer.byteLength(eventJson) + (first ? 0 : 1) + status.length - entry.status.length;
       // The entry is shared by the capture queue and its recipient's queue: changed in place.
-      entry.json = JSON.stringify(message);
-      const before = entry.bytes;
-      entry.bytes = Buffer.byteLength(entry.json);
-      bytes += entry.bytes - before;
+      entry.eventsJson = first ? `[${eventJson}]` : `${entry.eventsJson.slice(0, -1)},${eventJson}]`;
       entry.status = status;
+      entry.bytes += grown;
+      bytes += grown;
       for (const listener of eventListeners) listener(messageOf(entry), event);
-      return Promise.resolve(message);
+      return Promise.resolve(messageOf(entry));
     },
 
     list(filter = {}) {
@@ -181,10 +196,7 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
 
     listSerialized(filter = {}) {
       const { page, total } = select(filter);
-      const { kept, truncated } = cutToBytes(
-        page.map((entry) => entry.json),
-        maxPageBytes,
-      );
+      const { kept, truncated } = cutToBytes(page.map(jsonOf), maxPageBytes);
       return Promise.resolve({ messages: kept, total, truncated });
     },
 
