@@ -5,9 +5,10 @@ import {
   cutToBytes,
   matchesFilter,
   matchKeysOf,
-  predicateBeyondTo,
+  searchablePredicate,
+  searchTextOf,
   waitForCapture,
-  type MatchKeys,
+  type SearchableKeys,
   type MessageFilter,
   type Outbox,
   type OutboxLimits,
@@ -18,7 +19,7 @@ import {
  * object graph, a list answer writes it without serializing again, and every reader gets
  * its own copy, so no caller can change what was captured.
  */
-interface Entry extends MatchKeys {
+interface Entry extends SearchableKeys {
   id: string;
   json: string;
   bytes: number;
@@ -26,7 +27,7 @@ interface Entry extends MatchKeys {
 
 function entryOf(message: CapturedMessage): Entry {
   const json = JSON.stringify(message);
-  return { ...matchKeysOf(message), id: message.id, json, bytes: Buffer.byteLength(json) };
+  return { ...matchKeysOf(message), searchText: searchTextOf(message), id: message.id, json, bytes: Buffer.byteLength(json) };
 }
 
 function messageOf(entry: Entry): CapturedMessage {
@@ -93,7 +94,7 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
   const clearListeners = new Set<() => void>();
   let dropped = 0;
 
-  function findNewest(predicate: (keys: MatchKeys) => boolean): CapturedMessage | undefined {
+  function findNewest(predicate: (keys: SearchableKeys) => boolean): CapturedMessage | undefined {
     for (const entry of captured.newestFirst()) if (predicate(entry)) return messageOf(entry);
     return undefined;
   }
@@ -101,7 +102,7 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
   function select(filter: MessageFilter): { page: Entry[]; total: number } {
     const candidates = filter.to === undefined ? captured : (byTo.get(filter.to.toLowerCase()) ?? EMPTY_QUEUE);
     const limit = filter.limit ?? Number.POSITIVE_INFINITY;
-    const predicate = predicateBeyondTo(filter);
+    const predicate = searchablePredicate(filter);
     if (predicate === undefined) return { page: candidates.newest(limit), total: candidates.size };
     const page: Entry[] = [];
     let total = 0;
