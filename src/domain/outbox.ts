@@ -163,7 +163,7 @@ export function searchablePredicate(filter: MessageFilter): ((keys: SearchableKe
   const rest = predicateBeyondTo(filter);
   const text = textSearch(filter.q);
   if (text === undefined) return rest;
-  return (keys) => text(keys.searchText) && (rest === undefined || rest(keys));
+  return (keys) => (rest === undefined || rest(keys)) && text(keys.searchText);
 }
 
 export function matchesFilter(filter: MessageFilter): (keys: SearchableKeys) => boolean {

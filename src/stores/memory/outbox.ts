@@ -13,6 +13,7 @@ import {
   type Outbox,
   type OutboxLimits,
 } from "../../domain/outbox.js";
+import { mayContain, signatureOf, type TextSignature } from "../../domain/text-signature.js";
 
 /**
  * A captured message is kept as its JSON text: one flat string weighs a fraction of the
@@ -21,13 +22,24 @@ import {
  */
 interface Entry extends SearchableKeys {
   id: string;
+  /** Rules most messages out of a `q` search before their text is searched. */
+  signature: TextSignature;
   json: string;
   bytes: number;
 }
 
 function entryOf(message: CapturedMessage): Entry {
   const json = JSON.stringify(message);
-  return { ...matchKeysOf(message), searchText: searchTextOf(message), id: message.id, json, bytes: Buffer.byteLength(json) };
+  const searchText = searchTextOf(message);
+  return { ...matchKeysOf(message), searchText, signature: signatureOf(searchText), id: message.id, json, bytes: Buffer.byteLength(json) };
+}
+
+/** `searchablePredicate` with the signature test in front of the text search. */
+function entryPredicate(filter: MessageFilter): ((entry: Entry) => boolean) | undefined {
+  const predicate = searchablePredicate(filter);
+  if (predicate === undefined || filter.q === undefined || filter.q === "") return predicate;
+  const passes = mayContain(filter.q.toLowerCase());
+  return (entry) => passes(entry.signature) && predicate(entry);
 }
 
 function messageOf(entry: Entry): CapturedMessage {
@@ -102,7 +114,7 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
   function select(filter: MessageFilter): { page: Entry[]; total: number } {
     const candidates = filter.to === undefined ? captured : (byTo.get(filter.to.toLowerCase()) ?? EMPTY_QUEUE);
     const limit = filter.limit ?? Number.POSITIVE_INFINITY;
-    const predicate = searchablePredicate(filter);
+    const predicate = entryPredicate(filter);
     if (predicate === undefined) return { page: candidates.newest(limit), total: candidates.size };
     const page: Entry[] = [];
     let total = 0;
