@@ -21,6 +21,7 @@ import {
 import { describeProblem, schemaCheck, type KeyNaming } from "./contract/schema-check.js";
 import { OUTCOMES, type FaultRuleInput, type Outcome, type OutcomeRuleInput, type ResponseShape, type Webhook, type WebhookInput } from "./wire.js";
 import { isHttpUrl, isLoopbackHost } from "./domain/addresses.js";
+import { DEFAULT_SENDER, senderProblem } from "./domain/eml.js";
 import type { RateLimitOptions } from "./domain/rate-limiter.js";
 import type { RequestLog } from "./domain/request-log.js";
 
@@ -63,6 +64,8 @@ export interface SendMockOptions {
   allowFaultHeader?: boolean;
   allowMagicRecipients?: boolean;
   adminToken?: string | null;
+  /** The From of a message downloaded as .eml (default `sendmock <no-reply@sendmock.test>`): one mailbox. */
+  sender?: string;
   corsOrigins?: string[];
   /** Host names a loopback-bound mock answers besides 127.0.0.1, ::1 and localhost. */
   allowedHosts?: string[];
@@ -160,6 +163,7 @@ export interface ResolvedConfig {
   allowFaultHeader: boolean;
   allowMagicRecipients: boolean;
   adminToken: string | null;
+  sender: string;
   corsOrigins: string[];
   allowedHosts: string[];
   headersTimeoutMs: number;
@@ -297,6 +301,7 @@ const configSchema = {
     allow_fault_header: { type: "boolean" },
     allow_magic_recipients: { type: "boolean" },
     admin_token: { anyOf: [{ type: "null" }, { ...bearerTokenSchema, minLength: 8 }] },
+    sender: { type: "string", minLength: 1, maxLength: 998 },
     cors_origins: { type: "array", items: { type: "string", minLength: 1 } },
     allowed_hosts: { type: "array", items: { type: "string", minLength: 1 } },
     headers_timeout_ms: timeoutMsSchema,
@@ -484,6 +489,9 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
     }
     return parsed;
   };
+  const sender = merged.sender ?? DEFAULT_SENDER;
+  const badSender = senderProblem(sender);
+  if (badSender !== undefined) throw blame("sender", (name) => `${name("sender")} ${badSender}`);
   const rateLimit = merged.rateLimit ?? null;
   const storeKind = merged.store ?? (merged.redisUrl === undefined ? "memory" : "redis");
   if (storeKind === "redis" && merged.redisUrl === undefined) {
@@ -526,6 +534,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
     allowFaultHeader: merged.allowFaultHeader ?? true,
     allowMagicRecipients: merged.allowMagicRecipients ?? true,
     adminToken,
+    sender,
     corsOrigins: merged.corsOrigins ?? [],
     allowedHosts: merged.allowedHosts ?? [],
     headersTimeoutMs,

@@ -121,9 +121,14 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     maxWebhooks: config.maxRules,
     replay: (id) => delivering.replay(id),
   });
-  // A cleared outbox takes its messages' pending steps with it.
+  // A cleared outbox, or a deleted message, takes its messages' pending steps with it.
   const outbox: typeof checkedOutbox = {
     ...checkedOutbox,
+    async delete(id) {
+      const deleted = await checkedOutbox.delete(id);
+      if (deleted !== undefined) await lifecycle.forget([deleted]);
+      return deleted;
+    },
     async clear() {
       await checkedOutbox.clear();
       await lifecycle.clearPending();

@@ -36,6 +36,7 @@ export function withCapturedMessageCheck(outbox: Outbox, adminContract: Contract
     list: (filter) => outbox.list(filter),
     listSerialized: (filter) => outbox.listSerialized(filter),
     get: (id) => outbox.get(id),
+    delete: (id) => outbox.delete(id),
     clear: () => outbox.clear(),
     waitFor: (filter, options) => outbox.waitFor(filter, options),
     stats: () => outbox.stats(),

@@ -1,4 +1,4 @@
-// Captured messages: add, filter, fetch, clear, wait for a match; bounded by a capacity.
+// Captured messages: add, filter, fetch, delete, clear, wait for a match; bounded by a capacity.
 
 import type { CapturedMessage, MessageEvent, MessageList, MessageStatus } from "../wire.js";
 
@@ -78,6 +78,8 @@ export interface Outbox {
   listSerialized(filter?: MessageFilter): Promise<SerializedMessageList>;
   /** One message by id; `latest` is the newest. */
   get(id: string): Promise<CapturedMessage | undefined>;
+  /** Deletes one message by id (`latest` is the newest); resolves with the id deleted, or undefined when there was none. */
+  delete(id: string): Promise<string | undefined>;
   clear(): Promise<void>;
   /** Resolves with the newest match, waiting for one to be captured or to reach the filter's `status`; rejects after `timeoutMs`. */
   waitFor(filter?: MessageFilter, options?: WaitOptions): Promise<CapturedMessage>;

@@ -13,6 +13,7 @@ import type { Journal } from "../domain/journal.js";
 import { WaitTimeoutError, type MessageFilter, type Outbox } from "../domain/outbox.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { renderTemplate } from "../domain/render.js";
+import { messageToEml } from "../domain/eml.js";
 import type { TemplateCatalog } from "../domain/templates.js";
 import { ApiError } from "../errors.js";
 import type { ClockAdvance, ClockView, ConfigPatch, EventInput, MessageStatus, WebhookInput } from "../wire.js";
@@ -152,6 +153,12 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
     res.json(await findMessage(req));
   });
 
+  router.delete("/_mock/messages/:id", async (req, res) => {
+    const id = routeParam(req, "id");
+    if ((await outbox.delete(id)) === undefined) throw new ApiError("not_found", `No captured message with id ${JSON.stringify(id)}`);
+    res.status(204).end();
+  });
+
   router.post("/_mock/messages/:id/events", async (req, res) => {
     const { type } = req.body as EventInput;
     res.status(201).json(await deps.lifecycle.appendNow(routeParam(req, "id"), type));
@@ -163,6 +170,15 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
     res.set("Content-Security-Policy", PREVIEW_CSP);
     res.set("X-Content-Type-Options", "nosniff");
     res.type("text/html").send(message.html);
+  });
+
+  router.get("/_mock/messages/:id/eml", async (req, res) => {
+    const message = await findMessage(req);
+    const eml = await messageToEml(message, deps.config.sender);
+    // Quoted as the interface writes it (express leaves a token unquoted); a message id is
+    // the mock's own `msg_<uuid>`, so it holds no quote or line break to escape.
+    res.set("Content-Disposition", `attachment; filename="${message.id}.eml"`);
+    res.type("message/rfc822").send(eml);
   });
 
   router.get("/_mock/requests", async (req, res) => {

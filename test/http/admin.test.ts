@@ -483,6 +483,61 @@ describe("DELETE /_mock/messages", () => {
   });
 });
 
+describe("DELETE /_mock/messages/{id}", () => {
+  const shared = sharedMock();
+
+  it("answers 204 and deletes that message only, keeping the others and the journal", async () => {
+    const mock = shared();
+    const firstId = await sendOk(mock);
+    const secondId = await sendOk(mock, receipt());
+
+    const answer = await checked(await request(mock.app).delete(`/_mock/messages/${firstId}`), "delete", "/_mock/messages/{id}");
+
+    expect(answer.status).toBe(204);
+    expect(answer.text).toBe("");
+    expect((await request(mock.app).get(`/_mock/messages/${firstId}`)).status).toBe(404);
+    expect(await listMessages(mock)).toMatchObject({ total: 1, messages: [{ id: secondId }] });
+    expect((await listRequests(mock)).total).toBe(2);
+  });
+
+  it("deletes the newest message for the id latest, as GET reads it", async () => {
+    const mock = shared();
+    const olderId = await sendOk(mock);
+    await sendOk(mock, receipt());
+
+    const answer = await checked(await request(mock.app).delete("/_mock/messages/latest"), "delete", "/_mock/messages/{id}");
+
+    expect(answer.status).toBe(204);
+    expect(((await request(mock.app).get("/_mock/messages/latest")).body as CapturedMessage).id).toBe(olderId);
+  });
+
+  it("answers 404 not_found naming the id for an unknown or already deleted message", async () => {
+    const mock = shared();
+    const id = await sendOk(mock);
+    await request(mock.app).delete(`/_mock/messages/${id}`);
+
+    const answer = await checked(await request(mock.app).delete(`/_mock/messages/${id}`), "delete", "/_mock/messages/{id}");
+
+    expectAdminError(answer, 404, "not_found");
+    expect((answer.body as { error: { message: string } }).error.message).toContain(id);
+  });
+
+  it("answers 404 not_found for latest when the outbox is empty", async () => {
+    const mock = shared();
+    const answer = await checked(await request(mock.app).delete("/_mock/messages/latest"), "delete", "/_mock/messages/{id}");
+    expectAdminError(answer, 404, "not_found");
+  });
+
+  it("is offered to the library as mock.outbox.delete, which answers the id it deleted", async () => {
+    const mock = shared();
+    const id = await sendOk(mock);
+
+    expect(await mock.outbox.delete("latest")).toBe(id);
+    expect(await mock.outbox.delete(id)).toBeUndefined();
+    expect(await mock.outbox.get(id)).toBeUndefined();
+  });
+});
+
 describe("GET /_mock/requests", () => {
   const shared = sharedMock();
 

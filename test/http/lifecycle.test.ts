@@ -385,6 +385,18 @@ describe("pending steps", () => {
     expect((await mock.outbox.get(again))?.status).toBe("delivered");
   });
 
+  it("drops those of a message deleted by id, and only those", async () => {
+    const mock = await aMockForThisTest({ lifecycle: { stepMs: STEP_MS } });
+    const deleted = await send(mock);
+    const kept = await send(mock);
+    expect((await request(mock.app).delete(`/_mock/messages/${deleted}`)).status).toBe(204);
+    // The same id back in the outbox: a step left pending would move it.
+    await mock.outbox.add(aCaptured(deleted));
+    await mock.clock.advance(STEP_MS * 2);
+    expect((await mock.outbox.get(deleted))?.events).toEqual([]);
+    expect((await mock.outbox.get(kept))?.status).toBe("delivered");
+  });
+
   it("drops those of messages dropped for room past capacity", async () => {
     const mock = await aMockForThisTest({ lifecycle: { stepMs: STEP_MS }, capacity: 2 });
     for (let index = 0; index < 5; index += 1) await send(mock);

@@ -424,6 +424,67 @@ export function describeOutboxContract(name: string, makeOutbox: MakeOutbox, opt
       });
     });
 
+    describe("deleting one message", () => {
+      it("deletes a message by id: no read finds it, the others stay in order, and its bytes are given back", async () => {
+        const [first, middle, last] = [aMessage(), aMessage({ cc: ["billing@example.com"] }), aMessage()];
+        const outbox = await anOutbox([first, last]);
+        const bytesWithoutMiddle = (await outbox.stats()).bytes;
+        await outbox.clear();
+        for (const message of [first, middle, last]) await outbox.add(message);
+
+        expect(await outbox.delete(middle.id)).toBe(middle.id);
+
+        expect(await outbox.get(middle.id)).toBeUndefined();
+        expect(await outbox.list()).toMatchObject({ total: 2, messages: [{ id: last.id }, { id: first.id }] });
+        expect(idsOf(await outbox.list({ to: "ada@example.com" }))).toEqual([last.id, first.id]);
+        expect(await outbox.list({ recipient: "billing@example.com" })).toEqual({ messages: [], total: 0 });
+        expect((await outbox.listSerialized({ to: "ada@example.com", limit: 1 })).total).toBe(2);
+        expect(await outbox.stats()).toMatchObject({ count: 2, bytes: bytesWithoutMiddle, dropped: 0 });
+      });
+
+      it("deletes the newest message for the id latest, so that latest becomes the one before it", async () => {
+        const [older, newest] = [aMessage(), aMessage()];
+        const outbox = await anOutbox([older, newest]);
+
+        expect(await outbox.delete("latest")).toBe(newest.id);
+        expect((await outbox.get("latest"))?.id).toBe(older.id);
+      });
+
+      it("answers undefined for an id it does not hold, or latest in an empty outbox, and changes nothing", async () => {
+        const message = aMessage();
+        const outbox = await anOutbox([message]);
+        expect(await outbox.delete("msg_gone")).toBeUndefined();
+        expect(await outbox.delete(message.id.slice(0, -1))).toBeUndefined();
+        expect(idsOf(await outbox.list())).toEqual([message.id]);
+
+        expect(await (await anOutbox()).delete("latest")).toBeUndefined();
+      });
+
+      it("forgets the message's events and status, and gives their bytes back", async () => {
+        const message = aMessage();
+        const outbox = await anOutbox([message]);
+        await outbox.recordEvent(message.id, { type: "message.bounced", at: "2025-03-14T09:00:02.000Z", bounce_type: "hard" }, "bounced");
+
+        await outbox.delete(message.id);
+
+        expect(await outbox.stats()).toMatchObject({ count: 0, bytes: 0 });
+        expect(await outbox.list({ status: "bounced" })).toEqual({ messages: [], total: 0 });
+        await outbox.add(message);
+        expect(await outbox.get(message.id)).toEqual(message);
+      });
+
+      it("keeps dropping the oldest past capacity after a delete, within each recipient too", async () => {
+        const [first, second, third, fourth] = [aMessage(), aMessage({ to: "grace@example.com" }), aMessage(), aMessage()];
+        const outbox = await anOutbox([first, second, third], 3);
+        await outbox.delete(second.id);
+        await outbox.add(fourth);
+        expect(await outbox.add(aMessage({ to: "grace@example.com" }))).toEqual({ dropped: [first.id] });
+
+        expect(idsOf(await outbox.list({ to: "ada@example.com" }))).toEqual([fourth.id, third.id]);
+        expect(await outbox.list({ to: "grace@example.com" })).toMatchObject({ total: 1 });
+      });
+    });
+
     describe("waiting for a message", () => {
       it("resolves at once with the newest match already captured", async () => {
         const older = aMessage({ to: "ada@example.com" });

@@ -24,6 +24,7 @@ describe("defaults", () => {
       allowFaultHeader: true,
       allowMagicRecipients: true,
       adminToken: null,
+      sender: "sendmock <no-reply@sendmock.test>",
       corsOrigins: [],
       headersTimeoutMs: 20_000,
       requestTimeoutMs: 120_000,

@@ -75,6 +75,17 @@ class CaptureQueue {
     return entry;
   }
 
+  /**
+   * Takes one entry out from anywhere in the queue. A linear search and splice: deleting one
+   * message is a rare admin call, and keeping adding and dropping O(1) matters more.
+   */
+  remove(entry: Entry): boolean {
+    const index = this.entries.lastIndexOf(entry);
+    if (index < this.oldest) return false;
+    this.entries.splice(index, 1);
+    return true;
+  }
+
   latest(): Entry | undefined {
     return this.size > 0 ? this.entries.at(-1) : undefined;
   }
@@ -193,6 +204,18 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
     get(id) {
       const entry = id === "latest" ? captured.latest() : byId.get(id);
       return Promise.resolve(entry === undefined ? undefined : messageOf(entry));
+    },
+
+    delete(id) {
+      const entry = id === "latest" ? captured.latest() : byId.get(id);
+      if (entry === undefined) return Promise.resolve(undefined);
+      captured.remove(entry);
+      byId.delete(entry.id);
+      bytes -= entry.bytes;
+      const sameTo = byTo.get(entry.to);
+      sameTo?.remove(entry);
+      if (sameTo?.size === 0) byTo.delete(entry.to);
+      return Promise.resolve(entry.id);
     },
 
     clear() {

@@ -1,7 +1,8 @@
 // The outbox in Redis: a list of small match keys, newest first, beside a hash of the messages'
 // JSON by id, and each message's status and lifecycle events in hashes of their own. Adding,
 // trimming to capacity, counting drops and telling the other replicas happen in one script, so
-// no replica ever sees a half-added message; so do recording an event and telling them.
+// no replica ever sees a half-added message; so do recording an event and telling them, and
+// deleting one message.
 
 import {
   cutToBytes,
@@ -76,6 +77,40 @@ local message = '{"status":' .. ARGV[5] .. ',"events":[' .. events .. '],' .. st
 redis.call('PUBLISH', ARGV[4], '{"type":"event","event":' .. ARGV[3] .. ',"message":' .. message .. '}')
 return message`;
 
+// KEYS as for ADD_SCRIPT. ARGV: the opening of the message's keys JSON, `{"id":"…",` (ids are
+// written first; empty for the newest), prefix of the per-recipient lists. Finds the keys, then
+// takes out everything indexed for it and gives its bytes back. Answers the id deleted, or nil.
+// A scan of the key list: deleting one message is a rare admin call, and an
+// index by id would cost every capture a write.
+const DELETE_SCRIPT = `
+local found
+if ARGV[1] == '' then
+  found = redis.call('LINDEX', KEYS[1], 0)
+else
+  local opening = ARGV[1]
+  for _, item in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+    if string.sub(item, 1, string.len(opening)) == opening then
+      found = item
+      break
+    end
+  end
+end
+if not found then return false end
+local keys = cjson.decode(found)
+redis.call('LREM', KEYS[1], 1, found)
+redis.call('HDEL', KEYS[2], keys.id)
+redis.call('HDEL', KEYS[6], keys.id)
+local events = redis.call('HGET', KEYS[7], keys.id)
+if events then
+  redis.call('DECRBY', KEYS[5], string.len(events))
+  redis.call('HDEL', KEYS[7], keys.id)
+end
+redis.call('DECRBY', KEYS[5], keys.bytes or 0)
+local sameTo = ARGV[2] .. keys.to
+redis.call('LREM', sameTo, 1, keys.id)
+if redis.call('LLEN', sameTo) == 0 then redis.call('SREM', KEYS[4], keys.to) end
+return keys.id`;
+
 // KEYS as for ADD_SCRIPT. ARGV: prefix of the per-recipient lists, channel, event.
 const CLEAR_SCRIPT = `
 for _, to in ipairs(redis.call('SMEMBERS', KEYS[4])) do redis.call('DEL', ARGV[1] .. to) end
@@ -94,6 +129,11 @@ function composedMessage(rest: string, status: string, events: string): string {
 
 /** Messages read per HMGET while searching text: large enough to amortize the round trip, small enough not to hold Redis up. */
 const SEARCH_CHUNK = 500;
+
+/** How a message's keys JSON begins: its id is written first. */
+function keysOpening(id: string): string {
+  return `${JSON.stringify({ id }).slice(0, -1)},`;
+}
 
 /** What the key list holds per message: enough to filter without reading the message. */
 interface StoredKeys extends MatchKeys {
@@ -262,6 +302,13 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
       if (wanted === undefined) return undefined;
       const [json] = await messagesJson([wanted]);
       return json === undefined ? undefined : (JSON.parse(json) as CapturedMessage);
+    },
+
+    async delete(id) {
+      const deleted = await connection.run((redis) =>
+        redis.eval(DELETE_SCRIPT, scriptKeys.length, ...scriptKeys, id === "latest" ? "" : keysOpening(id), sameToPrefix),
+      );
+      return typeof deleted === "string" ? deleted : undefined;
     },
 
     async clear() {

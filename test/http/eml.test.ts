@@ -1,0 +1,132 @@
+// GET /_mock/messages/{id}/eml: a captured message downloaded as an email, read back by a mail parser.
+
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
+import request from "supertest";
+import { describe, expect, it, onTestFinished } from "vitest";
+import type { SendMock, SendRequest } from "../../src/index.js";
+import { aMockForThisTest, aSendRequest, bearer, expectContract, sharedMock } from "../support/helpers.js";
+
+type Answer = request.Response;
+
+async function sendOk(mock: SendMock, overrides: Partial<SendRequest> = {}): Promise<string> {
+  const answer = await request(mock.app).post("/send").set(bearer()).send(aSendRequest(overrides));
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return (answer.body as { message_id: string }).message_id;
+}
+
+/** Downloads the .eml as bytes, checked against admin.yaml. */
+async function downloadEml(mock: SendMock, id: string): Promise<Answer> {
+  const answer = await request(mock.app)
+    .get(`/_mock/messages/${id}/eml`)
+    .buffer(true)
+    .parse((response, done) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => done(null, Buffer.concat(chunks)));
+    });
+  const isJson = (answer.headers["content-type"] ?? "").startsWith("application/json");
+  const body: unknown = isJson ? JSON.parse((answer.body as Buffer).toString("utf8")) : (answer.body as Buffer).toString("utf8");
+  await expectContract({ status: answer.status, headers: answer.headers, body }, { contract: "admin", method: "get", path: "/_mock/messages/{id}/eml" });
+  return answer;
+}
+
+const addresses = (field: AddressObject | AddressObject[] | undefined) => (Array.isArray(field) ? field : field ? [field] : []).flatMap((entry) => entry.value);
+
+describe("GET /_mock/messages/{id}/eml", () => {
+  const shared = sharedMock();
+
+  it("downloads the message as message/rfc822 that a mail parser reads back whole, non-ASCII subject and sender name included", async () => {
+    const mock = await aMockForThisTest({ sender: "Zoë Müller <zoe@example.com>" });
+    const id = await sendOk(mock, {
+      to: "grace@example.com",
+      cc: ["billing@example.com", "audit@example.com"],
+      bcc: ["secret@example.com"],
+      reply_to: "support@example.com",
+      template_id: "order-receipt",
+      subject: "Grüße aus Zürich — 注文 1042 ✓",
+      data: { name: "Grace", order_number: "1042", items: ["1 x Compiler"], total: "€9.99" },
+    });
+    const message = await mock.outbox.get(id);
+
+    const answer = await downloadEml(mock, id);
+
+    expect(answer.status).toBe(200);
+    expect(answer.headers["content-type"]).toMatch(/^message\/rfc822/);
+    expect(answer.headers["content-disposition"]).toBe(`attachment; filename="${id}.eml"`);
+    const source = (answer.body as Buffer).toString("utf8");
+    expect(source).toMatch(/^Content-Type: multipart\/alternative;/m);
+    const mail: ParsedMail = await simpleParser(answer.body as Buffer);
+    expect(mail.subject).toBe("Grüße aus Zürich — 注文 1042 ✓");
+    expect(addresses(mail.from)).toEqual([{ name: "Zoë Müller", address: "zoe@example.com" }]);
+    expect(addresses(mail.to).map((entry) => entry.address)).toEqual(["grace@example.com"]);
+    expect(addresses(mail.cc).map((entry) => entry.address)).toEqual(["billing@example.com", "audit@example.com"]);
+    expect(addresses(mail.replyTo).map((entry) => entry.address)).toEqual(["support@example.com"]);
+    expect(mail.text?.trim()).toBe(message?.text?.trim());
+    expect(mail.html).toBe(message?.html);
+    expect(mail.messageId).toBe(`<${id}@sendmock.test>`);
+    // A mail Date header counts whole seconds.
+    expect(mail.date?.toISOString()).toBe(message?.created_at.replace(/\.\d+Z$/, ".000Z"));
+  });
+
+  it("never carries the bcc, which no receiver of the email sees", async () => {
+    const mock = shared();
+    const id = await sendOk(mock, { bcc: ["secret@example.com"] });
+
+    const answer = await downloadEml(mock, id);
+
+    const mail = await simpleParser(answer.body as Buffer);
+    expect(mail.bcc).toBeUndefined();
+    expect((answer.body as Buffer).toString("utf8")).not.toContain("secret@example.com");
+  });
+
+  it("comes from sendmock <no-reply@sendmock.test> unless the config names a sender", async () => {
+    const mock = shared();
+    const id = await sendOk(mock);
+
+    const mail = await simpleParser((await downloadEml(mock, id)).body as Buffer);
+
+    expect(addresses(mail.from)).toEqual([{ name: "sendmock", address: "no-reply@sendmock.test" }]);
+  });
+
+  it("downloads the newest message for the id latest, named after its own id", async () => {
+    const mock = shared();
+    await sendOk(mock);
+    const newest = await sendOk(mock, { to: "grace@example.com" });
+
+    const answer = await downloadEml(mock, "latest");
+
+    expect(answer.headers["content-disposition"]).toBe(`attachment; filename="${newest}.eml"`);
+    expect(addresses((await simpleParser(answer.body as Buffer)).to).map((entry) => entry.address)).toEqual(["grace@example.com"]);
+  });
+
+  it("holds only the text part for a text-only message, not an empty HTML one", async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), "sendmock-eml-"));
+    onTestFinished(() => rm(folder, { recursive: true, force: true }));
+    await writeFile(path.join(folder, "plain.yaml"), "subject: Hello {name}\ntext: Hi {name}, plain text only.\n");
+    const mock = await aMockForThisTest({ templates: folder });
+    const id = await sendOk(mock, { template_id: "plain", data: { name: "Ada" } });
+
+    const answer = await downloadEml(mock, id);
+
+    const source = (answer.body as Buffer).toString("utf8");
+    expect(source).toMatch(/^Content-Type: text\/plain; charset=utf-8/m);
+    expect(source).not.toContain("multipart/alternative");
+    const mail = await simpleParser(answer.body as Buffer);
+    expect(mail.text?.trim()).toBe("Hi Ada, plain text only.");
+    expect(mail.html).toBe(false);
+  });
+
+  it("answers 404 not_found for an unknown id", async () => {
+    const answer = await downloadEml(shared(), "msg_nope");
+    expect(answer.status).toBe(404);
+    expect(JSON.parse((answer.body as Buffer).toString("utf8"))).toMatchObject({ error: { code: "not_found" } });
+  });
+
+  it("refuses to start with a sender that is not one mailbox", async () => {
+    await expect(aMockForThisTest({ sender: "ada@example.com, grace@example.com" })).rejects.toThrow(/sender must be one mailbox/);
+    await expect(aMockForThisTest({ sender: "no address here" })).rejects.toThrow(/sender must be one mailbox/);
+  });
+});
