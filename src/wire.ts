@@ -262,15 +262,22 @@ export interface FaultRuleInput {
 }
 
 /** A fault rule as the mock keeps it: `match.api_key` only as a hint, `times` as what is left. */
-export interface FaultRule {
+/** What a rule of any kind (fault or outcome) shows: `match.api_key` only as a hint, `times` as what is left. */
+export interface RuleCommon {
   id: string;
-  fault: FaultKind;
   match: { to: string | null; template_id: string | null };
   /** Hint of `match.api_key`: the rule keeps only a digest of the key. */
   api_key_hint: string | null;
   /** Applications left before the rule disappears; null for no limit. */
   times: number | null;
   probability: number;
+  /** `config` for the rules of the config file (restored by reset), `api` for the added ones. */
+  source: "config" | "api";
+  created_at: string;
+}
+
+export interface FaultRule extends RuleCommon {
+  fault: FaultKind;
   status: number | null;
   retry_after_s: number | null;
   delay_ms: number | null;
@@ -278,9 +285,6 @@ export interface FaultRule {
   headers: Record<string, string> | null;
   /** A `respond` rule's body; null when it has none, and for the other kinds. */
   body: JsonValue | null;
-  /** `config` for the rules of the config file (restored by reset), `api` for the added ones. */
-  source: "config" | "api";
-  created_at: string;
 }
 
 export interface FaultList {
@@ -295,16 +299,9 @@ export interface OutcomeRuleInput {
   probability?: number;
 }
 
-/** An outcome rule as the mock keeps it: `match.api_key` only as a hint, `times` as what is left. */
-export interface OutcomeRule {
-  id: string;
+/** An outcome rule as the mock keeps it. */
+export interface OutcomeRule extends RuleCommon {
   outcome: Outcome;
-  match: { to: string | null; template_id: string | null };
-  api_key_hint: string | null;
-  times: number | null;
-  probability: number;
-  source: "config" | "api";
-  created_at: string;
 }
 
 export interface OutcomeList {

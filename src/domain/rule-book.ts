@@ -7,6 +7,7 @@ import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 import { apiKeyHint } from "./api-keys.js";
 import { sha256 } from "./digest.js";
+import type { RuleCommon } from "../wire.js";
 import { compileGlob, MAX_GLOB_LENGTH } from "./glob.js";
 
 export const DEFAULT_MAX_RULES = 1000;
@@ -27,16 +28,8 @@ export interface RuleInput {
   probability?: number;
 }
 
-/** What every rule has, as kept and shown: `match.api_key` only as a hint, `times` as what is left. */
-export interface RuleView {
-  id: string;
-  match: { to: string | null; template_id: string | null };
-  api_key_hint: string | null;
-  times: number | null;
-  probability: number;
-  source: "config" | "api";
-  created_at: string;
-}
+/** What every rule has, as kept and shown (the wire's common part of a fault and an outcome rule). */
+export type RuleView = RuleCommon;
 
 /** The JSON Schema of the fields every rule has, for a kind's schema to extend. */
 export const RULE_MATCH_PROPERTIES = {
