@@ -31,7 +31,7 @@ export interface SerializedMessageList {
 /** What bounds an outbox: messages kept, bytes kept, bytes in one page. */
 export interface OutboxLimits {
   capacity: number;
-  /** The JSON of kept messages, in UTF-8 bytes; past it the oldest go (the newest always stays). No bound when left out. */
+  /** The JSON of kept messages, in UTF-8 bytes, with what a store keeps to search them; past it the oldest go (the newest always stays). No bound when left out. */
   maxBytes?: number;
   /** One page of a list, in bytes: V8 cannot build a string past 512 MB. No bound when left out. */
   maxPageBytes?: number;
@@ -57,7 +57,7 @@ export interface WaitOptions {
 export interface OutboxStats {
   count: number;
   capacity: number;
-  /** UTF-8 bytes of the kept messages' JSON. */
+  /** UTF-8 bytes of the kept messages' JSON, with whatever a store keeps to search them (bounded by `maxBytes` alike). */
   bytes: number;
   maxBytes: number;
   /** Messages dropped because the outbox was full (by count or by bytes). */

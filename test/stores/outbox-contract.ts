@@ -190,6 +190,91 @@ export function describeOutboxContract(name: string, makeOutbox: MakeOutbox, opt
         expect((await outbox.listSerialized({ q: "order", recipient: "grace@example.com" })).total).toBe(1);
       });
 
+      it("gives back every byte a searchable message held once it is deleted, dropped or cleared", async () => {
+        const shipment = (number: number): CapturedMessage =>
+          aMessage({
+            subject: `Shipment ${String(number)} of wombats`,
+            text: `Tracking TRK-${"7".repeat(number)}-Ω`,
+            data: { note: `Grüße № ${String(number)}` },
+          });
+        const [first, second, third] = [shipment(1), shipment(2), shipment(3)];
+        const outbox = await makeOutbox({ capacity: 2 });
+        await outbox.add(first);
+        const bytesOfFirst = (await outbox.stats()).bytes;
+
+        await outbox.add(second);
+        await outbox.delete(second.id);
+        expect((await outbox.stats()).bytes).toBe(bytesOfFirst);
+        expect((await outbox.list({ q: "trk-77-" })).total).toBe(0);
+
+        await outbox.add(second);
+        await outbox.add(third);
+        expect(await outbox.stats()).toMatchObject({ count: 2, dropped: 1, bytes: (await (await anOutbox([second, third])).stats()).bytes });
+        expect(idsOf(await outbox.list({ q: "SHIPMENT" }))).toEqual([third.id, second.id]);
+
+        await outbox.clear();
+        await outbox.add(first);
+        expect((await outbox.stats()).bytes).toBe(bytesOfFirst);
+      });
+
+      it("for any captures, deletes and drops past capacity and any q: finds what a plain scan of the kept messages' text finds, in the same order", async () => {
+        // Few pieces, so that texts share words; mixed case and letters whose lowercase is longer or depends on the place (İ, Σ).
+        const aText = fc
+          .array(fc.constantFrom("ab", "AB", "ba", "c", "-", " ", "ω", "Σ", "İ", "ß", "\u{1f600}", "7"), { maxLength: 8 })
+          .map((pieces) => pieces.join(""));
+        const ADDRESSES = ["ada@example.com", "Grace@Example.com"];
+        const aCapture = fc.record({
+          to: fc.constantFrom(...ADDRESSES),
+          subject: aText,
+          text: aText,
+          html: aText,
+          data: fc.record({ note: aText, tags: fc.array(aText, { maxLength: 2 }) }),
+          deleted: fc.boolean(),
+        });
+        const aSearch = fc.record({ q: aText, to: fc.option(fc.constantFrom(...ADDRESSES), { nil: undefined }), limit: fc.integer({ min: 1, max: 4 }) });
+        const textOf = (message: CapturedMessage): string =>
+          [
+            message.to,
+            ...message.cc,
+            ...message.bcc,
+            message.reply_to ?? "",
+            message.subject,
+            message.text ?? "",
+            message.html ?? "",
+            ...Object.values(message.data).flat(),
+          ]
+            .join("\n")
+            .toLowerCase();
+
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(aCapture, { maxLength: 25 }),
+            fc.integer({ min: 1, max: 10 }),
+            fc.array(aSearch, { minLength: 1, maxLength: 6 }),
+            async (captures, capacity, searches) => {
+              const outbox = await makeOutbox({ capacity });
+              let kept: CapturedMessage[] = [];
+              for (const { deleted, ...capture } of captures) {
+                const message = aMessage(capture);
+                await outbox.add(message);
+                kept = [message, ...kept].slice(0, capacity);
+                if (!deleted) continue;
+                await outbox.delete(message.id);
+                kept = kept.slice(1);
+              }
+              for (const search of searches) {
+                const matching = kept.filter(
+                  (message) =>
+                    textOf(message).includes(search.q.toLowerCase()) && (search.to === undefined || message.to.toLowerCase() === search.to.toLowerCase()),
+                );
+                expect(await outbox.list(search)).toEqual({ messages: matching.slice(0, search.limit), total: matching.length });
+              }
+            },
+          ),
+          { numRuns: 60 },
+        );
+      });
+
       it("resolves a wait for a q when a matching message is captured", async () => {
         const outbox = await anOutbox([aMessage()]);
         const waiting = outbox.waitFor({ q: "reset your password" }, { timeoutMs: 5000 });
@@ -310,16 +395,25 @@ export function describeOutboxContract(name: string, makeOutbox: MakeOutbox, opt
       });
 
       it("drops the oldest past max_bytes whatever the count, counts them, and always keeps the newest", async () => {
-        const big = (): CapturedMessage => aMessage({ text: "x".repeat(40_000) });
+        const big = (): CapturedMessage => aMessage({ text: "x".repeat(30_000) });
         const outbox = await makeOutbox({ capacity: 100, maxBytes: 100_000 });
         const messages = [big(), big(), big(), big()];
         for (const message of messages) await outbox.add(message);
 
-        expect(idsOf(await outbox.list())).toEqual([messages[3]?.id, messages[2]?.id]);
+        // What one message weighs is the store's own (the memory store adds its search text and index): only the newest that fit stay.
         const stats = await outbox.stats();
-        expect(stats).toMatchObject({ count: 2, dropped: 2, maxBytes: 100_000 });
-        expect(stats.bytes).toBeGreaterThan(80_000);
+        const weight = stats.bytes / stats.count;
+        expect(stats).toMatchObject({ dropped: 4 - stats.count, maxBytes: 100_000 });
+        expect(stats.count).toBeGreaterThanOrEqual(1);
+        expect(stats.count).toBeLessThan(4);
+        expect(idsOf(await outbox.list())).toEqual(
+          messages
+            .slice(-stats.count)
+            .reverse()
+            .map((message) => message.id),
+        );
         expect(stats.bytes).toBeLessThanOrEqual(100_000);
+        expect(stats.bytes + weight).toBeGreaterThan(100_000);
 
         const huge = aMessage({ text: "y".repeat(150_000) });
         await outbox.add(huge);

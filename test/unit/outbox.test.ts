@@ -33,4 +33,18 @@ describe("the in-memory outbox", () => {
 
     expect(seen).toEqual([message.id]);
   });
+
+  it("counts the text it searches and its search index against max_bytes, not the JSON alone", async () => {
+    const outbox = createMemoryOutbox({ capacity: 10, maxBytes: 70_000 });
+    const long = (): CapturedMessage => aMessage({ text: Array.from({ length: 3000 }, (_, index) => `w${String(index)}`).join(" ") });
+    const [older, newer] = [long(), long()];
+    await outbox.add(older);
+    await outbox.add(newer);
+
+    // Each JSON is about 19 KB: both would fit if only it counted.
+    expect(Buffer.byteLength(JSON.stringify(newer))).toBeLessThan(35_000);
+    expect((await outbox.stats()).bytes).toBeGreaterThan(2 * Buffer.byteLength(JSON.stringify(newer)));
+    expect(await outbox.stats()).toMatchObject({ count: 1, dropped: 1 });
+    expect((await outbox.list({ q: "w2999" })).messages.map((message) => message.id)).toEqual([newer.id]);
+  });
 });
