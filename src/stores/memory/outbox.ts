@@ -101,7 +101,12 @@ class CaptureQueue {
 const EMPTY_QUEUE = new CaptureQueue();
 const MAX_ENTRY_NUMBER = 0xffff_ffff;
 
-export function createMemoryOutbox(options: OutboxLimits): Outbox {
+export interface MemoryOutboxOptions extends OutboxLimits {
+  /** The number the first capture is filed under (0): a test starts near 2^32 to see the numbers begin again. */
+  firstEntryNumber?: number;
+}
+
+export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
   const { capacity, maxBytes = Number.MAX_SAFE_INTEGER, maxPageBytes = Number.MAX_SAFE_INTEGER } = options;
   /** The kept entries' `bytes`; the word index's own are added to it wherever `maxBytes` is compared. */
   let entryBytes = 0;
@@ -113,7 +118,7 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
   // `q` is answered from the entries filed under the words that may hold it, never by reading all.
   const byNumber = new Map<number, Entry>();
   const words = new WordIndex();
-  let nextNumber = 0;
+  let nextNumber = options.firstEntryNumber ?? 0;
   const listeners = new Set<(message: CapturedMessage) => void>();
   const eventListeners = new Set<(message: CapturedMessage, event: MessageEvent) => void>();
   const clearListeners = new Set<() => void>();
