@@ -32,15 +32,18 @@ describeDeliveryLogContract("memory webhook deliveries", (capacity) => Promise.r
 describeIdempotencyContract("memory idempotency keys", (limits, nowMs) => Promise.resolve(createMemoryIdempotencyStore(limits, nowMs)));
 
 describe("memory outbox bytes", () => {
-  it("counts exactly the UTF-8 bytes of each message's JSON as a list writes it, events included", async () => {
+  it("grows by exactly the UTF-8 bytes its events add to the message's JSON as a list writes it", async () => {
     const outbox = createMemoryOutbox({ capacity: 10 });
     const message = aMessage({ subject: "Grüße — 注文 ✓" });
     await outbox.add(message);
+    const jsonOf = async (): Promise<string> => (await outbox.listSerialized()).messages[0] ?? "";
+    const [bytesBefore, jsonBefore] = [(await outbox.stats()).bytes, await jsonOf()];
+
     await outbox.recordEvent(message.id, { type: "message.sent", at: "2025-03-14T09:00:01.000Z" }, "sent");
     await outbox.recordEvent(message.id, { type: "message.bounced", at: "2025-03-14T09:00:02.000Z", bounce_type: "hard" }, "bounced");
 
-    const [json = ""] = (await outbox.listSerialized()).messages;
-    expect(JSON.parse(json)).toMatchObject({ status: "bounced", events: [{ type: "message.sent" }, { type: "message.bounced" }] });
-    expect((await outbox.stats()).bytes).toBe(Buffer.byteLength(json));
+    const jsonAfter = await jsonOf();
+    expect(JSON.parse(jsonAfter)).toMatchObject({ status: "bounced", events: [{ type: "message.sent" }, { type: "message.bounced" }] });
+    expect((await outbox.stats()).bytes - bytesBefore).toBe(Buffer.byteLength(jsonAfter) - Buffer.byteLength(jsonBefore));
   });
 });

@@ -33,4 +33,29 @@ describe("the in-memory outbox", () => {
 
     expect(seen).toEqual([message.id]);
   });
+
+  it("counts the text it searches and its search index against max_bytes, not the JSON alone", async () => {
+    const outbox = createMemoryOutbox({ capacity: 10, maxBytes: 70_000 });
+    const long = (): CapturedMessage => aMessage({ text: Array.from({ length: 3000 }, (_, index) => `w${String(index)}`).join(" ") });
+    const [older, newer] = [long(), long()];
+    await outbox.add(older);
+    await outbox.add(newer);
+
+    // Each JSON is about 19 KB: both would fit if only it counted.
+    expect(Buffer.byteLength(JSON.stringify(newer))).toBeLessThan(35_000);
+    expect((await outbox.stats()).bytes).toBeGreaterThan(2 * Buffer.byteLength(JSON.stringify(newer)));
+    expect(await outbox.stats()).toMatchObject({ count: 1, dropped: 1 });
+    expect((await outbox.list({ q: "w2999" })).messages.map((message) => message.id)).toEqual([newer.id]);
+  });
+
+  it("keeps finding messages by q, newest first, once its capture numbers pass 32 bits", async () => {
+    const outbox = createMemoryOutbox({ capacity: 3, firstEntryNumber: 0xffff_fffd });
+    const parcels = Array.from({ length: 5 }, (_, index) => aMessage({ subject: `Parcel ${String(index)}`, text: `tracking ${"k".repeat(index + 2)}` }));
+    for (const parcel of parcels) await outbox.add(parcel);
+    const [, , third, fourth, fifth] = parcels;
+
+    expect((await outbox.list({ q: "parcel" })).messages.map((message) => message.id)).toEqual([fifth?.id, fourth?.id, third?.id]);
+    expect((await outbox.list({ q: "kkkkk" })).messages.map((message) => message.id)).toEqual([fifth?.id, fourth?.id]);
+    expect((await outbox.list({ q: "parcel 0" })).total).toBe(0);
+  });
 });

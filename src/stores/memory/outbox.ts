@@ -1,17 +1,19 @@
-// The outbox in memory: messages kept as JSON text in capture order, indexed by id and by recipient.
+// The outbox in memory: messages kept as JSON text in capture order, indexed by id, by recipient and by the words of their text.
 
 import type { CapturedMessage, MessageEvent } from "../../wire.js";
 import {
   cutToBytes,
   matchesFilter,
   matchKeysOf,
-  predicateBeyondTo,
+  searchablePredicate,
+  searchTextOf,
   waitForCapture,
-  type MatchKeys,
+  type SearchableKeys,
   type MessageFilter,
   type Outbox,
   type OutboxLimits,
 } from "../../domain/outbox.js";
+import { stringBytes, WordIndex } from "../../domain/word-index.js";
 
 /**
  * A captured message is kept as its JSON text: one flat string weighs a fraction of the
@@ -21,12 +23,17 @@ import {
  * event appends to a short string instead of parsing and serializing the whole message again
  * (two events per send by default; the full round trip was ~3% of a send's CPU in a profile).
  */
-interface Entry extends MatchKeys {
+interface Entry extends SearchableKeys {
   id: string;
+  /** Its place in capture order, under which the word index files it. */
+  number: number;
   /** The events as a JSON array. */
   eventsJson: string;
   /** Everything after the events: `,"created_at":…}`. */
   rest: string;
+  /** Heap bytes of its search text, counted against `maxBytes` with the JSON. */
+  searchBytes: number;
+  /** Its JSON's UTF-8 bytes and `searchBytes`. */
   bytes: number;
 }
 
@@ -34,12 +41,14 @@ function jsonOf(entry: Entry): string {
   return `{"id":${JSON.stringify(entry.id)},"status":${JSON.stringify(entry.status)},"events":${entry.eventsJson}${entry.rest}`;
 }
 
-function entryOf(message: CapturedMessage): Entry {
+function entryOf(message: CapturedMessage, number: number): Entry {
   const { id, status, events, ...others } = message;
   // Never `{}`: a captured message always has fields beyond these three.
   const rest = `,${JSON.stringify(others).slice(1)}`;
-  const entry: Entry = { ...matchKeysOf(message), id, status, eventsJson: JSON.stringify(events), rest, bytes: 0 };
-  entry.bytes = Buffer.byteLength(jsonOf(entry));
+  const searchText = searchTextOf(message);
+  const searchBytes = stringBytes(searchText);
+  const entry: Entry = { ...matchKeysOf(message), searchText, number, id, status, eventsJson: JSON.stringify(events), rest, searchBytes, bytes: 0 };
+  entry.bytes = Buffer.byteLength(jsonOf(entry)) + searchBytes;
   return entry;
 }
 
@@ -104,45 +113,78 @@ class CaptureQueue {
 }
 
 const EMPTY_QUEUE = new CaptureQueue();
+const MAX_ENTRY_NUMBER = 0xffff_ffff;
 
-export function createMemoryOutbox(options: OutboxLimits): Outbox {
+export interface MemoryOutboxOptions extends OutboxLimits {
+  /** The number the first capture is filed under (0): a test starts near 2^32 to see the numbers begin again. */
+  firstEntryNumber?: number;
+}
+
+export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
   const { capacity, maxBytes = Number.MAX_SAFE_INTEGER, maxPageBytes = Number.MAX_SAFE_INTEGER } = options;
-  let bytes = 0;
+  /** The kept entries' `bytes`; the word index's own are added to it wherever `maxBytes` is compared. */
+  let entryBytes = 0;
   let captured = new CaptureQueue();
   // Tests and the inbox mostly ask for one recipient's messages: answering those from a
   // queue per lowercased `to` keeps a list from touching every captured message.
   const byTo = new Map<string, CaptureQueue>();
   const byId = new Map<string, Entry>();
+  // `q` is answered from the entries filed under the words that may hold it, never by reading all.
+  const byNumber = new Map<number, Entry>();
+  const words = new WordIndex();
+  let nextNumber = options.firstEntryNumber ?? 0;
   const listeners = new Set<(message: CapturedMessage) => void>();
   const eventListeners = new Set<(message: CapturedMessage, event: MessageEvent) => void>();
   const clearListeners = new Set<() => void>();
   let dropped = 0;
 
-  function findNewest(predicate: (keys: MatchKeys) => boolean): CapturedMessage | undefined {
+  function findNewest(predicate: (keys: SearchableKeys) => boolean): CapturedMessage | undefined {
     for (const entry of captured.newestFirst()) if (predicate(entry)) return messageOf(entry);
     return undefined;
   }
 
+  function keptBytes(): number {
+    return entryBytes + words.bytes;
+  }
+
+  function* entriesNewestFirst(numbers: Uint32Array): Generator<Entry> {
+    for (let index = numbers.length - 1; index >= 0; index -= 1) {
+      const entry = byNumber.get(numbers[index] ?? -1);
+      if (entry !== undefined) yield entry;
+    }
+  }
+
   function select(filter: MessageFilter): { page: Entry[]; total: number } {
-    const candidates = filter.to === undefined ? captured : (byTo.get(filter.to.toLowerCase()) ?? EMPTY_QUEUE);
     const limit = filter.limit ?? Number.POSITIVE_INFINITY;
-    const predicate = predicateBeyondTo(filter);
-    if (predicate === undefined) return { page: candidates.newest(limit), total: candidates.size };
+    const sameTo = filter.to === undefined ? captured : (byTo.get(filter.to.toLowerCase()) ?? EMPTY_QUEUE);
+    const predicate = searchablePredicate(filter);
+    if (predicate === undefined) return { page: sameTo.newest(limit), total: sameTo.size };
+    // The index's candidates are not narrowed by `to`: they are read only when fewer.
+    const byText = filter.q === undefined ? undefined : words.candidates(filter.q.toLowerCase());
+    const fromIndex = byText !== undefined && byText.length < sameTo.size;
+    const matches = fromIndex ? matchesFilter(filter) : predicate;
     const page: Entry[] = [];
     let total = 0;
-    for (const entry of candidates.newestFirst()) {
-      if (!predicate(entry)) continue;
+    for (const entry of fromIndex ? entriesNewestFirst(byText) : sameTo.newestFirst()) {
+      if (!matches(entry)) continue;
       total += 1;
       if (page.length < limit) page.push(entry);
     }
     return { page, total };
   }
 
+  /** Lets go of everything an entry that left the capture queue holds besides its recipient's queue, its index entries included. */
+  function forget(entry: Entry): void {
+    byId.delete(entry.id);
+    byNumber.delete(entry.number);
+    words.remove(entry.number, entry.searchText);
+    entryBytes -= entry.bytes;
+  }
+
   function dropOldest(): string | undefined {
     const gone = captured.dropOldest();
     if (gone === undefined) return undefined;
-    byId.delete(gone.id);
-    bytes -= gone.bytes;
+    forget(gone);
     const sameTo = byTo.get(gone.to);
     sameTo?.dropOldest();
     if (sameTo?.size === 0) byTo.delete(gone.to);
@@ -150,9 +192,24 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
     return gone.id;
   }
 
+  /** Files every kept entry again from number 0: the word index keeps numbers as 32-bit integers, which 2^32 captures would run out of. */
+  function renumber(): void {
+    words.clear();
+    byNumber.clear();
+    nextNumber = 0;
+    for (const entry of [...captured.newestFirst()].reverse()) {
+      entry.number = nextNumber;
+      nextNumber += 1;
+      byNumber.set(entry.number, entry);
+      words.add(entry.number, entry.searchText);
+    }
+  }
+
   return {
     add(message) {
-      const entry = entryOf(message);
+      if (nextNumber === MAX_ENTRY_NUMBER) renumber();
+      const entry = entryOf(message, nextNumber);
+      nextNumber += 1;
       captured.push(entry);
       let sameTo = byTo.get(entry.to);
       if (sameTo === undefined) {
@@ -161,10 +218,12 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
       }
       sameTo.push(entry);
       byId.set(entry.id, entry);
-      bytes += entry.bytes;
+      byNumber.set(entry.number, entry);
+      words.add(entry.number, entry.searchText);
+      entryBytes += entry.bytes;
       // 900 KB messages under the count alone filled a default heap after ~900 sends.
       const droppedIds: string[] = [];
-      while (captured.size > capacity || (bytes > maxBytes && captured.size > 1)) {
+      while (captured.size > capacity || (keptBytes() > maxBytes && captured.size > 1)) {
         const id = dropOldest();
         if (id !== undefined) droppedIds.push(id);
       }
@@ -184,7 +243,7 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
       entry.eventsJson = first ? `[${eventJson}]` : `${entry.eventsJson.slice(0, -1)},${eventJson}]`;
       entry.status = status;
       entry.bytes += grown;
-      bytes += grown;
+      entryBytes += grown;
       for (const listener of eventListeners) listener(messageOf(entry), event);
       return Promise.resolve(messageOf(entry));
     },
@@ -209,8 +268,7 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
       const entry = id === "latest" ? captured.latest() : byId.get(id);
       if (entry === undefined) return Promise.resolve(undefined);
       captured.remove(entry);
-      byId.delete(entry.id);
-      bytes -= entry.bytes;
+      forget(entry);
       const sameTo = byTo.get(entry.to);
       sameTo?.remove(entry);
       if (sameTo?.size === 0) byTo.delete(entry.to);
@@ -221,7 +279,9 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
       captured = new CaptureQueue();
       byTo.clear();
       byId.clear();
-      bytes = 0;
+      byNumber.clear();
+      words.clear();
+      entryBytes = 0;
       dropped = 0;
       for (const listener of clearListeners) listener();
       return Promise.resolve();
@@ -247,7 +307,7 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
     },
 
     stats() {
-      return Promise.resolve({ count: captured.size, capacity, bytes, maxBytes, dropped });
+      return Promise.resolve({ count: captured.size, capacity, bytes: keptBytes(), maxBytes, dropped });
     },
 
     onCapture(listener) {
