@@ -14,6 +14,8 @@ export interface MessageFilter {
   since?: Date | string;
   /** Messages whose latest state is this (`queued`, `delivered`, `bounced`…). */
   status?: MessageStatus;
+  /** Case-insensitive text found in to, cc, bcc, reply_to, subject, text, html or a value of data. */
+  q?: string;
   /** At most this many (newest first); `total` still counts every match. */
   limit?: number;
 }
@@ -119,6 +121,23 @@ export function matchKeysOf(message: CapturedMessage): MatchKeys {
 }
 
 /**
+ * What `q` searches, lowercased once. Fields are joined by a newline so that a search never
+ * matches across two of them (`q` with a newline in it matches nothing that way either).
+ */
+export function searchTextOf(message: CapturedMessage): string {
+  const fields = [message.to, ...message.cc, ...message.bcc, message.reply_to ?? "", message.subject, message.text ?? "", message.html ?? ""];
+  for (const value of Object.values(message.data)) fields.push(...(typeof value === "string" ? [value] : value));
+  return fields.join("\n").toLowerCase();
+}
+
+/** Whether a message's `searchTextOf` holds `q`, or undefined when there is no `q`. */
+export function textSearch(q: string | undefined): ((searchText: string) => boolean) | undefined {
+  if (q === undefined || q === "") return undefined;
+  const wanted = q.toLowerCase();
+  return (searchText) => searchText.includes(wanted);
+}
+
+/**
  * Compiles what a filter asks beyond `to` into one predicate, or undefined when it asks
  * nothing more: `to` is answered by the per-recipient index, so such a list needs no scan.
  */
@@ -136,10 +155,30 @@ export function predicateBeyondTo(filter: MessageFilter): ((keys: MatchKeys) => 
     (status === undefined || keys.status === status);
 }
 
-export function matchesFilter(filter: MessageFilter): (keys: MatchKeys) => boolean {
-  const to = filter.to?.toLowerCase();
+/** The keys of a message together with the text `q` searches. */
+export interface SearchableKeys extends MatchKeys {
+  searchText: string;
+}
+
+/** `predicateBeyondTo` with `q` as well, over keys that carry their search text. */
+export function searchablePredicate(filter: MessageFilter): ((keys: SearchableKeys) => boolean) | undefined {
   const rest = predicateBeyondTo(filter);
+  const text = textSearch(filter.q);
+  if (text === undefined) return rest;
+  return (keys) => (rest === undefined || rest(keys)) && text(keys.searchText);
+}
+
+export function matchesFilter(filter: MessageFilter): (keys: SearchableKeys) => boolean {
+  const to = filter.to?.toLowerCase();
+  const rest = searchablePredicate(filter);
   return (keys) => (to === undefined || keys.to === to) && (rest === undefined || rest(keys));
+}
+
+/** `matchesFilter` for a whole message; its search text is built only when the filter has a `q`. */
+export function matchesMessage(filter: MessageFilter): (message: CapturedMessage) => boolean {
+  const predicate = matchesFilter(filter);
+  const searches = textSearch(filter.q) !== undefined;
+  return (message) => predicate({ ...matchKeysOf(message), searchText: searches ? searchTextOf(message) : "" });
 }
 
 function describeFilter(filter: MessageFilter): string {
@@ -162,7 +201,7 @@ export function waitForCapture(parts: {
   count: () => Promise<number>;
 }): Promise<CapturedMessage> {
   const { filter, options } = parts;
-  const predicate = matchesFilter(filter);
+  const predicate = matchesMessage(filter);
   const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
   return new Promise<CapturedMessage>((resolve, reject) => {
     let settled = false;
@@ -193,7 +232,7 @@ export function waitForCapture(parts: {
         });
     }, timeoutMs);
     const unsubscribe = parts.subscribe((message) => {
-      if (predicate(matchKeysOf(message)))
+      if (predicate(message))
         finish(() => {
           resolve(message);
         });

@@ -74,6 +74,7 @@ function messageFilter(req: Request): MessageFilter {
     since: queryString(req, "since"),
     // The contract's enum has checked it.
     status: queryString(req, "status") as MessageStatus | undefined,
+    q: queryString(req, "q"),
     limit: queryNumber(req, "limit"),
   };
 }

@@ -4,7 +4,7 @@
 // test-results/bench.json. Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_RUNS
 // (runs per scenario, default 3), BENCH_WARMUP (seconds of discarded load before each run,
 // default 1), BENCH_SOAK_SECONDS (length of the soak, default 60, 0 skips it), BENCH_ONLY=soak
-// (the soak alone), BENCH_ONLY=startup, abuse, log or webhooks (that section alone), BENCH_STRICT=1
+// (the soak alone), BENCH_ONLY=startup, abuse, log, webhooks or search (that section alone), BENCH_STRICT=1
 // (exit 2 when a target is missed).
 
 import { spawn, spawnSync } from "node:child_process";
@@ -23,7 +23,7 @@ const RUNS = Math.round(positiveNumber("BENCH_RUNS", 3));
 const WARMUP = nonNegativeNumber("BENCH_WARMUP", 1);
 const STRICT = process.env.BENCH_STRICT === "1";
 const SOAK_SECONDS = nonNegativeNumber("BENCH_SOAK_SECONDS", 60);
-const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse", "log", "webhooks"]);
+const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse", "log", "webhooks", "search"]);
 const CONNECTIONS = 50;
 const SETTLE_MS = 1000;
 const LIST_FILL = 10_000;
@@ -794,6 +794,50 @@ async function webhooksOnly() {
   }
 }
 
+/** GET /_mock/messages?q= over the memory store's 10k messages must answer at least this often (issue 18, item 1). */
+const SEARCH_MIN_RPS = 500;
+/** A token sent in one message's data only, so that every search reads all 10k messages' text and finds one. */
+const SEARCH_TOKEN = "zanzibar7f3k";
+
+/**
+ * BENCH_ONLY=search: `q` over 10k captured messages on the memory store, a token that one of
+ * them holds, limit 50. `q` cannot use the per-recipient index, so each request scans them all.
+ */
+async function searchOnly() {
+  tempDir = mkdtempSync(path.join(os.tmpdir(), "sendmock-bench-"));
+  const began = performance.now();
+  /** @type {Scenario} */
+  const scenario = {
+    id: "search_10k",
+    label: "sendmock GET /_mock/messages?q= (10k captured, one match, limit 50)",
+    start: () => sendmock(["--quiet", "--config", configWithCapacity(2 * LIST_FILL)]),
+    prepare: async (url) => {
+      await fill(url, LIST_FILL - 1);
+      const body = JSON.stringify({ ...JSON.parse(VALID_BODY), data: { ...JSON.parse(VALID_BODY).data, company: `Looms of ${SEARCH_TOKEN}` } });
+      const sent = await fetch(`${url}/send`, { method: "POST", headers: SEND_HEADERS, body });
+      if (sent.status !== 200) throw new Error(`the searched message was answered ${sent.status}`);
+      const { total } = await listMessages(url, `q=${SEARCH_TOKEN}&limit=1`);
+      if (total !== 1) throw new Error(`expected the token in 1 message before the search run, found ${total}`);
+    },
+    load: { method: "GET", path: `/_mock/messages?q=${SEARCH_TOKEN}&limit=50`, expectStatus: 200 },
+  };
+  log(`search only: ${RUNS} run(s) x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`);
+  /** @type {Outcome[]} */
+  const runs = [];
+  for (let run = 1; run <= RUNS; run += 1) {
+    runs.push(await measure(scenario, run));
+    await sleep(SETTLE_MS);
+  }
+  const rps = median(runs.map((outcome) => outcome.rps));
+  const cpu = median(runs.map((outcome) => outcome.serverCpuUsPerRequest));
+  const rows = [
+    ["scenario", `req/s (median of ${RUNS})`, "server CPU µs/request", "p99 ms (median)"],
+    [scenario.label, int(rps), int(cpu), String(median(runs.map((outcome) => outcome.p99)))],
+  ];
+  const targets = [{ name: `search 10k >= ${SEARCH_MIN_RPS} req/s`, pass: rps >= SEARCH_MIN_RPS, detail: `${int(rps)} req/s, the median of ${RUNS} runs` }];
+  finish(["", table(rows)], targets, { search: { rps, serverCpuUsPerRequest: cpu } }, began);
+}
+
 /** BENCH_ONLY=soak: the soak alone, and a report that holds only it. */
 async function soakOnly() {
   if (SOAK_SECONDS === 0) throw new Error("BENCH_ONLY=soak with BENCH_SOAK_SECONDS=0 leaves nothing to run");
@@ -954,7 +998,18 @@ try {
   if (ONLY === "abuse") {
     const abuse = await measureAbuse();
     finish(["", ...abuse.lines], abuse.targets, abuse.report, 0);
-  } else await (ONLY === "soak" ? soakOnly() : ONLY === "startup" ? startupOnly() : ONLY === "log" ? logOnly() : ONLY === "webhooks" ? webhooksOnly() : main());
+  } else
+    await (ONLY === "soak"
+      ? soakOnly()
+      : ONLY === "startup"
+        ? startupOnly()
+        : ONLY === "log"
+          ? logOnly()
+          : ONLY === "webhooks"
+            ? webhooksOnly()
+            : ONLY === "search"
+              ? searchOnly()
+              : main());
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;

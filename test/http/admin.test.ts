@@ -206,6 +206,28 @@ describe("GET /_mock/messages", () => {
     expect((await listMessages(mock, { subject: "invoice" })).total).toBe(0);
   });
 
+  it("searches q case-insensitively in the addresses, subject, bodies and data, with the other filters", async () => {
+    const mock = shared();
+    const welcomeId = await sendOk(mock);
+    const receiptId = await sendOk(mock, receipt({ to: "ada@example.com", reply_to: "Support@Example.com" }));
+    await sendOk(mock, receipt({ to: "grace@example.com" }));
+
+    expect((await listMessages(mock, { q: "ANALYTICAL engines" })).messages.map((message) => message.id)).toEqual([welcomeId]);
+    expect((await listMessages(mock, { q: "support@example" })).messages.map((message) => message.id)).toEqual([receiptId]);
+    expect(await listMessages(mock, { q: "order #1042", to: "ada@example.com", limit: 1 })).toMatchObject({ total: 1, messages: [{ id: receiptId }] });
+    expect((await listMessages(mock, { q: "order #1042" })).total).toBe(2);
+    expect((await listMessages(mock, { q: "nowhere" })).total).toBe(0);
+  });
+
+  it("waits with wait_ms for a message that q finds", async () => {
+    const mock = shared();
+    const waiting = listMessages(mock, { q: "Analytical", wait_ms: 5000 });
+    await sendOk(mock, receipt());
+    const welcomeId = await sendOk(mock);
+
+    expect((await waiting).messages.map((message) => message.id)).toEqual([welcomeId]);
+  });
+
   it("keeps messages created at or after since", async () => {
     const mock = shared();
     const firstId = await sendOk(mock);
@@ -252,6 +274,7 @@ describe("GET /_mock/messages", () => {
     ["since=yesterday", { since: "yesterday" }],
     ["since without a time", { since: "2025-03-14" }],
     ["wait_ms=-1", { wait_ms: "-1" }],
+    ["q longer than 256 characters", { q: "x".repeat(257) }],
   ])("rejects %s with 400 invalid_request", async (_name, query) => {
     const mock = shared();
 

@@ -140,6 +140,66 @@ export function describeOutboxContract(name: string, makeOutbox: MakeOutbox, opt
         expect(idsOf(await outbox.list({ subject: "invoice" }))).toEqual([]);
       });
 
+      it("searches q, ignoring case, in to, cc, bcc, reply_to, subject, text, html and data values", async () => {
+        const byField = {
+          to: aMessage({ to: "Zed.To@example.com" }),
+          cc: aMessage({ cc: ["zed.cc@example.com"] }),
+          bcc: aMessage({ bcc: ["zed.bcc@example.com"] }),
+          replyTo: aMessage({ reply_to: "zed.reply@example.com" }),
+          subject: aMessage({ subject: "Zed subject line" }),
+          text: aMessage({ text: "Zed text body" }),
+          html: aMessage({ html: "<p>Zed html body</p>" }),
+          data: aMessage({ data: { skus: ["A-1", "ZED-DATA-7"], order_number: "1042" } }),
+        };
+        const outbox = await anOutbox([...Object.values(byField), aMessage()]);
+
+        expect(idsOf(await outbox.list({ q: "zed.to" }))).toEqual([byField.to.id]);
+        expect(idsOf(await outbox.list({ q: "ZED.CC" }))).toEqual([byField.cc.id]);
+        expect(idsOf(await outbox.list({ q: "zed.bcc" }))).toEqual([byField.bcc.id]);
+        expect(idsOf(await outbox.list({ q: "zed.reply" }))).toEqual([byField.replyTo.id]);
+        expect(idsOf(await outbox.list({ q: "zed subject" }))).toEqual([byField.subject.id]);
+        expect(idsOf(await outbox.list({ q: "zed text" }))).toEqual([byField.text.id]);
+        expect(idsOf(await outbox.list({ q: "zed html" }))).toEqual([byField.html.id]);
+        expect(idsOf(await outbox.list({ q: "zed-data-7" }))).toEqual([byField.data.id]);
+        expect(idsOf(await outbox.list({ q: "1042" }))).toEqual([byField.data.id]);
+        expect((await outbox.list({ q: "zed" })).total).toBe(8);
+        expect((await outbox.list({ q: "nowhere to be found" })).total).toBe(0);
+      });
+
+      it("searches field values only, never the field names", async () => {
+        const outbox = await anOutbox([aMessage({ data: { secret_code: "x" } })]);
+
+        expect((await outbox.list({ q: "secret_code" })).total).toBe(0);
+        expect((await outbox.list({ q: "subject" })).total).toBe(0);
+      });
+
+      it("combines q with the other filters, status, limit and total", async () => {
+        const [first, second, third, other] = [
+          aMessage({ subject: "Order 1" }),
+          aMessage({ subject: "Order 2" }),
+          aMessage({ subject: "Order 3" }),
+          aMessage({ to: "grace@example.com", subject: "Order 4" }),
+        ];
+        const outbox = await anOutbox([first, second, third, other, aMessage({ subject: "Welcome" })]);
+        const bounced = { type: "message.bounced", at: "2025-03-14T09:00:02.000Z", bounce_type: "hard" } as const;
+        await outbox.recordEvent(first.id, bounced, "bounced");
+        await outbox.recordEvent(third.id, bounced, "bounced");
+
+        expect(await outbox.list({ q: "order", to: "ada@example.com", limit: 2 })).toMatchObject({ total: 3, messages: [{ id: third.id }, { id: second.id }] });
+        expect(await outbox.list({ q: "ORDER", status: "bounced", limit: 1 })).toMatchObject({ total: 2, messages: [{ id: third.id }] });
+        expect((await outbox.listSerialized({ q: "order", recipient: "grace@example.com" })).total).toBe(1);
+      });
+
+      it("resolves a wait for a q when a matching message is captured", async () => {
+        const outbox = await anOutbox([aMessage()]);
+        const waiting = outbox.waitFor({ q: "reset your password" }, { timeoutMs: 5000 });
+        const match = aMessage({ text: "Click here to RESET your password" });
+        await outbox.add(aMessage());
+        await outbox.add(match);
+
+        expect(await waiting).toMatchObject({ id: match.id });
+      });
+
       it("keeps messages created at or after since, given as a Date or an ISO string", async () => {
         const old = aMessage();
         const cutoff = aMessage();

@@ -5,28 +5,41 @@ import {
   cutToBytes,
   matchesFilter,
   matchKeysOf,
-  predicateBeyondTo,
+  searchablePredicate,
+  searchTextOf,
   waitForCapture,
-  type MatchKeys,
+  type SearchableKeys,
   type MessageFilter,
   type Outbox,
   type OutboxLimits,
 } from "../../domain/outbox.js";
+import { mayContain, signatureOf, type TextSignature } from "../../domain/text-signature.js";
 
 /**
  * A captured message is kept as its JSON text: one flat string weighs a fraction of the
  * object graph, a list answer writes it without serializing again, and every reader gets
  * its own copy, so no caller can change what was captured.
  */
-interface Entry extends MatchKeys {
+interface Entry extends SearchableKeys {
   id: string;
+  /** Rules most messages out of a `q` search before their text is searched. */
+  signature: TextSignature;
   json: string;
   bytes: number;
 }
 
 function entryOf(message: CapturedMessage): Entry {
   const json = JSON.stringify(message);
-  return { ...matchKeysOf(message), id: message.id, json, bytes: Buffer.byteLength(json) };
+  const searchText = searchTextOf(message);
+  return { ...matchKeysOf(message), searchText, signature: signatureOf(searchText), id: message.id, json, bytes: Buffer.byteLength(json) };
+}
+
+/** `searchablePredicate` with the signature test in front of the text search. */
+function entryPredicate(filter: MessageFilter): ((entry: Entry) => boolean) | undefined {
+  const predicate = searchablePredicate(filter);
+  if (predicate === undefined || filter.q === undefined || filter.q === "") return predicate;
+  const passes = mayContain(filter.q.toLowerCase());
+  return (entry) => passes(entry.signature) && predicate(entry);
 }
 
 function messageOf(entry: Entry): CapturedMessage {
@@ -104,7 +117,7 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
   const clearListeners = new Set<() => void>();
   let dropped = 0;
 
-  function findNewest(predicate: (keys: MatchKeys) => boolean): CapturedMessage | undefined {
+  function findNewest(predicate: (keys: SearchableKeys) => boolean): CapturedMessage | undefined {
     for (const entry of captured.newestFirst()) if (predicate(entry)) return messageOf(entry);
     return undefined;
   }
@@ -112,7 +125,7 @@ export function createMemoryOutbox(options: OutboxLimits): Outbox {
   function select(filter: MessageFilter): { page: Entry[]; total: number } {
     const candidates = filter.to === undefined ? captured : (byTo.get(filter.to.toLowerCase()) ?? EMPTY_QUEUE);
     const limit = filter.limit ?? Number.POSITIVE_INFINITY;
-    const predicate = predicateBeyondTo(filter);
+    const predicate = entryPredicate(filter);
     if (predicate === undefined) return { page: candidates.newest(limit), total: candidates.size };
     const page: Entry[] = [];
     let total = 0;

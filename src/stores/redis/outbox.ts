@@ -8,6 +8,8 @@ import {
   cutToBytes,
   matchKeysOf,
   predicateBeyondTo,
+  searchTextOf,
+  textSearch,
   waitForCapture,
   type MatchKeys,
   type MessageFilter,
@@ -125,6 +127,9 @@ function composedMessage(rest: string, status: string, events: string): string {
   return `{"status":${JSON.stringify(status)},"events":[${events}],${rest.slice(1)}`;
 }
 
+/** Messages read per HMGET while searching text: large enough to amortize the round trip, small enough not to hold Redis up. */
+const SEARCH_CHUNK = 500;
+
 /** How a message's keys JSON begins: its id is written first. */
 function keysOpening(id: string): string {
   return `${JSON.stringify({ id }).slice(0, -1)},`;
@@ -170,7 +175,32 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
     return { ids: matching.slice(0, limit), total: matching.length };
   }
 
+  /**
+   * `select` for a text search: the text lives only in the stored messages, so every candidate
+   * the other filters leave is read, a chunk at a time, and searched. It costs a read of up to
+   * all kept messages' JSON (bounded by `capacity` and `max_bytes`) per search.
+   */
+  async function selectByText(filter: MessageFilter, matches: (searchText: string) => boolean): Promise<{ ids: string[]; total: number }> {
+    const limit = filter.limit ?? Number.POSITIVE_INFINITY;
+    const { ids: candidates } = await select({ ...filter, q: undefined, limit: undefined });
+    const ids: string[] = [];
+    let total = 0;
+    for (let start = 0; start < candidates.length; start += SEARCH_CHUNK) {
+      const chunk = candidates.slice(start, start + SEARCH_CHUNK);
+      const texts = await connection.run((redis) => redis.hmget(messagesHash, ...chunk));
+      texts.forEach((text, index) => {
+        // A message trimmed between the two reads is simply left out.
+        if (text === null || !matches(searchTextOf(JSON.parse(text) as CapturedMessage))) return;
+        total += 1;
+        if (ids.length < limit) ids.push(chunk[index] as string);
+      });
+    }
+    return { ids, total };
+  }
+
   async function select(filter: MessageFilter): Promise<{ ids: string[]; total: number }> {
+    const matches = textSearch(filter.q);
+    if (matches !== undefined) return selectByText(filter, matches);
     if (filter.status !== undefined) return selectByStatus({ ...filter, status: filter.status });
     const to = filter.to?.toLowerCase();
     const rest = predicateBeyondTo(filter);
