@@ -107,6 +107,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
     const row = page.getByTestId("message-row").filter({ hasText: "bounced@outcome.sendmock.test" });
     await expect.poll(() => row.getByTestId("message-status").textContent()).toBe("queued");
     await row.click();
+    await page.getByTestId("message-tab-events").click();
 
     const detail = page.getByTestId("message-detail");
     const timeline = detail.getByRole("list", { name: "Delivery events, oldest first" });
@@ -151,6 +152,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
     expect(await send(mock, aSendRequest({ to: "clicked@outcome.sendmock.test", data: { name: "Ada", company: "Acme", login_url: hostileLink } }))).toBe(200);
     expect(await send(mock, aSendRequest({ to: "grace@example.com" }))).toBe(200);
     await page.getByTestId("message-row").filter({ hasText: "clicked@outcome.sendmock.test" }).click();
+    await page.getByTestId("message-tab-events").click();
     await mock.clock.advance(4000);
 
     const detail = page.getByTestId("message-detail");
@@ -170,6 +172,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
     await page.route("**/_mock/events", (route) => route.abort());
     await page.reload();
     await page.getByTestId("message-row").click();
+    await page.getByTestId("message-tab-events").click();
     const detail = page.getByTestId("message-detail");
     await expect.poll(() => detail.getByTestId("message-status").textContent()).toBe("queued");
     expect(await page.getByTestId("live-status").textContent()).not.toBe("live");
@@ -195,6 +198,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
     await mock.webhooks.add({ url: hostileUrl, events: ["message.sent"] });
     expect(await send(mock, aSendRequest({ to: "delivered@outcome.sendmock.test" }))).toBe(200);
     await page.getByTestId("message-row").click();
+    await page.getByTestId("message-tab-events").click();
     const detail = page.getByTestId("message-detail");
     const attempts = detail.getByRole("list", { name: "Webhook attempts, newest first" }).getByRole("listitem");
     await expect.poll(() => detail.getByTestId("webhook-deliveries-empty").textContent()).toContain("No webhook attempts");
