@@ -4,7 +4,7 @@
 // the events (the lifecycle timeline and the webhook attempts).
 
 import { emlUrl, findRequestOf, getMessageHtml } from "../api.js";
-import { externalLink, h } from "../dom.js";
+import { externalLink, h, replaceContent } from "../dom.js";
 import { addressList, dataValueText, longTime, offsetText, preciseTimeOf, statusBadge } from "../format.js";
 import { errorText } from "../notice.js";
 import { previewFrame } from "../preview-frame.js";
@@ -203,12 +203,13 @@ function requestPart(message) {
   );
   findRequestOf(message.id).then(
     (entry) =>
-      slot.replaceChildren(
-        ...(entry === null
-          ? [h("p", { class: "empty-inline" }, "The journal no longer holds this request (it keeps the latest ones only).")]
-          : [h("p", { class: "muted" }, preciseTimeOf(entry.at), ` · ${entry.method} ${entry.path} · answered ${entry.status}`), ...exchangeParts(entry)]),
+      replaceContent(
+        slot,
+        entry === null
+          ? h("p", { class: "empty-inline" }, "The journal no longer holds this request (it keeps the latest ones only).")
+          : [h("p", { class: "muted" }, preciseTimeOf(entry.at), ` · ${entry.method} ${entry.path} · answered ${entry.status}`), exchangeParts(entry)],
       ),
-    (error) => slot.replaceChildren(h("p", { class: "error-text", role: "alert" }, `Cannot load the request: ${errorText(error)}`)),
+    (error) => replaceContent(slot, h("p", { class: "error-text", role: "alert" }, `Cannot load the request: ${errorText(error)}`)),
   );
   return slot;
 }
