@@ -36,6 +36,18 @@ async function adminGet(mock: RunningSendMock, pathname: string, token?: string)
   return { status: answer.status, body: text === "" ? null : (JSON.parse(text) as unknown) };
 }
 
+/** The few browser objects the page-side functions below use (the tests' tsconfig has no DOM library). */
+interface Box {
+  getBoundingClientRect(): { width: number };
+  scrollWidth: number;
+  clientWidth: number;
+}
+interface InPage {
+  document: { documentElement: Box; activeElement: { textContent: string | null } | null };
+  sessionStorage: { setItem(key: string, value: string): void };
+  axe: { run(context: unknown): Promise<{ violations: AxeViolation[] }> };
+}
+
 interface AxeViolation {
   id: string;
   impact: string | null;
@@ -72,7 +84,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     if (!browser) throw new Error("Chromium did not launch");
     page = await browser.newPage({ viewport: { width, height }, acceptDownloads: true });
     // The page keeps the admin token for the tab's session, as after the user typed it once.
-    if (token !== undefined) await page.addInitScript((value) => sessionStorage.setItem("sendmock.adminToken", value), token);
+    if (token !== undefined) await page.addInitScript((value) => (globalThis as unknown as InPage).sessionStorage.setItem("sendmock.adminToken", value), token);
     dialogs = [];
     page.on("dialog", (dialog) => {
       dialogs.push(dialog.message());
@@ -132,8 +144,8 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     await send(mock, aSendRequest({ to: "grace@example.com" }));
     await send(mock, aSendRequest({ to: "linus@example.com" }));
     await openMessage("grace@example.com");
-    const frameWidth = () => page.getByTestId("message-preview").evaluate((frame) => frame.getBoundingClientRect().width);
-    const paneWidth = await page.getByTestId("message-detail").evaluate((detail) => detail.getBoundingClientRect().width);
+    const frameWidth = () => page.getByTestId("message-preview").evaluate((frame: Box) => frame.getBoundingClientRect().width);
+    const paneWidth = await page.getByTestId("message-detail").evaluate((detail: Box) => detail.getBoundingClientRect().width);
 
     expect(await page.getByLabel("Desktop").isChecked()).toBe(true);
     await expect.poll(frameWidth).toBeGreaterThan(Math.min(768, paneWidth - 10));
@@ -247,7 +259,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     for (const to of ["ada@example.com", "grace@example.com", "linus@example.com"]) await send(mock, aSendRequest({ to }));
     const rows = page.getByTestId("message-row");
     await expect.poll(() => rows.count()).toBe(3);
-    const focusedText = () => page.evaluate(() => document.activeElement?.textContent ?? "");
+    const focusedText = () => page.evaluate(() => (globalThis as unknown as InPage).document.activeElement?.textContent ?? "");
 
     await rows.first().focus();
     await page.keyboard.press("ArrowDown");
@@ -275,7 +287,11 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     await openInbox({ width: 390, height: 844 });
     await send(mock, aSendRequest({ to: "a-rather-long-address.for-a-narrow-screen@example.com" }));
     expect((await fetch(`${mock.url}/send`, { method: "POST", headers: { "Content-Type": "application/json", ...bearer() }, body: "{}" })).status).toBe(400);
-    const overflow = () => page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+    const overflow = () =>
+      page.evaluate(() => {
+        const { documentElement } = (globalThis as unknown as InPage).document;
+        return { scrollWidth: documentElement.scrollWidth, clientWidth: documentElement.clientWidth };
+      });
     const fits = async (where: string) => {
       const { scrollWidth, clientWidth } = await overflow();
       expect(scrollWidth, `${where}: scrollWidth ${scrollWidth} > clientWidth ${clientWidth}`).toBeLessThanOrEqual(clientWidth);
@@ -283,7 +299,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
 
     // Nor inside a tab bar: every tab is in view, none cut off behind a scroll of its own.
     const tabBarWidths = (name: string) =>
-      page.getByRole("tablist", { name }).evaluate((bar) => ({ scrollWidth: bar.scrollWidth, clientWidth: bar.clientWidth }));
+      page.getByRole("tablist", { name }).evaluate((bar: Box) => ({ scrollWidth: bar.scrollWidth, clientWidth: bar.clientWidth }));
 
     await page.getByTestId("message-row").waitFor();
     await fits("the message list");
@@ -319,7 +335,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     await page.evaluate(await readFile(AXE_SOURCE_FILE, "utf8"));
     const problems = async (where: string): Promise<string[]> => {
       const violations = await page.evaluate(async () => {
-        const axe = (globalThis as unknown as { axe: { run: (context: Document) => Promise<{ violations: AxeViolation[] }> } }).axe;
+        const { axe, document } = globalThis as unknown as InPage;
         return (await axe.run(document)).violations;
       });
       return violations
