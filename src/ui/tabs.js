@@ -41,10 +41,11 @@ export function showTab(view) {
 /**
  * A tab list and its panels built in code: `tabs` is `[{key, label, content}]`, `content` a
  * function called the first time its tab is shown (a panel nobody opens costs nothing).
- * `idPrefix` makes the ids unique on the page; `onSelect(key)` hears every change of tab.
+ * `idPrefix` makes the ids unique on the page (they are the test ids too); `onSelect(key)` hears
+ * every change of tab.
  * Answers `{tablist, panels, select(key)}`.
  */
-export function createTabs({ label, idPrefix, tabs, selected, onSelect = () => {}, testIdPrefix }) {
+export function createTabs({ label, idPrefix, tabs, selected, onSelect = () => {} }) {
   const keys = tabs.map((tab) => tab.key);
   const tabButtons = new Map();
   const panels = new Map();
@@ -60,7 +61,7 @@ export function createTabs({ label, idPrefix, tabs, selected, onSelect = () => {
         role: "tab",
         id: tabId,
         "aria-controls": panelId,
-        "data-testid": `${testIdPrefix}-tab-${key}`,
+        "data-testid": tabId,
         onclick: () => select(key),
         onkeydown: (event) => {
           const target = keys[tabIndexFor(event.key, keys.indexOf(key), keys.length)];
@@ -73,7 +74,7 @@ export function createTabs({ label, idPrefix, tabs, selected, onSelect = () => {
       tabLabel,
     );
     tabButtons.set(key, button);
-    panels.set(key, h("div", { role: "tabpanel", id: panelId, "aria-labelledby": tabId, class: "tab-panel", "data-testid": `${testIdPrefix}-panel-${key}` }));
+    panels.set(key, h("div", { role: "tabpanel", id: panelId, "aria-labelledby": tabId, class: "tab-panel", "data-testid": panelId }));
   }
 
   function select(key) {

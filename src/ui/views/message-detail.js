@@ -12,7 +12,7 @@ import { createTabs } from "../tabs.js";
 import { exchangeParts } from "./requests.js";
 
 /** The tabs of a message, in order; the first is shown when none was chosen yet. */
-export const MESSAGE_TABS = [
+const MESSAGE_TABS = [
   { key: "html", label: "HTML" },
   { key: "text", label: "Text" },
   { key: "source", label: "Source" },
@@ -21,7 +21,7 @@ export const MESSAGE_TABS = [
 ];
 
 /** The preview widths: what an email looks like in a desktop client, on a tablet and on a phone. */
-export const PREVIEW_WIDTHS = [
+const PREVIEW_WIDTHS = [
   { key: "desktop", label: "Desktop" },
   { key: "tablet", label: "Tablet (768 px)" },
   { key: "phone", label: "Phone (375 px)" },
@@ -39,7 +39,7 @@ export function messageDetail(message, { onClose, onDelete, onDownload, webhookD
   const heading = h("h2", { class: "detail-title", tabindex: "-1", id: "message-detail-title" }, message.subject);
   const content = {
     html: () => [htmlPart(message, view.previewWidth, onPreviewWidthChange), section("Links", linkList(message.links))],
-    text: () => (message.text === null ? empty("no text part") : h("pre", { class: "text-part", "data-testid": "message-text" }, message.text)),
+    text: () => (message.text === null ? empty("no text part") : h("pre", { class: "text-part", "data-testid": "message-text", tabindex: "0" }, message.text)),
     source: () => [
       section("Data", dataTable(message.data)),
       section(
@@ -54,7 +54,6 @@ export function messageDetail(message, { onClose, onDelete, onDownload, webhookD
   const tabs = createTabs({
     label: "Parts of the message",
     idPrefix: "message",
-    testIdPrefix: "message",
     tabs: MESSAGE_TABS.map((tab) => ({ ...tab, content: content[tab.key] })),
     selected: view.tab,
     onSelect: onTabChange,

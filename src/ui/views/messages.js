@@ -258,17 +258,21 @@ export function createMessagesView({ openMessage, closeMessage }) {
         return;
       }
     }
-    forget(message.id);
+    const index = forget(message.id);
     closeMessage();
+    // The focus was on the Delete button, now gone: keep a keyboard user in the list, where the message was.
+    const remaining = rows();
+    (remaining[Math.min(index, remaining.length - 1)] ?? fields.q).focus();
   }
 
-  /** Takes a message that is gone out of the list at once, without waiting for a reload. */
+  /** Takes a message that is gone out of the list at once, without waiting for a reload; answers where it was. */
   function forget(id) {
     const index = state.messages.findIndex((listed) => listed.id === id);
-    if (index === -1) return;
+    if (index === -1) return 0;
     state.messages.splice(index, 1);
     state.total = Math.max(0, state.total - 1);
     renderList();
+    return index;
   }
 
   /**

@@ -194,6 +194,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     expect(dialogs).toEqual([expect.stringContaining("Delete the message")]);
     await expect.poll(() => page.getByTestId("message-row").allTextContents()).toEqual([expect.stringContaining("linus@example.com")]);
     expect(await page.getByTestId("message-detail").count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as unknown as InPage).document.activeElement?.textContent)).toContain("linus@example.com");
     expect((await adminGet(mock, `/_mock/messages/${id}`)).status).toBe(404);
   });
 
