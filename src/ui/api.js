@@ -96,19 +96,43 @@ const pathOf = (...segments) => segments.map(encodeURIComponent).join("/");
 
 // One function per call of openapi/admin.yaml that the page uses.
 
-/** `filters`: {to, recipient, template_id, subject}; empty ones are left out. */
+/** `filters`: {q, to, recipient, template_id, subject}; empty ones are left out. */
 export const listMessages = (filters = {}) => json("GET", "messages", { query: { ...filters, limit: LIST_LIMIT } });
 export const getMessage = (id) => json("GET", pathOf("messages", id));
 export const getMessageHtml = async (id) => (await send("GET", pathOf("messages", id, "html"), { accept: "text/html" })).text();
+export const deleteMessage = (id) => send("DELETE", pathOf("messages", id));
 export const clearMessages = () => send("DELETE", "messages");
 
-export const listRequests = () => json("GET", "requests", { query: { limit: LIST_LIMIT } });
+/** Where a message's .eml file is: a plain link downloads it when no admin token is needed. */
+export const emlUrl = (id) => urlFor(pathOf("messages", id, "eml")).href;
+/** The .eml file as a Blob, fetched with the admin token (a link cannot carry it). */
+export const getMessageEml = async (id) => (await send("GET", pathOf("messages", id, "eml"), { accept: "message/rfc822" })).blob();
+
+export const listRequests = (limit = LIST_LIMIT) => json("GET", "requests", { query: { limit } });
+
+/** The most journal entries one call may ask for (openapi/admin.yaml). */
+const JOURNAL_LIMIT_MAX = 10_000;
+
+/**
+ * The journal entry of the request that captured message `messageId`, or null when the journal
+ * no longer holds it. The journal has no message filter: the latest entries are asked for first
+ * (a message looked at is most often a recent one), the whole journal only when it is not there.
+ * Retries of an idempotent send name the same message: the oldest entry is the one that captured it.
+ */
+export async function findRequestOf(messageId) {
+  const capturing = (requests) => requests.findLast((entry) => entry.message_id === messageId) ?? null;
+  const recent = await listRequests();
+  const found = capturing(recent.requests);
+  if (found !== null || recent.total <= recent.requests.length) return found;
+  return capturing((await listRequests(JOURNAL_LIMIT_MAX)).requests);
+}
 
 export const listTemplates = () => json("GET", "templates");
 export const previewTemplate = (id) => json("GET", pathOf("templates", id, "preview"));
 
 export const getConfig = () => json("GET", "config");
-export const setResponseShape = (shape) => json("PATCH", "config", { body: { response_shape: shape } });
+/** `change`: any of {response_shape, strict_data, rate_limit} (null removes the limit). */
+export const updateConfig = (change) => json("PATCH", "config", { body: change });
 
 export const listFaults = () => json("GET", "faults");
 export const addFault = (rule) => json("POST", "faults", { body: rule });

@@ -1,7 +1,7 @@
 // The Faults view: the fault rules in force (remove one, remove all), the form that adds
-// one, and the run-time settings (the response-shape switch).
+// one, and the run-time settings (response shape, strict data, rate limit) via PATCH /_mock/config.
 
-import { addFault, clearFaults, getConfig, listFaults, removeFault, setResponseShape } from "../api.js";
+import { addFault, clearFaults, getConfig, listFaults, removeFault, updateConfig } from "../api.js";
 import { byId, h, replaceContent, syncList } from "../dom.js";
 import { errorText, notify } from "../notice.js";
 
@@ -16,6 +16,37 @@ const DEFAULT_DELAY_MS = { latency: "1000", timeout: "30000" };
 const DEFAULT_RETRY_AFTER = { rate_limit: "default 1", server_error: "none" };
 const RELOAD_PAUSE_MS = 250;
 
+/** The rate limit's fields and their bounds (RateLimitSettings in openapi/admin.yaml), checked before sending. */
+const RATE_LIMIT_FIELDS = [
+  {
+    id: "rate-limit-requests",
+    key: "requests",
+    min: 1,
+    max: 1_000_000,
+    whole: true,
+    required: true,
+    words: "Requests must be a whole number from 1 to 1,000,000.",
+  },
+  {
+    id: "rate-limit-per-seconds",
+    key: "per_seconds",
+    min: 0.001,
+    max: 86_400,
+    whole: false,
+    required: true,
+    words: "Per must be a number of seconds from 0.001 (a millisecond) to 86,400 (a day).",
+  },
+  {
+    id: "rate-limit-burst",
+    key: "burst",
+    min: 1,
+    max: 1_000_000,
+    whole: true,
+    required: false,
+    words: "Burst must be a whole number from 1 to 1,000,000, or left empty.",
+  },
+];
+
 export function createFaultsView() {
   const table = byId("fault-list");
   const rowsBody = byId("fault-rows");
@@ -27,6 +58,10 @@ export function createFaultsView() {
   const kindField = byId("fault-kind");
   const shapeRadios = { a: byId("shape-a"), b: byId("shape-b") };
   const settingsSummary = byId("settings-summary");
+  const strictData = byId("strict-data");
+  const rateLimitForm = byId("rate-limit-form");
+  const rateLimitEnabled = byId("rate-limit-enabled");
+  const rateLimitError = byId("rate-limit-error");
 
   let loadSequence = 0;
   let reloadTimer;
@@ -155,8 +190,83 @@ export function createFaultsView() {
   function showConfig(config) {
     shapeRadios.a.checked = config.response_shape === "a";
     shapeRadios.b.checked = config.response_shape === "b";
+    strictData.checked = config.strict_data;
+    rateLimitEnabled.checked = config.rate_limit !== null;
+    for (const field of RATE_LIMIT_FIELDS) {
+      const value = config.rate_limit?.[field.key];
+      byId(field.id).value = value === undefined || value === null ? "" : String(value);
+    }
+    showRateLimitFields();
     replaceContent(settingsSummary, settingsRows(config));
   }
+
+  /**
+   * Applies one change of settings. A switch that failed is set back by reloading the settings;
+   * a form that failed keeps what was typed, so it can be corrected.
+   */
+  async function changeConfig(change, success, showError, { keepInput = false } = {}) {
+    try {
+      showConfig(await updateConfig(change));
+      notify(success);
+    } catch (error) {
+      showError(errorText(error));
+      if (!keepInput) await reloadConfig();
+    }
+  }
+
+  function showRateLimitFields() {
+    for (const field of RATE_LIMIT_FIELDS) byId(field.id).disabled = !rateLimitEnabled.checked;
+  }
+  rateLimitEnabled.addEventListener("change", showRateLimitFields);
+
+  /** The rate_limit to send, or throws an Error that says in words which field is wrong and why. */
+  function rateLimitFromForm() {
+    if (!rateLimitEnabled.checked) return null;
+    const limit = {};
+    for (const field of RATE_LIMIT_FIELDS) {
+      const control = byId(field.id);
+      const text = control.value.trim();
+      // A number field reads "" for text it cannot parse: that is a wrong value, not an empty one.
+      if (text === "" && !control.validity.badInput) {
+        if (field.required) throw new Error(field.words);
+        continue;
+      }
+      const value = Number(text);
+      if (text === "" || !Number.isFinite(value) || value < field.min || value > field.max || (field.whole && !Number.isInteger(value))) {
+        throw new Error(field.words);
+      }
+      limit[field.key] = value;
+    }
+    return limit;
+  }
+
+  strictData.addEventListener("change", () => {
+    const on = strictData.checked;
+    void changeConfig({ strict_data: on }, on ? "Strict data is on: unknown data keys are refused." : "Strict data is off.", (reason) =>
+      notify(`Cannot change strict data: ${reason}`, "error"),
+    );
+  });
+
+  rateLimitForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    rateLimitError.textContent = "";
+    let limit;
+    try {
+      limit = rateLimitFromForm();
+    } catch (error) {
+      rateLimitError.textContent = error.message;
+      return;
+    }
+    const success = limit === null ? "No rate limit now." : `Rate limit: ${limit.requests} per ${limit.per_seconds} s.`;
+    await changeConfig(
+      { rate_limit: limit },
+      success,
+      (reason) => {
+        rateLimitError.textContent = reason;
+      },
+      { keepInput: true },
+    );
+  });
 
   async function reloadConfig() {
     try {
@@ -169,13 +279,9 @@ export function createFaultsView() {
   for (const [shape, radio] of Object.entries(shapeRadios)) {
     radio.addEventListener("change", async () => {
       if (!radio.checked) return;
-      try {
-        showConfig(await setResponseShape(shape));
-        notify(`POST /send now answers in shape ${shape}.`);
-      } catch (error) {
-        notify(`Cannot change the response shape: ${errorText(error)}`, "error");
-        await reloadConfig();
-      }
+      await changeConfig({ response_shape: shape }, `POST /send now answers in shape ${shape}.`, (reason) =>
+        notify(`Cannot change the response shape: ${reason}`, "error"),
+      );
     });
   }
 

@@ -1,21 +1,63 @@
-// One captured message, in full: headers and delivery status, the rendered html (sandboxed),
-// the text part, the template data, warnings, links, the timeline of lifecycle events and the
-// webhook attempts.
+// One captured message: its headers and delivery status, then tabs: the rendered html
+// (sandboxed, at desktop, tablet or phone width) and its links, the text part, the source (the
+// template data and the captured JSON), the request that captured it (its journal entry) and
+// the events (the lifecycle timeline and the webhook attempts).
 
-import { getMessageHtml } from "../api.js";
-import { externalLink, h } from "../dom.js";
+import { emlUrl, findRequestOf, getMessageHtml } from "../api.js";
+import { externalLink, h, replaceContent } from "../dom.js";
 import { addressList, dataValueText, longTime, offsetText, preciseTimeOf, statusBadge } from "../format.js";
 import { errorText } from "../notice.js";
 import { previewFrame } from "../preview-frame.js";
+import { createTabs } from "../tabs.js";
+import { exchangeParts } from "./requests.js";
+
+/** The tabs of a message, in order; the first is shown when none was chosen yet. */
+const MESSAGE_TABS = [
+  { key: "html", label: "HTML" },
+  { key: "text", label: "Text" },
+  { key: "source", label: "Source" },
+  { key: "request", label: "Request" },
+  { key: "events", label: "Events" },
+];
+
+/** The preview widths: what an email looks like in a desktop client, on a tablet and on a phone. */
+const PREVIEW_WIDTHS = [
+  { key: "desktop", label: "Desktop" },
+  { key: "tablet", label: "Tablet (768 px)" },
+  { key: "phone", label: "Phone (375 px)" },
+];
 
 /**
  * The detail of `message` as an article. The html part is fetched from
  * GET /_mock/messages/{id}/html (so the admin token goes with it) and filled in when it
- * arrives. `onClose` is called by the close button; `webhookDeliveries` is the element of
- * its webhook attempts (webhook-deliveries.js), which the caller keeps live.
+ * arrives. `webhookDeliveries` is the element of its webhook attempts (webhook-deliveries.js),
+ * which the caller keeps live. `view` is what the user chose last, kept from one message to the
+ * next: `{tab, previewWidth}`, with `onTabChange(key)` and `onPreviewWidthChange(key)` telling
+ * the caller. `onClose`, `onDelete` and `onDownload(event)` are the header buttons' actions.
  */
-export function messageDetail(message, { onClose, webhookDeliveries }) {
+export function messageDetail(message, { onClose, onDelete, onDownload, webhookDeliveries, view, onTabChange, onPreviewWidthChange }) {
   const heading = h("h2", { class: "detail-title", tabindex: "-1", id: "message-detail-title" }, message.subject);
+  const content = {
+    html: () => [htmlPart(message, view.previewWidth, onPreviewWidthChange), section("Links", linkList(message.links))],
+    text: () => (message.text === null ? empty("no text part") : h("pre", { class: "text-part", "data-testid": "message-text", tabindex: "0" }, message.text)),
+    source: () => [
+      section("Data", dataTable(message.data)),
+      section(
+        "Captured message (JSON)",
+        h("pre", { class: "code-block source-json", "data-testid": "message-source", tabindex: "0" }, JSON.stringify(message, null, 2)),
+      ),
+    ],
+    request: () => requestPart(message),
+    // The attempts of each event follow its step in the timeline, so they sit right under it.
+    events: () => [section("Events", eventTimeline(message)), section("Webhook deliveries", webhookDeliveries)],
+  };
+  const tabs = createTabs({
+    label: "Parts of the message",
+    idPrefix: "message",
+    tabs: MESSAGE_TABS.map((tab) => ({ ...tab, content: content[tab.key] })),
+    selected: view.tab,
+    onSelect: onTabChange,
+  });
   return h(
     "article",
     { class: "detail", "data-testid": "message-detail", "data-id": message.id, "aria-labelledby": "message-detail-title" },
@@ -23,19 +65,33 @@ export function messageDetail(message, { onClose, webhookDeliveries }) {
       "div",
       { class: "detail-header" },
       heading,
-      h("button", { type: "button", class: "button-quiet", onclick: onClose, "aria-label": "Close the message (Escape)" }, "Close"),
+      h(
+        "div",
+        { class: "detail-actions" },
+        h(
+          "a",
+          {
+            href: emlUrl(message.id),
+            download: `${message.id}.eml`,
+            class: "button-link button-quiet",
+            "data-testid": "message-download",
+            title: "The message as an email file, for a mail client or a mail parser",
+            onclick: onDownload,
+          },
+          "Download .eml",
+        ),
+        h(
+          "button",
+          { type: "button", class: "button-danger", "data-testid": "message-delete", onclick: onDelete, "aria-label": "Delete this message" },
+          "Delete",
+        ),
+        h("button", { type: "button", class: "button-quiet", onclick: onClose, "aria-label": "Close the message (Escape)" }, "Close"),
+      ),
     ),
     headerFields(message),
     warningsSection(message.warnings),
-    // Right below the status it explains, so a step seen live is in view with the badge.
-    section("Events", eventTimeline(message)),
-    // Each event's attempts follow its step in the timeline, so they sit right under it.
-    section("Webhook deliveries", webhookDeliveries),
-    section("HTML part", htmlPart(message)),
-    section("Text part", message.text === null ? empty("no text part") : h("pre", { class: "text-part", "data-testid": "message-text" }, message.text)),
-    section("Data", dataTable(message.data)),
-    section("Links", linkList(message.links)),
-    h("details", { class: "raw-json" }, h("summary", {}, "JSON"), h("pre", {}, JSON.stringify(message, null, 2))),
+    tabs.tablist,
+    tabs.panels,
   );
 }
 
@@ -104,12 +160,55 @@ function warningsSection(warnings) {
   );
 }
 
-function htmlPart(message) {
+function htmlPart(message, previewWidth, onPreviewWidthChange) {
   if (message.html === null) return empty("no HTML part");
-  const slot = h("div", { class: "preview-slot" }, h("p", { class: "empty-inline" }, "Loading the HTML…"));
+  const slot = h("div", { class: "preview-slot", "data-width": previewWidth }, h("p", { class: "empty-inline" }, "Loading the HTML…"));
+  const widthSwitch = h(
+    "fieldset",
+    { class: "width-switch", "data-testid": "preview-width" },
+    h("legend", { class: "visually-hidden" }, "Preview width"),
+    PREVIEW_WIDTHS.map(({ key, label }) =>
+      h(
+        "label",
+        { class: "width-option" },
+        h("input", {
+          type: "radio",
+          name: "preview-width",
+          value: key,
+          "data-testid": `preview-width-${key}`,
+          checked: key === previewWidth,
+          onchange: () => {
+            slot.dataset.width = key;
+            onPreviewWidthChange(key);
+          },
+        }),
+        label,
+      ),
+    ),
+  );
   getMessageHtml(message.id).then(
     (html) => slot.replaceChildren(previewFrame(html, { title: `HTML part of “${message.subject}”`, testId: "message-preview" })),
     (error) => slot.replaceChildren(h("p", { class: "error-text", role: "alert" }, `Cannot load the HTML: ${errorText(error)}`)),
+  );
+  return [widthSwitch, slot];
+}
+
+/** The journal entry of the request that captured the message: the request as received, the answer as sent. */
+function requestPart(message) {
+  const slot = h(
+    "div",
+    { class: "request-slot", "data-testid": "message-request" },
+    h("p", { class: "empty-inline" }, "Looking for the request in the journal…"),
+  );
+  findRequestOf(message.id).then(
+    (entry) =>
+      replaceContent(
+        slot,
+        entry === null
+          ? h("p", { class: "empty-inline" }, "The journal no longer holds this request (it keeps the latest ones only).")
+          : [h("p", { class: "muted" }, preciseTimeOf(entry.at), ` · ${entry.method} ${entry.path} · answered ${entry.status}`), exchangeParts(entry)],
+      ),
+    (error) => replaceContent(slot, h("p", { class: "error-text", role: "alert" }, `Cannot load the request: ${errorText(error)}`)),
   );
   return slot;
 }

@@ -1,12 +1,14 @@
-// The Messages view: the filter form, the list of captured messages (newest first, live, each
-// with its delivery status) and the detail of the selected one, its events timeline live too.
+// The Messages view: the search box and filters, the list of captured messages (newest first,
+// live, each with its delivery status) and the detail of the selected one, its events timeline
+// live too; a message can be deleted or downloaded from there.
 
-import { clearMessages, getMessage, listMessages, SEND_URL } from "../api.js";
+import { clearMessages, deleteMessage, getMessage, getMessageEml, listMessages, SEND_URL } from "../api.js";
 import { byId, h, keyedNode, replaceContent, syncList } from "../dom.js";
 import { countText, shortTime, statusBadge } from "../format.js";
 import { applyEvent } from "../lifecycle.js";
 import { createLiveList, prependItem } from "../live-list.js";
 import { errorText, notify } from "../notice.js";
+import { currentToken } from "../token.js";
 import { messageDetail, messageUnavailable, noMessageSelected, showLifecycle } from "./message-detail.js";
 import { createWebhookDeliveries } from "./webhook-deliveries.js";
 
@@ -26,6 +28,7 @@ export function createMessagesView({ openMessage, closeMessage }) {
     recipient: byId("filter-recipient"),
     template_id: byId("filter-template"),
     subject: byId("filter-subject"),
+    q: byId("filter-q"),
   };
   const list = byId("message-list");
   const count = byId("message-count");
@@ -48,6 +51,8 @@ export function createMessagesView({ openMessage, closeMessage }) {
     // Answers can come back out of order: only the newest detail request counts.
     detailSequence: 0,
     firstSelection: true,
+    // The tab and preview width chosen last: the next message opens on them, as in a mail client.
+    detailView: { tab: "html", previewWidth: "desktop" },
   };
 
   // ---- filters -------------------------------------------------------------------------
@@ -58,6 +63,7 @@ export function createMessagesView({ openMessage, closeMessage }) {
       recipient: fields.recipient.value.trim(),
       template_id: fields.template_id.value,
       subject: fields.subject.value,
+      q: fields.q.value,
     };
   }
 
@@ -75,6 +81,7 @@ export function createMessagesView({ openMessage, closeMessage }) {
     }
     if (filters.template_id && message.template_id !== filters.template_id) return false;
     if (filters.subject && !lower(message.subject).includes(lower(filters.subject))) return false;
+    if (filters.q && !searchTextOf(message).includes(lower(filters.q))) return false;
     return true;
   }
 
@@ -220,8 +227,73 @@ export function createMessagesView({ openMessage, closeMessage }) {
     for (const change of state.selectedMessageEvents) applyEvent(message, change);
     state.shownMessage = message;
     state.shownDeliveries = createWebhookDeliveries(message.id);
-    replaceContent(detailPane, messageDetail(message, { onClose: closeMessage, webhookDeliveries: state.shownDeliveries.element }));
+    replaceContent(
+      detailPane,
+      messageDetail(message, {
+        onClose: closeMessage,
+        onDelete: () => void deleteShown(message),
+        onDownload: (event) => downloadWithToken(event, message),
+        webhookDeliveries: state.shownDeliveries.element,
+        view: state.detailView,
+        onTabChange: (tab) => {
+          state.detailView.tab = tab;
+        },
+        onPreviewWidthChange: (width) => {
+          state.detailView.previewWidth = width;
+        },
+      }),
+    );
     if (focus) byId("message-detail-title").focus();
+  }
+
+  async function deleteShown(message) {
+    if (!confirm(`Delete the message “${message.subject}” to ${message.to}?`)) return;
+    try {
+      await deleteMessage(message.id);
+      notify("Message deleted.");
+    } catch (error) {
+      // 404: it went meanwhile (cleared, dropped past the capacity): the list shows that either way.
+      if (error?.status !== 404) {
+        notify(`Cannot delete the message: ${errorText(error)}`, "error");
+        return;
+      }
+    }
+    const index = forget(message.id);
+    closeMessage();
+    // The focus was on the Delete button, now gone: keep a keyboard user in the list, where the message was.
+    const remaining = rows();
+    (remaining[Math.min(index, remaining.length - 1)] ?? fields.q).focus();
+  }
+
+  /** Takes a message that is gone out of the list at once, without waiting for a reload; answers where it was. */
+  function forget(id) {
+    const index = state.messages.findIndex((listed) => listed.id === id);
+    if (index === -1) return 0;
+    state.messages.splice(index, 1);
+    state.total = Math.max(0, state.total - 1);
+    renderList();
+    return index;
+  }
+
+  /**
+   * The download link works as it is without an admin token; with one, the file is fetched with
+   * the token (a link cannot send it) and handed to the browser as a file of its own.
+   */
+  function downloadWithToken(event, message) {
+    if (currentToken() === null) return;
+    event.preventDefault();
+    getMessageEml(message.id).then(
+      (eml) => {
+        const file = URL.createObjectURL(eml);
+        const link = document.createElement("a");
+        link.href = file;
+        link.download = `${message.id}.eml`;
+        link.click();
+        // The browser has read the file once the click is handled; the URL only holds memory.
+        setTimeout(() => URL.revokeObjectURL(file), 0);
+      },
+      (error) => notify(`Cannot download the message: ${errorText(error)}`, "error"),
+    );
   }
 
   /** A lifecycle event of the selected message: its status and timeline move on in place. */
@@ -381,6 +453,16 @@ function noMessagesYet() {
     h("pre", { class: "code-block", "data-testid": "curl-example" }, curl),
     h("p", {}, "It shows up here as soon as the mock captures it."),
   ];
+}
+
+/**
+ * The text `q` searches, lowercased: the same fields as the API's (searchTextOf in
+ * src/domain/outbox.ts), a newline between fields so a search never matches across two.
+ */
+function searchTextOf(message) {
+  const fields = [message.to, ...message.cc, ...message.bcc, message.reply_to ?? "", message.subject, message.text ?? "", message.html ?? ""];
+  for (const value of Object.values(message.data)) fields.push(...(Array.isArray(value) ? value : [String(value)]));
+  return fields.join("\n").toLowerCase();
 }
 
 function noMatch() {

@@ -95,9 +95,9 @@ function cutNote(truncated) {
   return truncated ? h("p", { class: "muted" }, "Only the start of the body is kept (journal_body_bytes, 64 KB by default).") : null;
 }
 
-/** The request as received and the answer as sent, folded away until asked for. */
-function exchangeDetails(entry) {
-  if (!entry.request) return null;
+/** The request as received and the answer as sent, as blocks of text (also the Request tab of a message). */
+export function exchangeParts(entry) {
+  if (!entry.request) return [h("p", { class: "muted" }, "The journal kept no copy of this request.")];
   const { request, response } = entry;
   const requestBody = request.body ?? "(a body was sent but could not be read)";
   const answer =
@@ -110,21 +110,28 @@ function exchangeDetails(entry) {
       : [
           h(
             "pre",
-            { class: "code-block exchange-text", "data-testid": "exchange-response" },
+            { class: "code-block exchange-text", "data-testid": "exchange-response", tabindex: "0" },
             httpText(`HTTP ${response.status}`, response.headers, response.body),
           ),
           cutNote(response.body_truncated),
         ];
-  return h(
-    "details",
-    { class: "exchange", "data-testid": "request-exchange" },
-    h("summary", {}, "Request and answer"),
+  return [
     h("h4", {}, "Request"),
-    h("pre", { class: "code-block exchange-text", "data-testid": "exchange-request" }, httpText(`${entry.method} ${entry.path}`, request.headers, requestBody)),
+    h(
+      "pre",
+      { class: "code-block exchange-text", "data-testid": "exchange-request", tabindex: "0" },
+      httpText(`${entry.method} ${entry.path}`, request.headers, requestBody),
+    ),
     cutNote(request.body_truncated),
     h("h4", {}, "Answer"),
     answer,
-  );
+  ];
+}
+
+/** The request and the answer, folded away until asked for. */
+function exchangeDetails(entry) {
+  if (!entry.request) return null;
+  return h("details", { class: "exchange", "data-testid": "request-exchange" }, h("summary", {}, "Request and answer"), exchangeParts(entry));
 }
 
 function errorDetails(entry) {
