@@ -24,7 +24,13 @@ export function progressLine(result: CheckResult): string {
       : first.path === "/status" && first.actual === status
         ? ` (expected ${first.expected})`
         : ` (${showPointer(first.path)}: expected ${first.expected}, actual ${first.actual})`;
-  return `✗ ${result.name} … ${status}${short}\n${result.problems.map((problem) => `    ${describeProblem(problem)}\n`).join("")}`;
+  return `✗ ${result.name} … ${status}${short}\n${result.problems.map((problem) => `    ${describeProblem(problem)}\n`).join("")}${reproductionLines(result)}`;
+}
+
+/** A named check's smallest failing request and the curl line that sends it again, indented. */
+function reproductionLines(result: CheckResult): string {
+  const reproduction = result.reproduction;
+  return reproduction === undefined ? "" : `    smallest failing request: ${reproduction.request}\n    ${reproduction.curl}\n`;
 }
 
 function clip(text: string, width: number): string {
@@ -85,7 +91,8 @@ export function junitXml(results: readonly CheckResult[], target: string): strin
     if (result.outcome === "skipped") return `${open}>\n      <skipped message="${xmlEscape(result.skipReason ?? "not run")}"/>\n    </testcase>\n`;
     const first = result.problems[0];
     const message = first === undefined ? "failed" : describeProblem(first);
-    const details = result.problems.map(describeProblem).join("\n");
+    const reproduction = result.reproduction === undefined ? "" : `\nsmallest failing request: ${result.reproduction.request}\n${result.reproduction.curl}`;
+    const details = result.problems.map(describeProblem).join("\n") + reproduction;
     return `${open}>\n      <failure message="${xmlEscape(message)}" type="contract">${xmlEscape(`status: ${result.status ?? "no answer"}\n${details}`)}</failure>\n    </testcase>\n`;
   });
   return (

@@ -20,6 +20,21 @@ interface CheckFlags {
   junit?: string;
   shape: ShapeOption;
   timeout: number;
+  generate: number;
+  seed?: number;
+  maxResponseMs?: number;
+}
+
+/** More would only make a run longer than any CI job; a typo of 10 extra zeros should fail, not hang. */
+const MAX_GENERATE = 1_000_000;
+
+function wholeNumber(min: number, max: number, what: string): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!/^\d+$/.test(value) || number < min || number > max)
+      throw new InvalidArgumentError(`must be a whole number${what === "" ? "" : ` ${what}`}, ${min} to ${max}`);
+    return number;
+  };
 }
 
 function parseData(value: string): Record<string, unknown> {
@@ -72,6 +87,13 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
     recipient: flags.recipient,
     shape: flags.shape,
     timeoutMs: flags.timeout,
+    generate: flags.generate,
+    seed: flags.seed,
+    maxResponseMs: flags.maxResponseMs,
+    onGeneration: ({ seed, count }) => {
+      process.stdout.write(`\n${count} requests generated from openapi/send.yaml, seed ${seed} (replay: --seed ${seed})\n`);
+    },
+    onGeneratedProgress: progressBar(),
     onResult: (result) => {
       process.stdout.write(header + progressLine(result));
       header = "";
@@ -89,6 +111,23 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
   process.exitCode = results.some((result) => result.outcome === "failed") ? 1 : 0;
 }
 
+/**
+ * A progress line on stderr while the generated requests run, when a person is watching: not when
+ * stderr is a pipe or a file, nor in CI, where a log would fill with carriage returns.
+ */
+function progressBar(): ((done: number, total: number) => void) | undefined {
+  if (!process.stderr.isTTY || (process.env.CI ?? "") !== "") return undefined;
+  let shown = -1;
+  return (done, total) => {
+    const percent = Math.floor((done * 100) / total);
+    if (percent === shown && done !== total) return;
+    shown = percent;
+    const width = 30;
+    const filled = Math.round((done * width) / total);
+    process.stderr.write(done === total ? "\r\u001b[K" : `\r[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} generated requests`);
+  };
+}
+
 export function registerCheck(program: Command): void {
   program
     .command("check")
@@ -102,6 +141,14 @@ export function registerCheck(program: Command): void {
     .option("--junit <file>", "write the results as JUnit XML")
     .addOption(new Option("--shape <shape>", "response shape required of every answer").choices(["a", "b", "any"]).default("any"))
     .option("--timeout <ms>", "per-request timeout in milliseconds", parseTimeout, 10_000)
+    .option(
+      "--generate <n>",
+      "requests to generate from openapi/send.yaml and judge with the named checks (0: none)",
+      wholeNumber(0, MAX_GENERATE, "of requests"),
+      100,
+    )
+    .option("--seed <s>", "seed of the generated requests: the same seed replays a run (default: random, printed)", wholeNumber(0, 2 ** 31 - 1, ""))
+    .option("--max-response-ms <ms>", "fail max_response_time on any answer slower than this", wholeNumber(1, 3_600_000, "of milliseconds"))
     // Usage errors (a bad flag value, a missing argument) exit 2, like the checks above.
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : USAGE))
     .action(check);
