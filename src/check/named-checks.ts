@@ -63,7 +63,7 @@ export function judge(contract: ContractChecker, exchange: Exchange, maxResponse
   const { request, answer } = exchange;
   if (maxResponseMs !== undefined && exchange.durationMs > maxResponseMs) {
     verdicts.max_response_time = {
-      path: "",
+      path: "/time",
       message: `answered in ${exchange.durationMs} ms, more than --max-response-ms ${maxResponseMs}`,
       expected: `at most ${maxResponseMs} ms`,
       actual: `${exchange.durationMs} ms`,

@@ -16,7 +16,7 @@ export function describeProblem(problem: ContractViolation): string {
 export function progressLine(result: CheckResult): string {
   if (result.outcome === "skipped") return `- ${result.name} … skipped (${result.skipReason ?? "not run"})\n`;
   const status = result.status === undefined ? "no answer" : String(result.status);
-  if (result.outcome === "passed") return `✓ ${result.name} … ${status}\n`;
+  if (result.outcome === "passed") return `✓ ${result.name} … ${result.judged === undefined ? status : `${result.judged} requests`}\n`;
   const first = result.problems[0];
   const short =
     first === undefined
@@ -60,10 +60,11 @@ export function totals(results: readonly CheckResult[]): { passed: number; faile
   return { passed: count("passed"), failed: count("failed"), skipped: count("skipped") };
 }
 
-/** The table, a note on skipped cases, and `N passed, M failed` on its own line. */
+/** The table, why cases were skipped, and `N passed, M failed` on its own line. */
 export function finalReport(results: readonly CheckResult[]): string {
   const { passed, failed, skipped } = totals(results);
-  const note = skipped > 0 ? `${skipped} skipped (run with --allow-send --recipient ADDR to include the sending case)\n` : "";
+  const reasons = [...new Set(results.filter((result) => result.outcome === "skipped").map((result) => result.skipReason ?? "not run"))];
+  const note = skipped > 0 ? `${skipped} skipped (${reasons.join("; ")})\n` : "";
   return `\n${summaryTable(results)}\n${note}${passed} passed, ${failed} failed\n`;
 }
 

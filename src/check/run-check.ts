@@ -37,8 +37,8 @@ export interface CheckOptions {
   maxResponseMs?: number;
   /** How long shrinking one failure may take before its smallest request so far is kept (default 30 s). */
   shrinkTimeLimitMs?: number;
-  /** Called before the generated requests are sent, with the seed that replays them. */
-  onGeneration?: (run: { seed: number; count: number }) => void;
+  /** Called before the generated requests are sent: the seed that replays them, the coverage pass's size and `generate`. */
+  onGeneration?: (run: { seed: number; coverage: number; random: number }) => void;
   /** Called after each generated request. */
   onGeneratedProgress?: (done: number, total: number) => void;
 }
@@ -55,6 +55,8 @@ export interface CheckResult {
   problems: ContractViolation[];
   durationMs: number;
   skipReason?: string;
+  /** For a named check: how many generated requests it judged. */
+  judged?: number;
   /** A named check's failure brought down to its smallest request, with a curl line that sends it again. */
   reproduction?: Reproduction;
 }
@@ -197,7 +199,6 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
 
   async function runNamedChecks(count: number): Promise<void> {
     const seed = options.seed ?? randomInt(2 ** 31);
-    options.onGeneration?.({ seed, count });
     const run = await runGenerated({
       baseUrl: options.baseUrl,
       apiKey: options.apiKey,
@@ -208,6 +209,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
       maxResponseMs: options.maxResponseMs,
       timeoutMs,
       shrinkTimeLimitMs: options.shrinkTimeLimitMs ?? 30_000,
+      onStart: (passes) => options.onGeneration?.({ seed, ...passes }),
       onProgress: options.onGeneratedProgress,
     });
     for (const named of run.results) {
@@ -221,6 +223,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
         durationMs: named.durationMs,
         skipReason: named.skipReason,
         reproduction: named.reproduction,
+        judged: named.judged,
       };
       results.push(result);
       options.onResult?.(result);

@@ -19,7 +19,9 @@ export interface GeneratedRunOptions {
   timeoutMs: number;
   /** How long the shrinking of one failure may take before its smallest request so far is kept. */
   shrinkTimeLimitMs: number;
-  /** Called after each of the N requests. */
+  /** Called before the first request, with how many of each pass there will be. */
+  onStart?: (passes: { coverage: number; random: number }) => void;
+  /** Called after each request of both passes. */
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -125,6 +127,7 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
   // fast-check runs them first, in the same numbering as the random ones, so a path replays either.
   const examples = coverageRequests(options.contract.requestSchema, options.inputs).map((request): [GeneratedRequest] => [request]);
   const total = examples.length + options.count;
+  options.onStart?.({ coverage: examples.length, random: options.count });
   const allowSend = options.inputs.recipient !== undefined;
   /** Never sent: without --allow-send a request the contract accepts could deliver mail; with it, a "positive" must be valid. */
   const safe = (request: GeneratedRequest): boolean => contractAccepts(options.contract, request) === (allowSend && request.kind === "positive");

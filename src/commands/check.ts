@@ -90,8 +90,10 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
     generate: flags.generate,
     seed: flags.seed,
     maxResponseMs: flags.maxResponseMs,
-    onGeneration: ({ seed, count }) => {
-      process.stdout.write(`\n${count} requests generated from openapi/send.yaml, seed ${seed} (replay: --seed ${seed})\n`);
+    onGeneration: ({ seed, coverage, random }) => {
+      process.stdout.write(
+        `\n${coverage} + ${random} requests generated from openapi/send.yaml (coverage, then random), seed ${seed} (replay: --seed ${seed})\n`,
+      );
     },
     onGeneratedProgress: progressBar(),
     onResult: (result) => {
