@@ -1,5 +1,6 @@
 // Runs the battery of `sendmock check` against a base URL and judges every answer: the case's
-// own expectation, the requested shape, and openapi/send.yaml. Returns results; prints nothing.
+// own expectation, the requested shape, and openapi/send.yaml; then, if asked, the generated
+// requests and their named checks (run-generated). Returns results; prints nothing.
 
 import { createContractChecker } from "../contract/check.js";
 import type { ContractViolation } from "../contract/violations.js";

@@ -17,7 +17,7 @@ export interface GeneratedRunOptions {
   seed: number;
   maxResponseMs?: number;
   timeoutMs: number;
-  /** How long the shrinking of one failure may take before its smallest request so far is kept. */
+  /** How long the shrinking of one failure may take before its smallest request so far is kept; 0 does not shrink. */
   shrinkTimeLimitMs: number;
   /** Called before the first request, with how many of each pass there will be. */
   onStart?: (passes: { coverage: number; random: number }) => void;
@@ -179,7 +179,7 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
       continue;
     }
     const shrinkStarted = performance.now();
-    const smallest = await shrink(name, failure);
+    const smallest = options.shrinkTimeLimitMs > 0 ? await shrink(name, failure) : failure;
     results.push({
       ...base,
       outcome: "failed",

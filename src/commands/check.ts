@@ -1,5 +1,6 @@
-// `sendmock check <base_url>`: runs the contract battery against any implementation of the send
-// API, prints a line per case, a table and the totals; exit 0 all passed, 1 a failure, 2 usage.
+// `sendmock check <base_url>`: runs the contract battery and the generated requests against any
+// implementation of the send API, prints a line per case and check, a table and the totals; exit 0
+// all passed, 1 a failure, 2 usage.
 
 import { writeFile } from "node:fs/promises";
 import { type Command, InvalidArgumentError, Option } from "commander";
@@ -23,6 +24,7 @@ interface CheckFlags {
   generate: number;
   seed?: number;
   maxResponseMs?: number;
+  shrinkTimeMs: number;
 }
 
 /** More would only make a run longer than any CI job; a typo of 10 extra zeros should fail, not hang. */
@@ -69,7 +71,7 @@ function parseBaseUrl(value: string): string {
 async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> {
   const baseUrl = parseBaseUrl(baseUrlArgument);
   if (flags.allowSend === true && (flags.recipient === undefined || flags.recipient === "")) {
-    fail("--allow-send needs --recipient ADDR: the one case that delivers mail sends only there", USAGE);
+    fail("--allow-send needs --recipient ADDR: every request that can deliver mail is sent only there", USAGE);
   }
   if (flags.recipient !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(flags.recipient))
     fail(`--recipient is not an email address: ${flags.recipient}`, USAGE);
@@ -90,6 +92,7 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
     generate: flags.generate,
     seed: flags.seed,
     maxResponseMs: flags.maxResponseMs,
+    shrinkTimeLimitMs: flags.shrinkTimeMs,
     onGeneration: ({ seed, coverage, random }) => {
       process.stdout.write(
         `\n${coverage} + ${random} requests generated from openapi/send.yaml (coverage, then random), seed ${seed} (replay: --seed ${seed})\n`,
@@ -133,7 +136,9 @@ function progressBar(): ((done: number, total: number) => void) | undefined {
 export function registerCheck(program: Command): void {
   program
     .command("check")
-    .description("run the contract battery against any implementation of the send API and validate every answer against openapi/send.yaml")
+    .description(
+      "run the contract battery and requests generated from openapi/send.yaml against any implementation of the send API, judging every answer by the contract",
+    )
     .argument("<base_url>", "base URL of the implementation (POST <base_url>/send is checked)")
     .option("--api-key <key>", `API key sent as Bearer (default: $SENDMOCK_API_KEY, else "${DEFAULT_API_KEY}", which any default sendmock accepts)`)
     .option("--template <id>", "an existing template for the cases", "welcome")
@@ -151,6 +156,7 @@ export function registerCheck(program: Command): void {
     )
     .option("--seed <s>", "seed of the generated requests: the same seed replays a run (default: random, printed)", wholeNumber(0, 2 ** 31 - 1, ""))
     .option("--max-response-ms <ms>", "fail max_response_time on any answer slower than this", wholeNumber(1, 3_600_000, "of milliseconds"))
+    .option("--shrink-time-ms <ms>", "how long shrinking one failing check may take", wholeNumber(0, 3_600_000, "of milliseconds"), 30_000)
     // Usage errors (a bad flag value, a missing argument) exit 2, like the checks above.
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : USAGE))
     .action(check);
