@@ -267,6 +267,7 @@ describe.concurrent("sendmock check usage errors exit 2 with one clear line", { 
     ["--generate", "-1"],
     ["--seed", "1.5"],
     ["--max-response-ms", "0"],
+    ["--shrink-time-ms", "soon"],
   ] as const) {
     it(`${flag} ${value}`, async ({ expect }) => {
       const run = await check(["http://127.0.0.1:1", flag, value]);

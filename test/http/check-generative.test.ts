@@ -24,23 +24,30 @@ const failedChecks = (results: CheckResult[]): string[] =>
     .filter((result) => result.outcome === "failed")
     .map((result) => result.id);
 
-function check(target: BrokenSendApi, options: { seed?: number; allowSend?: boolean; maxResponseMs?: number; generate?: number } = {}) {
+function check(
+  target: BrokenSendApi,
+  options: { seed?: number; allowSend?: boolean; maxResponseMs?: number; generate?: number; shrinkTimeLimitMs?: number } = {},
+) {
   return runCheck({
     baseUrl: target.url,
     apiKey: "check-key-1234",
     generate: options.generate ?? 30,
     seed: options.seed ?? 1,
     maxResponseMs: options.maxResponseMs,
+    shrinkTimeLimitMs: options.shrinkTimeLimitMs,
     allowSend: options.allowSend,
     recipient: options.allowSend === true ? "qa@example.com" : undefined,
   });
 }
 
-describe("sendmock check --generate against sendmock", () => {
+// Each test sends a hundred or more requests through a relay; a loaded machine can slow that down a lot.
+const SLOW_MACHINE = { timeout: 60_000 };
+
+describe("sendmock check --generate against sendmock", SLOW_MACHINE, () => {
   for (const shape of ["a", "b"] as const) {
     it(`passes every named check in shape ${shape} and, without --allow-send, captures nothing`, async () => {
       const target = await api(null, shape);
-      const results = await check(target, { generate: 60, seed: 7 });
+      const results = await check(target, { generate: 40, seed: 7 });
       expect(failedChecks(results), JSON.stringify(named(results), null, 1)).toEqual([]);
       expect(named(results).map((result) => `${result.id} ${result.outcome}`)).toEqual(
         CHECK_NAMES.map((name) => `${name} ${name === "max_response_time" || name === "positive_data_acceptance" ? "skipped" : "passed"}`),
@@ -50,7 +57,7 @@ describe("sendmock check --generate against sendmock", () => {
 
     it(`with --allow-send in shape ${shape}, sends valid requests to --recipient only, and they are accepted`, async () => {
       const target = await api(null, shape);
-      const results = await check(target, { allowSend: true, generate: 60, seed: 11 });
+      const results = await check(target, { allowSend: true, generate: 40, seed: 11 });
       expect(failedChecks(results), JSON.stringify(named(results), null, 1)).toEqual([]);
       expect(named(results).find((result) => result.id === "positive_data_acceptance")?.outcome).toBe("passed");
       const { messages } = await target.mock.outbox.list({ limit: 1000 });
@@ -61,7 +68,7 @@ describe("sendmock check --generate against sendmock", () => {
   }
 });
 
-describe("sendmock check --generate against a send API broken in one way", () => {
+describe("sendmock check --generate against a send API broken in one way", SLOW_MACHINE, () => {
   const cases: [Defect, string, { allowSend?: boolean; maxResponseMs?: number }][] = [
     ["server error on non-ASCII data", "not_a_server_error", {}],
     ["accepts a number as to", "negative_data_rejection", {}],
@@ -83,7 +90,7 @@ describe("sendmock check --generate against a send API broken in one way", () =>
   }
 });
 
-describe("sendmock check --generate is seeded", () => {
+describe("sendmock check --generate is seeded", SLOW_MACHINE, () => {
   it("replays a failing run with its seed: the same failures and the same smallest request", async () => {
     const target = await api("server error on non-ASCII data");
     const runs = [await check(target, { seed: 424242 }), await check(target, { seed: 424242 })];
@@ -92,5 +99,13 @@ describe("sendmock check --generate is seeded", () => {
     expect(failures[1]).toEqual(failures[0]?.map((result) => ({ ...result, durationMs: failures[1]?.[0]?.durationMs })));
     // Shrunk: a data value that is not ASCII is all it takes, the rest is as small as fast-check could make it.
     expect(failures[0]?.[0]?.reproduction?.request).toMatch(/"data":\{[^}]*\P{ASCII}/u);
+  });
+
+  it("with a shrink time of 0 keeps the first failing request as it was drawn", async () => {
+    const target = await api("server error on non-ASCII data");
+    const reproductionOf = async (shrinkTimeLimitMs?: number) =>
+      named(await check(target, { seed: 424242, shrinkTimeLimitMs })).find((result) => result.outcome === "failed")?.reproduction?.request ?? "";
+    const [drawn, shrunk] = [await reproductionOf(0), await reproductionOf()];
+    expect(drawn.length).toBeGreaterThan(shrunk.length);
   });
 });
