@@ -16,7 +16,7 @@ export function describeProblem(problem: ContractViolation): string {
 export function progressLine(result: CheckResult): string {
   if (result.outcome === "skipped") return `- ${result.name} … skipped (${result.skipReason ?? "not run"})\n`;
   const status = result.status === undefined ? "no answer" : String(result.status);
-  if (result.outcome === "passed") return `✓ ${result.name} … ${status}\n`;
+  if (result.outcome === "passed") return `✓ ${result.name} … ${result.judged === undefined ? status : `${result.judged} requests`}\n`;
   const first = result.problems[0];
   const short =
     first === undefined
@@ -24,7 +24,13 @@ export function progressLine(result: CheckResult): string {
       : first.path === "/status" && first.actual === status
         ? ` (expected ${first.expected})`
         : ` (${showPointer(first.path)}: expected ${first.expected}, actual ${first.actual})`;
-  return `✗ ${result.name} … ${status}${short}\n${result.problems.map((problem) => `    ${describeProblem(problem)}\n`).join("")}`;
+  return `✗ ${result.name} … ${status}${short}\n${result.problems.map((problem) => `    ${describeProblem(problem)}\n`).join("")}${reproductionLines(result)}`;
+}
+
+/** A named check's smallest failing request and the curl line that sends it again, indented. */
+function reproductionLines(result: CheckResult): string {
+  const reproduction = result.reproduction;
+  return reproduction === undefined ? "" : `    smallest failing request: ${reproduction.request}\n    ${reproduction.curl}\n`;
 }
 
 function clip(text: string, width: number): string {
@@ -54,10 +60,11 @@ export function totals(results: readonly CheckResult[]): { passed: number; faile
   return { passed: count("passed"), failed: count("failed"), skipped: count("skipped") };
 }
 
-/** The table, a note on skipped cases, and `N passed, M failed` on its own line. */
+/** The table, why cases were skipped, and `N passed, M failed` on its own line. */
 export function finalReport(results: readonly CheckResult[]): string {
   const { passed, failed, skipped } = totals(results);
-  const note = skipped > 0 ? `${skipped} skipped (run with --allow-send --recipient ADDR to include the sending case)\n` : "";
+  const reasons = [...new Set(results.filter((result) => result.outcome === "skipped").map((result) => result.skipReason ?? "not run"))];
+  const note = skipped > 0 ? `${skipped} skipped (${reasons.join("; ")})\n` : "";
   return `\n${summaryTable(results)}\n${note}${passed} passed, ${failed} failed\n`;
 }
 
@@ -85,7 +92,8 @@ export function junitXml(results: readonly CheckResult[], target: string): strin
     if (result.outcome === "skipped") return `${open}>\n      <skipped message="${xmlEscape(result.skipReason ?? "not run")}"/>\n    </testcase>\n`;
     const first = result.problems[0];
     const message = first === undefined ? "failed" : describeProblem(first);
-    const details = result.problems.map(describeProblem).join("\n");
+    const reproduction = result.reproduction === undefined ? "" : `\nsmallest failing request: ${result.reproduction.request}\n${result.reproduction.curl}`;
+    const details = result.problems.map(describeProblem).join("\n") + reproduction;
     return `${open}>\n      <failure message="${xmlEscape(message)}" type="contract">${xmlEscape(`status: ${result.status ?? "no answer"}\n${details}`)}</failure>\n    </testcase>\n`;
   });
   return (

@@ -1,12 +1,14 @@
 // Runs the battery of `sendmock check` against a base URL and judges every answer: the case's
-// own expectation, the requested shape, and openapi/send.yaml. Returns results; prints nothing.
+// own expectation, the requested shape, and openapi/send.yaml; then, if asked, the generated
+// requests and their named checks (run-generated). Returns results; prints nothing.
 
 import { createContractChecker } from "../contract/check.js";
 import type { ContractViolation } from "../contract/violations.js";
 import { loadContract, SEND_CONTRACT } from "../contract/load.js";
-import { randomUUID } from "node:crypto";
+import { randomInt, randomUUID } from "node:crypto";
 import { CASES, IDEMPOTENCY_CASE, type CheckCase, type CaseInputs } from "./cases.js";
 import { parseJson } from "../domain/json.js";
+import { runGenerated, type Reproduction } from "./run-generated.js";
 
 export type ShapeOption = "a" | "b" | "any";
 
@@ -28,6 +30,18 @@ export interface CheckOptions {
   onResult?: (result: CheckResult) => void;
   /** Only these case ids (default: all). */
   only?: string[];
+  /** Requests to generate from send.yaml after the fixed cases, each judged by the named checks (default 0: none). */
+  generate?: number;
+  /** Seeds the generated requests: the same seed draws the same requests (default: a random one, given to `onGeneration`). */
+  seed?: number;
+  /** Runs the `max_response_time` check: an answer slower than this fails it. */
+  maxResponseMs?: number;
+  /** How long shrinking one failure may take before its smallest request so far is kept (default 30 s). */
+  shrinkTimeLimitMs?: number;
+  /** Called before the generated requests are sent: the seed that replays them, the coverage pass's size and `generate`. */
+  onGeneration?: (run: { seed: number; coverage: number; random: number }) => void;
+  /** Called after each generated request. */
+  onGeneratedProgress?: (done: number, total: number) => void;
 }
 
 export interface CheckResult {
@@ -42,6 +56,10 @@ export interface CheckResult {
   problems: ContractViolation[];
   durationMs: number;
   skipReason?: string;
+  /** For a named check: how many generated requests it judged. */
+  judged?: number;
+  /** A named check's failure brought down to its smallest request, with a curl line that sends it again. */
+  reproduction?: Reproduction;
 }
 
 /** The target could not be reached at all (first request failed to connect). */
@@ -177,7 +195,41 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
     results.push(result);
     options.onResult?.(result);
   }
+  if ((options.generate ?? 0) > 0) await runNamedChecks(options.generate ?? 0);
   return results;
+
+  async function runNamedChecks(count: number): Promise<void> {
+    const seed = options.seed ?? randomInt(2 ** 31);
+    const run = await runGenerated({
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      contract,
+      inputs: { ...inputs, recipient: options.allowSend === true ? inputs.recipient : undefined },
+      count,
+      seed,
+      maxResponseMs: options.maxResponseMs,
+      timeoutMs,
+      shrinkTimeLimitMs: options.shrinkTimeLimitMs ?? 30_000,
+      onStart: (passes) => options.onGeneration?.({ seed, ...passes }),
+      onProgress: options.onGeneratedProgress,
+    });
+    for (const named of run.results) {
+      const result: CheckResult = {
+        id: named.name,
+        name: named.name,
+        outcome: named.outcome,
+        status: named.status,
+        expected: named.expected,
+        problems: named.problem === undefined ? [] : [named.problem],
+        durationMs: named.durationMs,
+        skipReason: named.skipReason,
+        reproduction: named.reproduction,
+        judged: named.judged,
+      };
+      results.push(result);
+      options.onResult?.(result);
+    }
+  }
 
   /** One POST /send with an Idempotency-Key; undefined when the request got no answer. */
   async function sendWithKey(key: string): Promise<{ status: number; replayed: boolean; trackingId: unknown } | undefined> {

@@ -1,5 +1,6 @@
-// `sendmock check <base_url>`: runs the contract battery against any implementation of the send
-// API, prints a line per case, a table and the totals; exit 0 all passed, 1 a failure, 2 usage.
+// `sendmock check <base_url>`: runs the contract battery and the generated requests against any
+// implementation of the send API, prints a line per case and check, a table and the totals; exit 0
+// all passed, 1 a failure, 2 usage.
 
 import { writeFile } from "node:fs/promises";
 import { type Command, InvalidArgumentError, Option } from "commander";
@@ -20,6 +21,22 @@ interface CheckFlags {
   junit?: string;
   shape: ShapeOption;
   timeout: number;
+  generate: number;
+  seed?: number;
+  maxResponseMs?: number;
+  shrinkTimeMs: number;
+}
+
+/** More would only make a run longer than any CI job; a typo of 10 extra zeros should fail, not hang. */
+const MAX_GENERATE = 1_000_000;
+
+function wholeNumber(min: number, max: number, what: string): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!/^\d+$/.test(value) || number < min || number > max)
+      throw new InvalidArgumentError(`must be a whole number${what === "" ? "" : ` ${what}`}, ${min} to ${max}`);
+    return number;
+  };
 }
 
 function parseData(value: string): Record<string, unknown> {
@@ -54,7 +71,7 @@ function parseBaseUrl(value: string): string {
 async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> {
   const baseUrl = parseBaseUrl(baseUrlArgument);
   if (flags.allowSend === true && (flags.recipient === undefined || flags.recipient === "")) {
-    fail("--allow-send needs --recipient ADDR: the one case that delivers mail sends only there", USAGE);
+    fail("--allow-send needs --recipient ADDR: every request that can deliver mail is sent only there", USAGE);
   }
   if (flags.recipient !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(flags.recipient))
     fail(`--recipient is not an email address: ${flags.recipient}`, USAGE);
@@ -72,6 +89,16 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
     recipient: flags.recipient,
     shape: flags.shape,
     timeoutMs: flags.timeout,
+    generate: flags.generate,
+    seed: flags.seed,
+    maxResponseMs: flags.maxResponseMs,
+    shrinkTimeLimitMs: flags.shrinkTimeMs,
+    onGeneration: ({ seed, coverage, random }) => {
+      process.stdout.write(
+        `\n${coverage} + ${random} requests generated from openapi/send.yaml (coverage, then random), seed ${seed} (replay: --seed ${seed})\n`,
+      );
+    },
+    onGeneratedProgress: progressBar(),
     onResult: (result) => {
       process.stdout.write(header + progressLine(result));
       header = "";
@@ -89,10 +116,29 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
   process.exitCode = results.some((result) => result.outcome === "failed") ? 1 : 0;
 }
 
+/**
+ * A progress line on stderr while the generated requests run, when a person is watching: not when
+ * stderr is a pipe or a file, nor in CI, where a log would fill with carriage returns.
+ */
+function progressBar(): ((done: number, total: number) => void) | undefined {
+  if (!process.stderr.isTTY || (process.env.CI ?? "") !== "") return undefined;
+  let shown = -1;
+  return (done, total) => {
+    const percent = Math.floor((done * 100) / total);
+    if (percent === shown && done !== total) return;
+    shown = percent;
+    const width = 30;
+    const filled = Math.round((done * width) / total);
+    process.stderr.write(done === total ? "\r\u001b[K" : `\r[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} generated requests`);
+  };
+}
+
 export function registerCheck(program: Command): void {
   program
     .command("check")
-    .description("run the contract battery against any implementation of the send API and validate every answer against openapi/send.yaml")
+    .description(
+      "run the contract battery and requests generated from openapi/send.yaml against any implementation of the send API, judging every answer by the contract",
+    )
     .argument("<base_url>", "base URL of the implementation (POST <base_url>/send is checked)")
     .option("--api-key <key>", `API key sent as Bearer (default: $SENDMOCK_API_KEY, else "${DEFAULT_API_KEY}", which any default sendmock accepts)`)
     .option("--template <id>", "an existing template for the cases", "welcome")
@@ -102,6 +148,15 @@ export function registerCheck(program: Command): void {
     .option("--junit <file>", "write the results as JUnit XML")
     .addOption(new Option("--shape <shape>", "response shape required of every answer").choices(["a", "b", "any"]).default("any"))
     .option("--timeout <ms>", "per-request timeout in milliseconds", parseTimeout, 10_000)
+    .option(
+      "--generate <n>",
+      "requests to generate from openapi/send.yaml and judge with the named checks (0: none)",
+      wholeNumber(0, MAX_GENERATE, "of requests"),
+      100,
+    )
+    .option("--seed <s>", "seed of the generated requests: the same seed replays a run (default: random, printed)", wholeNumber(0, 2 ** 31 - 1, ""))
+    .option("--max-response-ms <ms>", "fail max_response_time on any answer slower than this", wholeNumber(1, 3_600_000, "of milliseconds"))
+    .option("--shrink-time-ms <ms>", "how long shrinking one failing check may take", wholeNumber(0, 3_600_000, "of milliseconds"), 30_000)
     // Usage errors (a bad flag value, a missing argument) exit 2, like the checks above.
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : USAGE))
     .action(check);

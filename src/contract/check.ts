@@ -16,6 +16,8 @@ export interface ExchangeAnswer {
 }
 
 export interface ContractChecker {
+  /** POST /send's request body schema, dereferenced: what `sendmock check` generates requests from. */
+  readonly requestSchema: OpenAPIV3_1.SchemaObject;
   checkRequest(body: unknown): ContractViolation[];
   checkAnswer(answer: ExchangeAnswer): ContractViolation[];
 }
@@ -64,6 +66,7 @@ export async function createContractChecker(contract: Contract): Promise<Contrac
   const requestSchema = (operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined)?.content["application/json"]?.schema as Schema;
 
   return {
+    requestSchema,
     checkRequest(body) {
       return checkValue(ajv, cache, requestSchema, body);
     },

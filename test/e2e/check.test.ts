@@ -1,5 +1,6 @@
 // `sendmock check` through the real CLI: against sendmock itself (both shapes), against a
-// deliberately broken implementation, the JUnit file, and the usage errors.
+// deliberately broken implementation, the generated requests' output and replay, the JUnit file,
+// and the usage errors. The named checks themselves are proven in test/http/check-generative.test.ts.
 
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile } from "node:fs/promises";
@@ -10,6 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it, type ExpectStatic } from "vitest";
 import { startSendMock, type RunningSendMock } from "../../src/index.js";
+import { brokenSendApi } from "../support/broken-send-api.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CLI = path.join(ROOT, "dist", "cli.js");
@@ -100,7 +102,7 @@ describe.concurrent("sendmock check against sendmock itself", { timeout: 30_000 
     it(`passes every case in shape ${shape}, delivers nothing without --allow-send, and writes JUnit`, async ({ expect, onTestFinished }) => {
       const target = await mock(shape, onTestFinished);
       const junit = path.join(await mkdtemp(path.join(os.tmpdir(), "sendmock-check-")), "report.xml");
-      const run = await check([target.url, "--shape", shape, "--api-key", "secret-key-abcd", "--junit", junit]);
+      const run = await check([target.url, "--generate", "0", "--shape", shape, "--api-key", "secret-key-abcd", "--junit", junit]);
       expect(run.code, run.stdout + run.stderr).toBe(0);
       expect(run.stdout).toMatch(/^10 passed, 0 failed$/m);
       expect(run.stdout).not.toContain("✗");
@@ -122,7 +124,7 @@ describe.concurrent("sendmock check against sendmock itself", { timeout: 30_000 
       onTestFinished,
     }) => {
       const target = await mock(shape, onTestFinished);
-      const run = await check([target.url, "--allow-send", "--recipient", "qa@example.com"]);
+      const run = await check([target.url, "--generate", "0", "--allow-send", "--recipient", "qa@example.com"]);
       expect(run.code, run.stdout + run.stderr).toBe(0);
       expect(run.stdout).toMatch(/^12 passed, 0 failed$/m);
       expect(run.stdout).toMatch(/✓ valid send … 200\n/);
@@ -136,7 +138,7 @@ describe.concurrent("sendmock check against sendmock itself", { timeout: 30_000 
 
   it("fails every answer in the other shape with --shape b against a shape-a mock", async ({ expect, onTestFinished }) => {
     const target = await mock("a", onTestFinished);
-    const run = await check([target.url, "--shape", "b"]);
+    const run = await check([target.url, "--generate", "0", "--shape", "b"]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("✗ missing to … 400 ((body): expected shape b, actual shape a)");
     expect(run.stdout).toMatch(/^0 passed, 10 failed$/m);
@@ -147,7 +149,7 @@ describe.concurrent("sendmock check against a broken implementation", { timeout:
   it("reports each defect with its case, pointer, expected and actual, writes JUnit, and exits 1", async ({ expect, onTestFinished }) => {
     const target = await brokenServer(onTestFinished);
     const junit = path.join(await mkdtemp(path.join(os.tmpdir(), "sendmock-check-")), "report.xml");
-    const run = await check([target, "--allow-send", "--recipient", "qa@example.com", "--junit", junit]);
+    const run = await check([target, "--generate", "0", "--allow-send", "--recipient", "qa@example.com", "--junit", junit]);
     expect(run.code, run.stdout + run.stderr).toBe(1);
     const out = run.stdout;
     // wrong status
@@ -179,9 +181,55 @@ describe.concurrent("sendmock check against a broken implementation", { timeout:
 
   it("fails a case whose answer never comes, after --timeout", async ({ expect, onTestFinished }) => {
     const target = await listen(onTestFinished, () => undefined);
-    const run = await check([target, "--timeout", "150"]);
+    const run = await check([target, "--generate", "0", "--timeout", "150"]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("✗ missing to … no answer ((body): expected an answer, actual timed out after 150 ms)");
+  });
+});
+
+describe.concurrent("sendmock check --generate through the CLI", { timeout: 30_000 }, () => {
+  it("prints the seed, a line per named check and the totals, writes one JUnit test case per check, and no progress when stderr is not a terminal", async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const target = await mock("a", onTestFinished);
+    const junit = path.join(await mkdtemp(path.join(os.tmpdir(), "sendmock-check-")), "report.xml");
+    const run = await check([target.url, "--generate", "20", "--junit", junit]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^\d+ \+ 20 requests generated from openapi\/send\.yaml \(coverage, then random\), seed \d+ \(replay: --seed \d+\)$/m);
+    expect(run.stdout).toMatch(/^✓ not_a_server_error … \d+ requests$/m);
+    expect(run.stdout).toContain("- max_response_time … skipped (needs --max-response-ms)");
+    expect(run.stdout).toContain("- positive_data_acceptance … skipped (sends mail: needs --allow-send --recipient ADDR)");
+    expect(run.stdout).toMatch(/^18 passed, 0 failed$/m);
+    expect(run.stderr).toBe("");
+    const xml = await readFile(junit, "utf8");
+    for (const name of ["not_a_server_error", "status_code_conformance", "unsupported_method", "max_response_time", "positive_data_acceptance"]) {
+      expect(xml.match(new RegExp(`<testcase classname="sendmock check" name="${name}"`, "g"))).toHaveLength(1);
+    }
+  });
+
+  it("names a broken server's failing check with its smallest request and curl line, exits 1, and replays the same with --seed", async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const target = await brokenSendApi("accepts a number as to");
+    onTestFinished(() => target.close());
+    const junit = path.join(await mkdtemp(path.join(os.tmpdir(), "sendmock-check-")), "report.xml");
+    const runs = [
+      await check([target.url, "--generate", "15", "--seed", "77", "--junit", junit]),
+      await check([target.url, "--generate", "15", "--seed", "77"]),
+    ];
+    const failure = (stdout: string) => /^✗ negative_data_rejection[^]*?(?=^\S)/m.exec(stdout)?.[0];
+    expect(runs[0]?.code, runs[0]?.stdout).toBe(1);
+    expect(failure(runs[0]?.stdout ?? "")).toContain('    smallest failing request: (to: a number) POST /send {"to":0,');
+    expect(failure(runs[0]?.stdout ?? "")).toMatch(/^ {4}curl -sS -i -X POST 'http:\/\/127\.0\.0\.1:\d+\/send' -H "Authorization: Bearer \$SENDMOCK_API_KEY"/m);
+    expect(runs[0]?.stdout).toContain("seed 77 (replay: --seed 77)");
+    expect(failure(runs[1]?.stdout ?? "")).toBe(failure(runs[0]?.stdout ?? ""));
+    const xml = await readFile(junit, "utf8");
+    expect(xml).toMatch(
+      /<testcase classname="sendmock check" name="negative_data_rejection"[^>]*>\s*<failure message="\/status: a request the contract forbids \(to: a number\)/,
+    );
+    expect(xml).toContain("smallest failing request: (to: a number)");
   });
 });
 
@@ -213,6 +261,21 @@ describe.concurrent("sendmock check usage errors exit 2 with one clear line", { 
     expect(run.stderr).toContain(`cannot reach http://127.0.0.1:${port}/send: ECONNREFUSED`);
     expect(run.stdout).not.toContain("✗");
   });
+
+  for (const [flag, value] of [
+    ["--generate", "lots"],
+    ["--generate", "-1"],
+    ["--seed", "1.5"],
+    ["--max-response-ms", "0"],
+    ["--shrink-time-ms", "soon"],
+  ] as const) {
+    it(`${flag} ${value}`, async ({ expect }) => {
+      const run = await check(["http://127.0.0.1:1", flag, value]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(flag);
+      expect(run.stderr).toContain("must be a whole number");
+    });
+  }
 
   it("a bad flag value", async ({ expect }) => {
     const run = await check(["http://127.0.0.1:1", "--shape", "c"]);

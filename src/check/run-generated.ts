@@ -1,0 +1,214 @@
+// The generated part of `sendmock check`: sends N requests drawn from the contract with one seed,
+// judges each answer with the named checks, then shrinks each failing check's first failure.
+
+import fc from "fast-check";
+import type { ContractChecker } from "../contract/check.js";
+import type { ContractViolation } from "../contract/violations.js";
+import { contractAccepts, coverageRequests, requestArbitrary, type GeneratedRequest, type GenerationInputs } from "./generate.js";
+import { CHECK_NAMES, EXPECTED, judge, type CheckName, type Exchange } from "./named-checks.js";
+
+export interface GeneratedRunOptions {
+  baseUrl: string;
+  apiKey: string;
+  contract: ContractChecker;
+  inputs: GenerationInputs;
+  /** How many random requests to generate, after the coverage pass. */
+  count: number;
+  seed: number;
+  maxResponseMs?: number;
+  timeoutMs: number;
+  /** How long the shrinking of one failure may take before its smallest request so far is kept; 0 does not shrink. */
+  shrinkTimeLimitMs: number;
+  /** Called before the first request, with how many of each pass there will be. */
+  onStart?: (passes: { coverage: number; random: number }) => void;
+  /** Called after each request of both passes. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** A failure brought down to its smallest request. */
+export interface Reproduction {
+  /** The rule the request breaks, its method and body, on one line. */
+  request: string;
+  curl: string;
+}
+
+export interface NamedCheckResult {
+  name: CheckName;
+  outcome: "passed" | "failed" | "skipped";
+  expected: string;
+  status?: number;
+  problem?: ContractViolation;
+  reproduction?: Reproduction;
+  /** Requests of the run this check judged. */
+  judged: number;
+  durationMs: number;
+  skipReason?: string;
+}
+
+export interface GeneratedRun {
+  results: NamedCheckResult[];
+  /** Requests sent, shrinking included. */
+  sent: number;
+  /** Generated negatives the contract turned out to accept: never sent. */
+  discarded: number;
+}
+
+/** The checks that judge a request of this kind (every answer goes through the first five). */
+function appliesTo(check: CheckName, request: GeneratedRequest, maxResponseMs: number | undefined): boolean {
+  switch (check) {
+    case "negative_data_rejection":
+      return request.kind === "negative_body" || request.kind === "wrong_content_type" || request.kind === "malformed_json";
+    case "missing_required_header":
+      return request.kind === "missing_auth" || request.kind === "malformed_auth";
+    case "unsupported_method":
+      return request.kind === "other_method";
+    case "positive_data_acceptance":
+      return request.kind === "positive";
+    case "max_response_time":
+      return maxResponseMs !== undefined;
+    default:
+      return true;
+  }
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/** A curl line that sends the request again; the key stays in `$SENDMOCK_API_KEY`, never printed. */
+export function curlCommand(baseUrl: string, request: GeneratedRequest): string {
+  const parts = ["curl -sS -i", `-X ${request.method}`, shellQuote(`${baseUrl}/send`)];
+  if (request.authorization === undefined) parts.push(`-H "Authorization: Bearer $SENDMOCK_API_KEY"`);
+  else if (request.authorization !== null) parts.push(`-H ${shellQuote(`Authorization: ${request.authorization}`)}`);
+  if (request.contentType !== undefined) parts.push(`-H ${shellQuote(`Content-Type: ${request.contentType}`)}`);
+  if (request.body !== undefined) parts.push(`--data-binary ${shellQuote(request.body)}`);
+  return parts.join(" ");
+}
+
+function describeRequest(request: GeneratedRequest): string {
+  return `(${request.defect}) ${request.method} /send${request.body === undefined ? "" : ` ${request.body}`}`;
+}
+
+async function send(options: GeneratedRunOptions, request: GeneratedRequest): Promise<Exchange> {
+  const headers: Record<string, string> = {};
+  if (request.authorization !== null) headers.Authorization = request.authorization ?? `Bearer ${options.apiKey}`;
+  if (request.contentType !== undefined) headers["Content-Type"] = request.contentType;
+  const started = performance.now();
+  try {
+    const answer = await fetch(`${options.baseUrl}/send`, {
+      method: request.method,
+      headers,
+      body: request.body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+    const body = await answer.text();
+    return {
+      request,
+      answer: { status: answer.status, headers: Object.fromEntries(answer.headers), body },
+      durationMs: Math.round(performance.now() - started),
+    };
+  } catch (error) {
+    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    const failure = timedOut ? `timed out after ${options.timeoutMs} ms` : (cause ?? (error instanceof Error ? error.message : String(error)));
+    return { request, failure, durationMs: Math.round(performance.now() - started) };
+  }
+}
+
+interface Failure {
+  runIndex: number;
+  exchange: Exchange;
+  problem: ContractViolation;
+}
+
+export async function runGenerated(options: GeneratedRunOptions): Promise<GeneratedRun> {
+  const arbitrary = requestArbitrary(options.contract.requestSchema, options.inputs);
+  // fast-check runs them first, in the same numbering as the random ones, so a path replays either.
+  const examples = coverageRequests(options.contract.requestSchema, options.inputs).map((request): [GeneratedRequest] => [request]);
+  const total = examples.length + options.count;
+  options.onStart?.({ coverage: examples.length, random: options.count });
+  const allowSend = options.inputs.recipient !== undefined;
+  /** Never sent: without --allow-send a request the contract accepts could deliver mail; with it, a "positive" must be valid. */
+  const safe = (request: GeneratedRequest): boolean => contractAccepts(options.contract, request) === (allowSend && request.kind === "positive");
+  const first = new Map<CheckName, Failure>();
+  const judged = new Map<CheckName, number>();
+  let sent = 0;
+  let discarded = 0;
+  let runIndex = 0;
+
+  // fast-check draws the requests, so `--seed` replays them; this pass only records, shrinking comes after.
+  await fc.check(
+    fc.asyncProperty(arbitrary, async (request) => {
+      const index = runIndex++;
+      if (!safe(request)) {
+        discarded++;
+      } else {
+        const exchange = await send(options, request);
+        sent++;
+        const verdicts = judge(options.contract, exchange, options.maxResponseMs);
+        for (const check of CHECK_NAMES) {
+          if (!appliesTo(check, request, options.maxResponseMs)) continue;
+          judged.set(check, (judged.get(check) ?? 0) + 1);
+          const problem = verdicts[check];
+          if (problem !== undefined && !first.has(check)) first.set(check, { runIndex: index, exchange, problem });
+        }
+      }
+      options.onProgress?.(index + 1, total);
+      return true;
+    }),
+    { seed: options.seed, numRuns: total, examples },
+  );
+
+  const results: NamedCheckResult[] = [];
+  for (const name of CHECK_NAMES) {
+    const base = { name, expected: EXPECTED[name], judged: judged.get(name) ?? 0 };
+    const skipReason =
+      name === "max_response_time" && options.maxResponseMs === undefined
+        ? "needs --max-response-ms"
+        : name === "positive_data_acceptance" && !allowSend
+          ? "sends mail: needs --allow-send --recipient ADDR"
+          : undefined;
+    if (skipReason !== undefined) {
+      results.push({ ...base, outcome: "skipped", skipReason, durationMs: 0 });
+      continue;
+    }
+    const failure = first.get(name);
+    if (failure === undefined) {
+      results.push({ ...base, outcome: "passed", durationMs: 0 });
+      continue;
+    }
+    const shrinkStarted = performance.now();
+    const smallest = options.shrinkTimeLimitMs > 0 ? await shrink(name, failure) : failure;
+    results.push({
+      ...base,
+      outcome: "failed",
+      status: smallest.exchange.answer?.status,
+      problem: smallest.problem,
+      reproduction: { request: describeRequest(smallest.exchange.request), curl: curlCommand(options.baseUrl, smallest.exchange.request) },
+      durationMs: Math.round(performance.now() - shrinkStarted),
+    });
+  }
+  return { results, sent, discarded };
+
+  /**
+   * Replays the failing run (same seed, its path) and lets fast-check shrink it against the live
+   * target; a target that no longer fails keeps the original request.
+   */
+  async function shrink(check: CheckName, failure: Failure): Promise<Failure> {
+    let smallest = failure;
+    await fc.check(
+      fc.asyncProperty(arbitrary, async (request) => {
+        fc.pre(safe(request));
+        const exchange = await send(options, request);
+        sent++;
+        const problem = judge(options.contract, exchange, options.maxResponseMs)[check];
+        if (problem === undefined) return true;
+        smallest = { runIndex: failure.runIndex, exchange, problem };
+        return false;
+      }),
+      { seed: options.seed, path: String(failure.runIndex), examples, interruptAfterTimeLimit: options.shrinkTimeLimitMs },
+    );
+    return smallest;
+  }
+}
