@@ -199,6 +199,12 @@ export function describeOutboxContract(name: string, makeOutbox: MakeOutbox, opt
           });
         const [first, second, third] = [shipment(1), shipment(2), shipment(3)];
         const outbox = await makeOutbox({ capacity: 2 });
+        // A store may build what it searches with at the first search: from here on it holds it.
+        const searched = async (kept: Outbox): Promise<Outbox> => {
+          await kept.list({ q: "wombats" });
+          return kept;
+        };
+        await searched(outbox);
         await outbox.add(first);
         const bytesOfFirst = (await outbox.stats()).bytes;
 
@@ -209,10 +215,14 @@ export function describeOutboxContract(name: string, makeOutbox: MakeOutbox, opt
 
         await outbox.add(second);
         await outbox.add(third);
-        expect(await outbox.stats()).toMatchObject({ count: 2, dropped: 1, bytes: (await (await anOutbox([second, third])).stats()).bytes });
+        const onlyThese = await searched(await anOutbox([]));
+        await onlyThese.add(second);
+        await onlyThese.add(third);
+        expect(await outbox.stats()).toMatchObject({ count: 2, dropped: 1, bytes: (await onlyThese.stats()).bytes });
         expect(idsOf(await outbox.list({ q: "SHIPMENT" }))).toEqual([third.id, second.id]);
 
         await outbox.clear();
+        await searched(outbox);
         await outbox.add(first);
         expect((await outbox.stats()).bytes).toBe(bytesOfFirst);
       });

@@ -38,6 +38,8 @@ describe("the in-memory outbox", () => {
     const outbox = createMemoryOutbox({ capacity: 10, maxBytes: 70_000 });
     const long = (): CapturedMessage => aMessage({ text: Array.from({ length: 3000 }, (_, index) => `w${String(index)}`).join(" ") });
     const [older, newer] = [long(), long()];
+    // The first search builds the index: from then on every capture is filed in it.
+    expect((await outbox.list({ q: "w1" })).total).toBe(0);
     await outbox.add(older);
     await outbox.add(newer);
 
@@ -46,6 +48,22 @@ describe("the in-memory outbox", () => {
     expect((await outbox.stats()).bytes).toBeGreaterThan(2 * Buffer.byteLength(JSON.stringify(newer)));
     expect(await outbox.stats()).toMatchObject({ count: 1, dropped: 1 });
     expect((await outbox.list({ q: "w2999" })).messages.map((message) => message.id)).toEqual([newer.id]);
+  });
+
+  it("builds its search index at the first search, counts it from then on, and drops it with a clear", async () => {
+    const outbox = createMemoryOutbox({ capacity: 10 });
+    const message = aMessage({ text: "Your code is tok_123" });
+    await outbox.add(message);
+    const jsonBytes = Buffer.byteLength(JSON.stringify(message));
+    expect((await outbox.stats()).bytes).toBe(jsonBytes);
+
+    expect((await outbox.list({ q: "TOK_123" })).messages.map((found) => found.id)).toEqual([message.id]);
+    expect((await outbox.stats()).bytes).toBeGreaterThan(jsonBytes);
+
+    await outbox.clear();
+    await outbox.add(message);
+    expect((await outbox.stats()).bytes).toBe(jsonBytes);
+    expect(await outbox.waitFor({ q: "tok_123" }, { timeoutMs: 100 })).toMatchObject({ id: message.id });
   });
 
   it("keeps finding messages by q, newest first, once its capture numbers pass 32 bits", async () => {
