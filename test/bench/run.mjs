@@ -32,9 +32,9 @@ const MEMORY_LARGE = 100_000;
 const MB = 1024 * 1024;
 // The knob the README gives for large capacities: V8 otherwise lets its heap grow to a few
 // times the live messages before collecting, and RSS follows the heap, not the messages. 100k
-// messages with their journal entries and search index take ~680 MB of live heap (6.8 KB each,
-// measured after a full collection), so 512 MB, enough before the raw journal and the index,
-// now runs out at about 70k.
+// messages with their journal entries take ~530 MB of live heap (5.3 KB each, measured after a
+// full collection; 6.8 KB once the outbox was searched and holds its q index), so 512 MB,
+// enough before journal entries kept the raw request and answer, ran out at about 95k.
 const HEAP_CAP_FLAG = "--max-old-space-size=1024";
 // The soak fills the outbox (capacity 10,000) in its first seconds; the heap is judged after
 // this share of the run, when the outbox and the journal are full and every send drops one.
