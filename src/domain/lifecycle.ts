@@ -6,6 +6,7 @@
 import { ApiError } from "../errors.js";
 import type { CapturedMessage, MessageEvent, MessageEventType, MessageStatus, Outcome } from "../wire.js";
 import type { Clock } from "./clock.js";
+import type { RecordedEvent } from "./outbox.js";
 import { decideOutcome, type OutcomeBook } from "./outcomes.js";
 import type { RuleTarget } from "./rule-book.js";
 import type { Scheduler } from "./scheduler.js";
@@ -66,7 +67,7 @@ export function eventFor(type: MessageEventType, atMs: number, links: readonly s
 export interface MessageEvents {
   get(id: string): Promise<CapturedMessage | undefined>;
   /** Appends `event` and sets `status`; the message as it is now, or undefined when it is gone. */
-  recordEvent(id: string, event: MessageEvent, status: MessageStatus): Promise<CapturedMessage | undefined>;
+  recordEvent(id: string, event: MessageEvent, status: MessageStatus): Promise<RecordedEvent | undefined>;
 }
 
 export interface LifecycleDeps {
@@ -79,7 +80,7 @@ export interface LifecycleDeps {
    * Told of each event once it is recorded, on the replica that recorded it (webhooks are sent
    * from here: the outbox's onEvent is heard by every replica, which would send them each once).
    */
-  onRecorded?: (message: CapturedMessage, event: MessageEvent) => Promise<void>;
+  onRecorded?: (recorded: RecordedEvent, event: MessageEvent) => Promise<void>;
 }
 
 export interface Lifecycle {
@@ -130,9 +131,9 @@ export function createLifecycle(deps: LifecycleDeps): Lifecycle {
         throw new ApiError("invalid_request", `Message ${message.id} has ${message.events.length} events, the most a message keeps (lifecycle.max_events)`);
       }
       const event = eventFor(type, clock.nowMs(), message.links);
-      const updated = await outbox.recordEvent(message.id, event, STATUS_AFTER[type]);
-      if (!updated) throw new ApiError("not_found", `Message ${message.id} left the outbox before its event was recorded`);
-      await deps.onRecorded?.(updated, event);
+      const recorded = await outbox.recordEvent(message.id, event, STATUS_AFTER[type]);
+      if (!recorded) throw new ApiError("not_found", `Message ${message.id} left the outbox before its event was recorded`);
+      await deps.onRecorded?.(recorded, event);
       return event;
     },
 
@@ -145,10 +146,10 @@ export function createLifecycle(deps: LifecycleDeps): Lifecycle {
       const links = current.type === "message.clicked" ? ((await outbox.get(messageId))?.links ?? []) : [];
       const event = eventFor(current.type, dueAtMs, links, current.bounceType);
       // Undefined when the message was deleted, cleared or dropped for room: nothing more happens to it.
-      const updated = await outbox.recordEvent(messageId, event, STATUS_AFTER[current.type]);
-      if (!updated) return;
+      const recorded = await outbox.recordEvent(messageId, event, STATUS_AFTER[current.type]);
+      if (!recorded) return;
       if (step + 1 < steps.length) await scheduleStep({ messageId, outcome, step: step + 1 }, dueAtMs + settings.stepMs);
-      await deps.onRecorded?.(updated, event);
+      await deps.onRecorded?.(recorded, event);
     },
   };
 }

@@ -29,6 +29,15 @@ export interface SerializedMessageList {
 }
 
 /** What bounds an outbox: messages kept, bytes kept, bytes in one page. */
+/** An event appended to a message that is still kept. */
+export interface RecordedEvent {
+  /**
+   * The message as it is now, read only when asked: most events need no more than that they
+   * were recorded, and reading a 900 KB message twice per send was ~14% of a large send's CPU.
+   */
+  message(): CapturedMessage;
+}
+
 export interface OutboxLimits {
   capacity: number;
   /** The JSON of kept messages, in UTF-8 bytes, with what a store keeps to search them; past it the oldest go (the newest always stays). No bound when left out. */
@@ -71,8 +80,8 @@ export interface OutboxStats {
 export interface Outbox {
   /** Resolves with the ids of the messages dropped to make room for it (past `capacity` or `maxBytes`). */
   add(message: CapturedMessage): Promise<{ dropped: string[] }>;
-  /** Appends a lifecycle event and sets the status; the message as it is now, or undefined when it is gone. */
-  recordEvent(id: string, event: MessageEvent, status: MessageStatus): Promise<CapturedMessage | undefined>;
+  /** Appends a lifecycle event and sets the status; undefined when the message is gone. */
+  recordEvent(id: string, event: MessageEvent, status: MessageStatus): Promise<RecordedEvent | undefined>;
   list(filter?: MessageFilter): Promise<MessageList>;
   /** `list` without parsing: an answer can write the stored text as it is. */
   listSerialized(filter?: MessageFilter): Promise<SerializedMessageList>;

@@ -6,6 +6,7 @@ import { performance } from "node:perf_hooks";
 import { ApiError } from "../errors.js";
 import type { CapturedMessage, MessageEvent, MessageEventType, Webhook, WebhookDelivery, WebhookPayload } from "../wire.js";
 import type { Clock } from "./clock.js";
+import type { RecordedEvent } from "./outbox.js";
 import type { Scheduler } from "./scheduler.js";
 import { signatureOf, type DeliveryLog, type WebhookStore } from "./webhooks.js";
 
@@ -37,7 +38,7 @@ export interface WebhookDeliveryDeps {
 
 export interface WebhookDelivering {
   /** Schedules the deliveries of an event just recorded; called on the replica that recorded it, so each event is delivered once. */
-  eventRecorded(message: CapturedMessage, event: MessageEvent): Promise<void>;
+  eventRecorded(recorded: RecordedEvent, event: MessageEvent): Promise<void>;
   /** Makes one attempt that fell due; the scheduler's handler for `webhook`. */
   runAttempt(payload: string, dueAtMs: number): Promise<void>;
   /** Sends the event of delivery `id` again now, with the same `webhook-id`. */
@@ -114,9 +115,10 @@ export function createWebhookDelivering(deps: WebhookDeliveryDeps): WebhookDeliv
   };
 
   return {
-    async eventRecorded(message, event) {
+    async eventRecorded(recorded, event) {
       const webhooks = (await store.list()).filter((webhook) => webhook.enabled && webhook.events.includes(event.type));
       if (webhooks.length === 0) return;
+      const message = recorded.message();
       const payload = payloadOf(message, event);
       const body = JSON.stringify(payload);
       const eventId = `evt_${randomUUID()}`;

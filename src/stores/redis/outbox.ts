@@ -286,7 +286,7 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
           JSON.stringify(status),
         ),
       );
-      return typeof json === "string" ? (JSON.parse(json) as CapturedMessage) : undefined;
+      return typeof json === "string" ? { message: () => JSON.parse(json) as CapturedMessage } : undefined;
     },
 
     listSerialized,
