@@ -8,6 +8,8 @@ import express, { type ErrorRequestHandler, type NextFunction, type Request, typ
 import * as OpenApiValidator from "express-openapi-validator";
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { Contract } from "./load.js";
+// Before any middleware is built: eov would otherwise compile the OpenAPI meta-schema for each document.
+import "./eov-lazy-meta-schema.js";
 
 /**
  * express-openapi-validator compiles, and keeps for good, one validator per distinct
