@@ -257,7 +257,7 @@ const sizeSchema = {
 } as const;
 
 /** The config file's keys (snake_case); flags and options are checked against it too. */
-const configSchema = {
+export const configSchema = {
   type: "object",
   additionalProperties: false,
   properties: {

@@ -3,11 +3,14 @@
 
 import http from "node:http";
 import { Duplex } from "node:stream";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import contentType from "content-type";
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { Contract } from "./load.js";
+// Before any middleware is built: eov would otherwise compile the OpenAPI meta-schema for each document.
+import "./eov-lazy-meta-schema.js";
 
 /**
  * express-openapi-validator compiles, and keeps for good, one validator per distinct
@@ -61,6 +64,27 @@ export function contractValidator(contract: Contract): RequestHandler[] {
   return handlers;
 }
 
+/**
+ * The validator of `contract` for an app that must not wait for it to start: it is built and
+ * warmed only once `warmContractValidator(contract)` is called (a mock calls it once it listens)
+ * or when the first request arrives, whichever comes first, and a request that comes before the
+ * warm-up ends waits for it rather than compiling anything itself. For the inspection API, whose
+ * loading and preprocessing by eov held the first POST /send up when done at build.
+ */
+export function deferredContractValidator(contract: Contract): RequestHandler {
+  let warmed: express.Router | undefined;
+  return (req, res, next) => {
+    if (warmed) {
+      warmed(req, res, next);
+      return;
+    }
+    warmContractValidator(contract).then(() => {
+      warmed ??= express.Router().use(contractValidator(contract));
+      warmed(req, res, next);
+    }, next);
+  };
+}
+
 const HTTP_METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
 
 /** A request run through `handler` in memory, with no socket or port; resolves once it is answered. */
@@ -107,6 +131,8 @@ export function warmContractValidator(contract: Contract): Promise<void> {
 }
 
 async function warm(contract: Contract): Promise<void> {
+  // Started in the background, it lets what is already waiting (a first request) go first.
+  await nextTurn();
   const app = express();
   app.use(express.json(), ...contractValidator(contract), (_req: Request, res: Response) => {
     res.status(200).json({});
@@ -129,6 +155,9 @@ async function warm(contract: Contract): Promise<void> {
       const json = media === undefined ? undefined : JSON.stringify(example ?? {});
       // The validator keys what it compiled by method, route and Content-Type (all JSON is shown
       // to it as plain application/json).
+      // One operation per turn of the event loop (10-25 ms each): a request that arrives while
+      // this runs in the background waits for one operation, not for all of them.
+      await nextTurn();
       await runInMemory(app, { method: method.toUpperCase(), url, json });
     }
   }

@@ -21,7 +21,7 @@ import { readAdminBodies } from "./admin-body.js";
 import { requireAdminToken } from "./auth.js";
 import { createErrorHandler } from "./error-handler.js";
 import { streamEvents } from "./events.js";
-import { contractValidator } from "../contract/express-validator.js";
+import { deferredContractValidator } from "../contract/express-validator.js";
 import type { Contract } from "../contract/load.js";
 import { configView, rateLimitOptions, templateDetail, templateSummary } from "./views.js";
 
@@ -106,7 +106,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
   const router = express.Router();
 
   router.use("/_mock", requireAdminToken(deps.config.adminToken), ...readAdminBodies("100kb"));
-  router.use(contractValidator(deps.contract));
+  router.use(deferredContractValidator(deps.contract));
 
   router.get("/openapi.yaml", (_req, res) => {
     res.type("application/yaml").send(deps.sendContractSource);

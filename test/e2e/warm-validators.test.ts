@@ -1,9 +1,12 @@
 // A new mock compiles its POST /send validators while it is built, once per process: no send,
 // first or later, accepted or refused, compiles a schema. (An e2e file: vitest gives it a module
-// graph of its own, so nothing was compiled before its first mock.)
+// graph of its own, so nothing was compiled before its first mock.) The inspection API's are
+// compiled in the background meanwhile: warm-inspection-validators.test.ts.
 
 import { Ajv } from "ajv";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { warmContractValidator } from "../../src/contract/express-validator.js";
+import { ADMIN_CONTRACT, loadContract } from "../../src/contract/load.js";
 import { startSendMock, type RunningSendMock } from "../../src/index.js";
 import { aSendRequest, bearer } from "../support/helpers.js";
 
@@ -20,6 +23,14 @@ function spyOnSchemaCompiles() {
   return vi.spyOn(core, "_compileSchemaEnv");
 }
 
+/**
+ * The inspection API's background warm-up that a started mock began (the same one: it runs once
+ * per process), so that what it compiles is not counted against the requests that follow.
+ */
+async function inspectionApiWarmedUp(): Promise<void> {
+  await warmContractValidator(await loadContract(ADMIN_CONTRACT));
+}
+
 async function send(mock: RunningSendMock, body: unknown): Promise<number> {
   const answer = await fetch(`${mock.url}/send`, { method: "POST", headers: { "Content-Type": "application/json", ...bearer() }, body: JSON.stringify(body) });
   await answer.text();
@@ -32,6 +43,7 @@ describe("the POST /send validators", () => {
     const mock = await startSendMock({ port: 0, watchTemplates: false });
     mocks.push(mock);
     expect(building.mock.calls.length).toBeGreaterThan(0);
+    await inspectionApiWarmedUp();
     building.mockRestore();
 
     const onRequests = spyOnSchemaCompiles();
@@ -43,6 +55,7 @@ describe("the POST /send validators", () => {
 
   it("are not compiled again for a later mock of the same process", async () => {
     mocks.push(await startSendMock({ port: 0, watchTemplates: false }));
+    await inspectionApiWarmedUp();
     const compiles = spyOnSchemaCompiles();
     const later = await startSendMock({ port: 0, watchTemplates: false, responseShape: "b" });
     mocks.push(later);
