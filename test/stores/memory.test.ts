@@ -46,4 +46,16 @@ describe("memory outbox bytes", () => {
     expect(JSON.parse(jsonAfter)).toMatchObject({ status: "bounced", events: [{ type: "message.sent" }, { type: "message.bounced" }] });
     expect((await outbox.stats()).bytes - bytesBefore).toBe(Buffer.byteLength(jsonAfter) - Buffer.byteLength(jsonBefore));
   });
+
+  it("keeps a message whose fields come in another order, and reads it back the same", async () => {
+    const outbox = createMemoryOutbox({ capacity: 10 });
+    const { id, status, events, ...others } = aMessage({ subject: "Grüße" });
+    const reordered = { ...others, events, status, id };
+    await outbox.add(reordered);
+    await outbox.recordEvent(id, { type: "message.sent", at: "2025-03-14T09:00:01.000Z" }, "sent");
+
+    const [json = ""] = (await outbox.listSerialized()).messages;
+    expect(JSON.parse(json)).toEqual({ ...reordered, status: "sent", events: [{ type: "message.sent", at: "2025-03-14T09:00:01.000Z" }] });
+    expect(await outbox.get(id)).toEqual(JSON.parse(json));
+  });
 });

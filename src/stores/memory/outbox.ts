@@ -47,12 +47,31 @@ function jsonOf(entry: Entry): string {
 }
 
 function entryOf(message: CapturedMessage, number: number): Entry {
-  const { id, status, events, ...others } = message;
-  // Never `{}`: a captured message always has fields beyond these three.
-  const rest = `,${JSON.stringify(others).slice(1)}`;
-  const entry: Entry = { ...matchKeysOf(message), searchText: "", number, id, status, eventsJson: JSON.stringify(events), rest, searchBytes: 0, bytes: 0 };
+  const entry: Entry = {
+    ...matchKeysOf(message),
+    searchText: "",
+    number,
+    id: message.id,
+    status: message.status,
+    eventsJson: JSON.stringify(message.events),
+    rest: "",
+    searchBytes: 0,
+    bytes: 0,
+  };
+  // The send service builds messages with these three fields first, so the rest is the end of
+  // their JSON as it is; serializing the rest as an object of its own instead cost twice as much
+  // in a profile. Any other order is still kept right.
+  const json = JSON.stringify(message);
+  const head = headOf(entry);
+  if (json.startsWith(head)) {
+    entry.rest = json.slice(head.length);
+  } else {
+    const others = Object.fromEntries(Object.entries(message).filter(([key]) => key !== "id" && key !== "status" && key !== "events"));
+    // Never `{}`: a captured message always has fields beyond these three.
+    entry.rest = `,${JSON.stringify(others).slice(1)}`;
+  }
   // Counted in two parts: joined, a large message would be copied whole only to be measured.
-  entry.bytes = Buffer.byteLength(headOf(entry)) + Buffer.byteLength(rest);
+  entry.bytes = Buffer.byteLength(head) + Buffer.byteLength(entry.rest);
   return entry;
 }
 
