@@ -2,22 +2,11 @@
 // they do not hold its first POST /send up), and no /_mock request compiles one: an early one
 // waits for that warm-up. (An e2e file: a module graph of its own, nothing compiled before.)
 
-import { Ajv } from "ajv";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { startSendMock, type RunningSendMock } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
+import { startSendMock } from "../../src/index.js";
+import { closedAfterEach, spyOnSchemaCompiles } from "../support/schema-compiles.js";
 
-const mocks: RunningSendMock[] = [];
-
-afterEach(async () => {
-  vi.restoreAllMocks();
-  await Promise.all(mocks.splice(0).map((mock) => mock.close()));
-});
-
-/** Every schema Ajv compiles goes through this method of its core class, whichever draft. */
-function spyOnSchemaCompiles() {
-  const core = Object.getPrototypeOf(Ajv.prototype) as { _compileSchemaEnv: (...args: unknown[]) => unknown };
-  return vi.spyOn(core, "_compileSchemaEnv");
-}
+const mocks = closedAfterEach();
 
 describe("the inspection API's validators", () => {
   it("are compiled once a mock is handed out, an inspection request that comes earlier waiting for them", async () => {

@@ -3,25 +3,14 @@
 // graph of its own, so nothing was compiled before its first mock.) The inspection API's are
 // compiled in the background meanwhile: warm-inspection-validators.test.ts.
 
-import { Ajv } from "ajv";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { warmContractValidator } from "../../src/contract/express-validator.js";
 import { ADMIN_CONTRACT, loadContract } from "../../src/contract/load.js";
 import { startSendMock, type RunningSendMock } from "../../src/index.js";
+import { closedAfterEach, spyOnSchemaCompiles } from "../support/schema-compiles.js";
 import { aSendRequest, bearer } from "../support/helpers.js";
 
-const mocks: RunningSendMock[] = [];
-
-afterEach(async () => {
-  vi.restoreAllMocks();
-  await Promise.all(mocks.splice(0).map((mock) => mock.close()));
-});
-
-/** Every schema Ajv compiles goes through this method of its core class, whichever draft. */
-function spyOnSchemaCompiles() {
-  const core = Object.getPrototypeOf(Ajv.prototype) as { _compileSchemaEnv: (...args: unknown[]) => unknown };
-  return vi.spyOn(core, "_compileSchemaEnv");
-}
+const mocks = closedAfterEach();
 
 /**
  * The inspection API's background warm-up that a started mock began (the same one: it runs once

@@ -1,7 +1,7 @@
 // Finds and launches Debian's Chromium for the browser tests; outside CI a missing one skips them.
 
 import { existsSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 
 const CHROMIUM = process.env.SENDMOCK_CHROMIUM ?? "/usr/bin/chromium";
 
@@ -26,4 +26,29 @@ export function launchChromium(): Promise<Browser> {
     timeout: CHROMIUM_LAUNCH_TIMEOUT_MS,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
+}
+
+/** A page on the mock's inbox, live; every confirm() it asks is answered yes and kept in `dialogs`. */
+export async function openInboxPage(
+  browser: Browser | undefined,
+  mockUrl: string,
+  options: { width?: number; height?: number; acceptDownloads?: boolean; beforeLoad?: (page: Page) => Promise<void> } = {},
+): Promise<{ page: Page; dialogs: string[] }> {
+  if (!browser) throw new Error("Chromium did not launch");
+  const page = await browser.newPage({
+    viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
+    acceptDownloads: options.acceptDownloads ?? false,
+  });
+  await options.beforeLoad?.(page);
+  const dialogs: string[] = [];
+  page.on("dialog", (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.accept();
+  });
+  await page.goto(`${mockUrl}/_mock/`);
+  await page
+    .getByTestId("live-status")
+    .filter({ hasText: /^live$/i })
+    .waitFor();
+  return { page, dialogs };
 }

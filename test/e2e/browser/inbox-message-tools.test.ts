@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startSendMock, type RunningSendMock, type SendMockOptions } from "../../../src/index.js";
 import { aSendRequest, bearer } from "../../support/helpers.js";
-import { CHROMIUM_LAUNCH_TIMEOUT_MS, chromiumMissing, launchChromium } from "./chromium.js";
+import { CHROMIUM_LAUNCH_TIMEOUT_MS, chromiumMissing, launchChromium, openInboxPage } from "./chromium.js";
 
 const SCREENSHOTS = "test-results/screenshots";
 const ADMIN_TOKEN = "admin-token-for-the-page-0001";
@@ -81,20 +81,16 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
   /** A mock and the inbox page open on it, live; confirm() questions are answered yes and kept. */
   async function openInbox({ width = 1280, height = 800, token, ...options }: SendMockOptions & { width?: number; height?: number; token?: string } = {}) {
     mock = await startSendMock({ port: 0, watchTemplates: false, ...options });
-    if (!browser) throw new Error("Chromium did not launch");
-    page = await browser.newPage({ viewport: { width, height }, acceptDownloads: true });
-    // The page keeps the admin token for the tab's session, as after the user typed it once.
-    if (token !== undefined) await page.addInitScript((value) => (globalThis as unknown as InPage).sessionStorage.setItem("sendmock.adminToken", value), token);
-    dialogs = [];
-    page.on("dialog", (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.accept();
-    });
-    await page.goto(`${mock.url}/_mock/`);
-    await page
-      .getByTestId("live-status")
-      .filter({ hasText: /^live$/i })
-      .waitFor();
+    ({ page, dialogs } = await openInboxPage(browser, mock.url, {
+      width,
+      height,
+      acceptDownloads: true,
+      // The page keeps the admin token for the tab's session, as after the user typed it once.
+      beforeLoad: async (newPage) => {
+        if (token !== undefined)
+          await newPage.addInitScript((value) => (globalThis as unknown as InPage).sessionStorage.setItem("sendmock.adminToken", value), token);
+      },
+    }));
   }
 
   async function openMessage(to: string) {

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startSendMock, type RunningSendMock } from "../../../src/index.js";
 import { aSendRequest, bearer, SHIPPED_TEMPLATES } from "../../support/helpers.js";
 import { aWebhookReceiverForThisTest } from "../../support/webhook-receiver.js";
-import { CHROMIUM_LAUNCH_TIMEOUT_MS, chromiumMissing, launchChromium } from "./chromium.js";
+import { CHROMIUM_LAUNCH_TIMEOUT_MS, chromiumMissing, launchChromium, openInboxPage } from "./chromium.js";
 
 const SCREENSHOTS = "test-results/screenshots";
 const skipReason = chromiumMissing();
@@ -55,18 +55,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
       ].join("\n"),
     );
     mock = await startSendMock({ port: 0, watchTemplates: false, templates });
-    if (!browser) throw new Error("Chromium did not launch");
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    dialogs = [];
-    page.on("dialog", (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.accept();
-    });
-    await page.goto(`${mock.url}/_mock/`);
-    await page
-      .getByTestId("live-status")
-      .filter({ hasText: /^live$/i })
-      .waitFor();
+    ({ page, dialogs } = await openInboxPage(browser, mock.url));
   });
 
   afterEach(async () => {
