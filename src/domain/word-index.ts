@@ -149,6 +149,26 @@ function longestRun(query: string): QueryRun | undefined {
   return longest;
 }
 
+/** The distinct words of `text` (lowercased as the search text is), as an index files them. */
+export function wordsOf(text: string): string[] {
+  const words = new Set<string>();
+  forEachRun(text, (word) => words.add(word));
+  return [...words];
+}
+
+/**
+ * Which indexed words may hold `query` (lowercased): those holding its longest run, at their
+ * start or end when the query has a separator before or after it, whole when both. Undefined
+ * when the query has no run long enough to narrow anything, and every text must be read.
+ */
+export function wordsHolding(query: string): ((word: string) => boolean) | undefined {
+  const longest = longestRun(query);
+  if (longest === undefined || longest.run.length < MIN_RUN_LENGTH) return undefined;
+  const { run, startsWord, endsWord } = longest;
+  if (startsWord && endsWord) return (word) => word === run;
+  return (word) => (startsWord ? word.startsWith(run) : endsWord ? word.endsWith(run) : word.includes(run));
+}
+
 export class WordIndex {
   private readonly postings = new Map<string, Posting>();
   private allocated = 0;
@@ -194,15 +214,12 @@ export class WordIndex {
    * or undefined when the query has no run long enough to narrow them and every text is a candidate.
    */
   candidates(query: string): Uint32Array | undefined {
+    const holds = wordsHolding(query);
+    if (holds === undefined) return undefined;
     const longest = longestRun(query);
-    if (longest === undefined || longest.run.length < MIN_RUN_LENGTH) return undefined;
-    const { run, startsWord, endsWord } = longest;
-    if (startsWord && endsWord) return this.postings.get(run)?.view() ?? new Uint32Array(0);
+    if (longest?.startsWord === true && longest.endsWord) return this.postings.get(longest.run)?.view() ?? new Uint32Array(0);
     const lists: Uint32Array[] = [];
-    for (const [word, posting] of this.postings) {
-      const holds = startsWord ? word.startsWith(run) : endsWord ? word.endsWith(run) : word.includes(run);
-      if (holds) lists.push(posting.view());
-    }
+    for (const [word, posting] of this.postings) if (holds(word)) lists.push(posting.view());
     if (lists.length <= 1) return lists[0] ?? new Uint32Array(0);
     const merged = new Uint32Array(lists.reduce((sum, list) => sum + list.length, 0));
     let offset = 0;

@@ -310,6 +310,47 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
       expect((await neighbour.take("key-a", limit)).allowed).toBe(false);
     });
 
+    it("answers q from its word index, reading only the messages filed under the query's words", async () => {
+      const connection = await aConnection();
+      const outbox = await anOutboxOn(connection, { capacity: 100 });
+      const parcels = Array.from({ length: 40 }, (_, index) => aMessage({ subject: `Parcel ${String(index)} is on its way` }));
+      const wanted = aMessage({ text: "Your code is tok_123" });
+      for (const message of [...parcels.slice(0, 20), wanted, ...parcels.slice(20)]) await outbox.add(message);
+      const read: string[] = [];
+      const hmget = connection.commands.hmget.bind(connection.commands);
+      connection.commands.hmget = ((key: string, ...fields: string[]) => {
+        if (key === connection.key("outbox:messages")) read.push(...fields);
+        return hmget(key, ...fields);
+      }) as typeof connection.commands.hmget;
+
+      expect((await outbox.list({ q: "TOK_123" })).messages.map((message) => message.id)).toEqual([wanted.id]);
+      // The search read the one message that holds the word; the page then read it again to answer.
+      expect(new Set(read)).toEqual(new Set([wanted.id]));
+    });
+
+    it("leaves nothing of q's word index behind once its messages are deleted, dropped past capacity or cleared", async () => {
+      const connection = await aConnection();
+      const outbox = await anOutboxOn(connection, { capacity: 2 });
+      const indexKeys = async (): Promise<string[]> => (await connection.commands.keys(`${connection.key("outbox:q:")}*`)).sort();
+      const [first, second, third] = [aMessage({ subject: "Alpha wombat" }), aMessage({ subject: "Beta wombat" }), aMessage({ subject: "Gamma" })];
+      await outbox.add(first);
+      await outbox.add(second);
+      await outbox.delete(second.id);
+      await outbox.add(third);
+      await outbox.add(aMessage({ subject: "Delta" }));
+
+      // First was dropped past capacity and second deleted: neither's words are filed any more.
+      const vocabulary = await connection.commands.hkeys(connection.key("outbox:q:vocabulary"));
+      expect(vocabulary).not.toContain("alpha");
+      expect(vocabulary).not.toContain("beta");
+      expect(vocabulary).not.toContain("wombat");
+      expect(vocabulary).toContain("gamma");
+      expect((await outbox.list({ q: "wombat" })).total).toBe(0);
+
+      await outbox.clear();
+      expect(await indexKeys()).toEqual([]);
+    });
+
     it("keeps no API key of a fault rule in Redis, only its digest", async () => {
       const connection = await aConnection();
       const plan = await createRedisFaultPlan(connection, { initialRules: [{ fault: "disconnect", match: { api_key: "config-secret-key-1" } }], seed: 7 });

@@ -17,20 +17,43 @@ import {
   type OutboxLimits,
   type SerializedMessageList,
 } from "../../domain/outbox.js";
+import { wordsHolding, wordsOf } from "../../domain/word-index.js";
 import type { CapturedMessage, MessageEvent, MessageStatus } from "../../wire.js";
 import type { StoreChannel } from "./channel.js";
 import type { RedisConnection } from "./connection.js";
 
+// The word index for q, as in memory: a set of message ids per word (under a prefix), a count
+// of the messages holding each word (the vocabulary a search reads instead of the messages),
+// and each message's words, so that the message can be taken out again. KEYS[8] and KEYS[9]
+// are the vocabulary hash and the words-per-message hash.
+const FORGET_WORDS = `
+local function forgetWords(id, wordSetPrefix)
+  local listed = redis.call('HGET', KEYS[9], id)
+  if not listed then return end
+  for _, word in ipairs(cjson.decode(listed)) do
+    redis.call('SREM', wordSetPrefix .. word, id)
+    if redis.call('HINCRBY', KEYS[8], word, -1) <= 0 then redis.call('HDEL', KEYS[8], word) end
+  end
+  redis.call('HDEL', KEYS[9], id)
+end
+`;
+
 // KEYS: key list, messages hash, drop counter, set of recipients, bytes counter, status hash,
-// events hash. ARGV: keys JSON, id, message JSON (without status and events), capacity, channel,
-// event, prefix of the per-recipient lists, lowercased to, the message's bytes, max_bytes.
+// events hash, word vocabulary, words per message. ARGV: keys JSON, id, message JSON (without
+// status and events), capacity, channel, event, prefix of the per-recipient lists, lowercased to,
+// the message's bytes, max_bytes, prefix of the per-word sets, the message's words as a JSON array.
 // The oldest go past either bound; the newest always stays. Answers the dropped ids.
-const ADD_SCRIPT = `
+const ADD_SCRIPT = `${FORGET_WORDS}
 redis.call('LPUSH', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 redis.call('HSET', KEYS[6], ARGV[2], 'queued')
 redis.call('LPUSH', ARGV[7] .. ARGV[8], ARGV[2])
 redis.call('SADD', KEYS[4], ARGV[8])
+for _, word in ipairs(cjson.decode(ARGV[12])) do
+  redis.call('SADD', ARGV[11] .. word, ARGV[2])
+  redis.call('HINCRBY', KEYS[8], word, 1)
+end
+redis.call('HSET', KEYS[9], ARGV[2], ARGV[12])
 local bytes = redis.call('INCRBY', KEYS[5], tonumber(ARGV[9]))
 local count = redis.call('LLEN', KEYS[1])
 local capacity = tonumber(ARGV[4])
@@ -38,6 +61,7 @@ local maxBytes = tonumber(ARGV[10])
 local dropped = {}
 while count > 1 and (count > capacity or bytes > maxBytes) do
   local keys = cjson.decode(redis.call('RPOP', KEYS[1]))
+  forgetWords(keys.id, ARGV[11])
   redis.call('HDEL', KEYS[2], keys.id)
   redis.call('HDEL', KEYS[6], keys.id)
   local events = redis.call('HGET', KEYS[7], keys.id)
@@ -78,11 +102,12 @@ redis.call('PUBLISH', ARGV[4], '{"type":"event","event":' .. ARGV[3] .. ',"messa
 return message`;
 
 // KEYS as for ADD_SCRIPT. ARGV: the opening of the message's keys JSON, `{"id":"…",` (ids are
-// written first; empty for the newest), prefix of the per-recipient lists. Finds the keys, then
+// written first; empty for the newest), prefix of the per-recipient lists, prefix of the
+// per-word sets. Finds the keys, then
 // takes out everything indexed for it and gives its bytes back. Answers the id deleted, or nil.
 // A scan of the key list: deleting one message is a rare admin call, and an
 // index by id would cost every capture a write.
-const DELETE_SCRIPT = `
+const DELETE_SCRIPT = `${FORGET_WORDS}
 local found
 if ARGV[1] == '' then
   found = redis.call('LINDEX', KEYS[1], 0)
@@ -97,6 +122,7 @@ else
 end
 if not found then return false end
 local keys = cjson.decode(found)
+forgetWords(keys.id, ARGV[3])
 redis.call('LREM', KEYS[1], 1, found)
 redis.call('HDEL', KEYS[2], keys.id)
 redis.call('HDEL', KEYS[6], keys.id)
@@ -111,10 +137,11 @@ redis.call('LREM', sameTo, 1, keys.id)
 if redis.call('LLEN', sameTo) == 0 then redis.call('SREM', KEYS[4], keys.to) end
 return keys.id`;
 
-// KEYS as for ADD_SCRIPT. ARGV: prefix of the per-recipient lists, channel, event.
+// KEYS as for ADD_SCRIPT. ARGV: prefix of the per-recipient lists, channel, event, prefix of the per-word sets.
 const CLEAR_SCRIPT = `
 for _, to in ipairs(redis.call('SMEMBERS', KEYS[4])) do redis.call('DEL', ARGV[1] .. to) end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
+for _, word in ipairs(redis.call('HKEYS', KEYS[8])) do redis.call('DEL', ARGV[4] .. word) end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9])
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 0`;
 
@@ -153,7 +180,11 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
   const sameToPrefix = connection.key("outbox:to:");
   const statusHash = connection.key("outbox:status");
   const eventsHash = connection.key("outbox:events");
-  const scriptKeys = [keysList, messagesHash, droppedCounter, recipientsSet, bytesCounter, statusHash, eventsHash] as const;
+  // q's word index (see FORGET_WORDS).
+  const vocabularyHash = connection.key("outbox:q:vocabulary");
+  const wordsHash = connection.key("outbox:q:words");
+  const wordSetPrefix = connection.key("outbox:q:word:");
+  const scriptKeys = [keysList, messagesHash, droppedCounter, recipientsSet, bytesCounter, statusHash, eventsHash, vocabularyHash, wordsHash] as const;
   const { capacity, maxBytes = Number.MAX_SAFE_INTEGER, maxPageBytes = Number.MAX_SAFE_INTEGER } = options;
 
   const allKeys = (): Promise<StoredKeys[]> =>
@@ -176,13 +207,31 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
   }
 
   /**
-   * `select` for a text search: the text lives only in the stored messages, so every candidate
-   * the other filters leave is read, a chunk at a time, and searched. It costs a read of up to
-   * all kept messages' JSON (bounded by `capacity` and `max_bytes`) per search.
+   * The ids filed under the words that may hold `q`, read from the word index (its vocabulary,
+   * then those words' sets); undefined when `q` has no run of two letters or digits to look for.
+   */
+  async function idsHolding(q: string): Promise<Set<string> | undefined> {
+    const holds = wordsHolding(q.toLowerCase());
+    if (holds === undefined) return undefined;
+    const words = (await connection.run((redis) => redis.hkeys(vocabularyHash))).filter(holds);
+    const ids = new Set<string>();
+    for (let start = 0; start < words.length; start += SEARCH_CHUNK) {
+      const chunk = words.slice(start, start + SEARCH_CHUNK);
+      const sets = await connection.run((redis) => Promise.all(chunk.map((word) => redis.smembers(wordSetPrefix + word))));
+      for (const members of sets) for (const id of members) ids.add(id);
+    }
+    return ids;
+  }
+
+  /**
+   * `select` for a text search. The word index names the messages that may hold `q`, and only
+   * those of them the other filters leave are read, a chunk at a time, and searched in full;
+   * a `q` without two letters or digits in a row reads every message the other filters leave.
    */
   async function selectByText(filter: MessageFilter, matches: (searchText: string) => boolean): Promise<{ ids: string[]; total: number }> {
     const limit = filter.limit ?? Number.POSITIVE_INFINITY;
-    const { ids: candidates } = await select({ ...filter, q: undefined, limit: undefined });
+    const [{ ids: leftByOthers }, indexed] = await Promise.all([select({ ...filter, q: undefined, limit: undefined }), idsHolding(filter.q ?? "")]);
+    const candidates = indexed === undefined ? leftByOthers : leftByOthers.filter((id) => indexed.has(id));
     const ids: string[] = [];
     let total = 0;
     for (let start = 0; start < candidates.length; start += SEARCH_CHUNK) {
@@ -265,6 +314,8 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
           keys.to,
           keys.bytes,
           maxBytes,
+          wordSetPrefix,
+          JSON.stringify(wordsOf(searchTextOf(message))),
         ),
       );
       return { dropped: dropped as string[] };
@@ -306,14 +357,14 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
 
     async delete(id) {
       const deleted = await connection.run((redis) =>
-        redis.eval(DELETE_SCRIPT, scriptKeys.length, ...scriptKeys, id === "latest" ? "" : keysOpening(id), sameToPrefix),
+        redis.eval(DELETE_SCRIPT, scriptKeys.length, ...scriptKeys, id === "latest" ? "" : keysOpening(id), sameToPrefix, wordSetPrefix),
       );
       return typeof deleted === "string" ? deleted : undefined;
     },
 
     async clear() {
       await connection.run((redis) =>
-        redis.eval(CLEAR_SCRIPT, scriptKeys.length, ...scriptKeys, sameToPrefix, channel.name, JSON.stringify({ type: "clear" })),
+        redis.eval(CLEAR_SCRIPT, scriptKeys.length, ...scriptKeys, sameToPrefix, channel.name, JSON.stringify({ type: "clear" }), wordSetPrefix),
       );
     },
 
