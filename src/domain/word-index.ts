@@ -157,16 +157,19 @@ export function wordsOf(text: string): string[] {
 }
 
 /**
- * Which indexed words may hold `query` (lowercased): those holding its longest run, at their
- * start or end when the query has a separator before or after it, whole when both. Undefined
- * when the query has no run long enough to narrow anything, and every text must be read.
+ * Which indexed words may hold `query` (lowercased): the one word that is its longest run when
+ * the query has a separator on both sides of it, else those holding the run (at their start or
+ * end when a separator comes before or after it). Undefined when the query has no run long
+ * enough to narrow anything, and every text must be read.
  */
-export function wordsHolding(query: string): ((word: string) => boolean) | undefined {
+export type WordQuery = { word: string } | { holds: (word: string) => boolean };
+
+export function wordQueryOf(query: string): WordQuery | undefined {
   const longest = longestRun(query);
   if (longest === undefined || longest.run.length < MIN_RUN_LENGTH) return undefined;
   const { run, startsWord, endsWord } = longest;
-  if (startsWord && endsWord) return (word) => word === run;
-  return (word) => (startsWord ? word.startsWith(run) : endsWord ? word.endsWith(run) : word.includes(run));
+  if (startsWord && endsWord) return { word: run };
+  return { holds: (word) => (startsWord ? word.startsWith(run) : endsWord ? word.endsWith(run) : word.includes(run)) };
 }
 
 export class WordIndex {
@@ -214,12 +217,11 @@ export class WordIndex {
    * or undefined when the query has no run long enough to narrow them and every text is a candidate.
    */
   candidates(query: string): Uint32Array | undefined {
-    const holds = wordsHolding(query);
-    if (holds === undefined) return undefined;
-    const longest = longestRun(query);
-    if (longest?.startsWord === true && longest.endsWord) return this.postings.get(longest.run)?.view() ?? new Uint32Array(0);
+    const wordQuery = wordQueryOf(query);
+    if (wordQuery === undefined) return undefined;
+    if ("word" in wordQuery) return this.postings.get(wordQuery.word)?.view() ?? new Uint32Array(0);
     const lists: Uint32Array[] = [];
-    for (const [word, posting] of this.postings) if (holds(word)) lists.push(posting.view());
+    for (const [word, posting] of this.postings) if (wordQuery.holds(word)) lists.push(posting.view());
     if (lists.length <= 1) return lists[0] ?? new Uint32Array(0);
     const merged = new Uint32Array(lists.reduce((sum, list) => sum + list.length, 0));
     let offset = 0;

@@ -17,7 +17,7 @@ import {
   type OutboxLimits,
   type SerializedMessageList,
 } from "../../domain/outbox.js";
-import { wordsHolding, wordsOf } from "../../domain/word-index.js";
+import { wordQueryOf, wordsOf } from "../../domain/word-index.js";
 import type { CapturedMessage, MessageEvent, MessageStatus } from "../../wire.js";
 import type { StoreChannel } from "./channel.js";
 import type { RedisConnection } from "./connection.js";
@@ -211,9 +211,10 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
    * then those words' sets); undefined when `q` has no run of two letters or digits to look for.
    */
   async function idsHolding(q: string): Promise<Set<string> | undefined> {
-    const holds = wordsHolding(q.toLowerCase());
-    if (holds === undefined) return undefined;
-    const words = (await connection.run((redis) => redis.hkeys(vocabularyHash))).filter(holds);
+    const wordQuery = wordQueryOf(q.toLowerCase());
+    if (wordQuery === undefined) return undefined;
+    // A whole word is looked up at once; a part of one is looked for in the vocabulary.
+    const words = "word" in wordQuery ? [wordQuery.word] : (await connection.run((redis) => redis.hkeys(vocabularyHash))).filter(wordQuery.holds);
     const ids = new Set<string>();
     for (let start = 0; start < words.length; start += SEARCH_CHUNK) {
       const chunk = words.slice(start, start + SEARCH_CHUNK);
