@@ -34,19 +34,13 @@ interface Entry extends SearchableKeys {
   json: string;
   /** Everything after the events, `,"created_at":…}`: a slice of `json`, so it holds no copy. */
   rest: string;
-  /** Heap bytes of its search text (0 until the outbox is searched), counted against `maxBytes` with the JSON. */
-  searchBytes: number;
-  /** Its JSON's UTF-8 bytes and `searchBytes`. */
+  /** Its JSON's UTF-8 bytes, and once the outbox was searched the heap bytes of its search text. */
   bytes: number;
 }
 
 /** The part of the JSON before `rest`: the id, the status and the events. */
 function headOf(entry: Entry): string {
   return `{"id":${JSON.stringify(entry.id)},"status":${JSON.stringify(entry.status)},"events":${entry.eventsJson}`;
-}
-
-function jsonOf(entry: Entry): string {
-  return entry.json;
 }
 
 /** Sets the entry's text to `head` and `rest`: joined once, and `rest` taken back as a slice of the joined text. */
@@ -66,7 +60,6 @@ function entryOf(message: CapturedMessage, number: number): Entry {
     eventsJson: JSON.stringify(message.events),
     json: "",
     rest: "",
-    searchBytes: 0,
     bytes: 0,
   };
   // The send service builds messages with these three fields first, so the rest is the end of
@@ -88,7 +81,7 @@ function entryOf(message: CapturedMessage, number: number): Entry {
 }
 
 function messageOf(entry: Entry): CapturedMessage {
-  return JSON.parse(jsonOf(entry)) as CapturedMessage;
+  return JSON.parse(entry.json) as CapturedMessage;
 }
 
 /**
@@ -187,9 +180,9 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
   /** Gives `entry` its search text, counted in its bytes, and files it in `index`. */
   function fileWords(index: WordIndex, entry: Entry): void {
     entry.searchText = searchTextOf(messageOf(entry));
-    entry.searchBytes = stringBytes(entry.searchText);
-    entry.bytes += entry.searchBytes;
-    entryBytes += entry.searchBytes;
+    const searchBytes = stringBytes(entry.searchText);
+    entry.bytes += searchBytes;
+    entryBytes += searchBytes;
     byNumber.set(entry.number, entry);
     index.add(entry.number, entry.searchText);
   }
@@ -317,7 +310,10 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
 
     listSerialized(filter = {}) {
       const { page, total } = select(filter);
-      const { kept, truncated } = cutToBytes(page.map(jsonOf), maxPageBytes);
+      const { kept, truncated } = cutToBytes(
+        page.map((entry) => entry.json),
+        maxPageBytes,
+      );
       return Promise.resolve({ messages: kept, total, truncated });
     },
 
