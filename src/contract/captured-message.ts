@@ -2,7 +2,7 @@
 // seeing them; each is checked against openapi/admin.yaml once, when it is captured, instead.
 // The check is compiled once per process for each document (contract/component-validator.ts).
 
-import { componentValidator } from "./component-validator.js";
+import { componentValidator } from "./schema-validator.js";
 import type { Contract } from "./load.js";
 import type { Outbox } from "../domain/outbox.js";
 import { ApiError } from "../errors.js";

@@ -1,16 +1,51 @@
-// express-openapi-validator set up the one way sendmock uses it, for any of its contracts, and
-// built and compiled once per process for each document, before any request needs it.
+// express-openapi-validator set up the one way sendmock uses it (the inspection API's contract),
+// loaded and compiled once per process for each document, in the background, before any request needs it.
 
 import http from "node:http";
 import { Duplex } from "node:stream";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import contentType from "content-type";
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from "express";
-import * as OpenApiValidator from "express-openapi-validator";
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { Contract } from "./load.js";
-// Before any middleware is built: eov would otherwise compile the OpenAPI meta-schema for each document.
-import "./eov-lazy-meta-schema.js";
+import { ContractRefusal, type RefusalKind } from "./refusal.js";
+
+type Eov = typeof import("express-openapi-validator");
+
+/**
+ * eov and what it loads (ajv's compiler, json-schema-ref-parser, js-yaml, multer: ~110 modules)
+ * are loaded with the first document it validates, not with sendmock: POST /send does not use it,
+ * and loading it was a third of `import("sendmock")`.
+ */
+async function loadEov(): Promise<Eov> {
+  // Before any middleware is built: eov would otherwise compile the OpenAPI meta-schema for each document.
+  await import("./eov-lazy-meta-schema.js");
+  return import("express-openapi-validator");
+}
+
+let eovLoading: Promise<Eov> | undefined;
+
+/** eov's refusals as sendmock's own, so nothing outside this module needs eov's classes. */
+function translatedErrors(eov: Eov): ErrorRequestHandler {
+  type EovError = InstanceType<typeof eov.error.BadRequest>;
+  const kinds: [new (...args: never[]) => EovError, RefusalKind][] = [
+    [eov.error.BadRequest, "bad_request"],
+    [eov.error.UnsupportedMediaType, "unsupported_media_type"],
+    [eov.error.MethodNotAllowed, "method_not_allowed"],
+    [eov.error.NotFound, "not_found"],
+  ];
+  return (error: unknown, _req, _res, next) => {
+    const kind = kinds.find(([type]) => error instanceof type)?.[1];
+    const brokenAnswer = error instanceof eov.error.InternalServerError && error.errors.some((item) => item.path.startsWith("/response"));
+    if (kind === undefined && !brokenAnswer) {
+      next(error);
+      return;
+    }
+    const { errors, message } = error as EovError;
+    const issues = errors.map((item) => ({ path: item.path, keyword: (item.errorCode ?? "").replace(".openapi.validation", ""), message: item.message }));
+    next(new ContractRefusal(kind ?? "broken_answer", message, issues));
+  };
+}
 
 /**
  * express-openapi-validator compiles, and keeps for good, one validator per distinct
@@ -36,7 +71,8 @@ function oneJsonContentType(req: Request, _res: Response, next: NextFunction): v
  * `req`/`res`, so mocks built on one document can share them. Keyed by the cached `Contract`
  * object, so an edited document (another object) gets its own.
  */
-const validators = new WeakMap<Contract, RequestHandler[]>();
+type Handlers = (RequestHandler | ErrorRequestHandler)[];
+const validators = new WeakMap<Contract, Promise<Handlers>>();
 const warmUps = new WeakMap<Contract, Promise<void>>();
 
 /**
@@ -44,12 +80,12 @@ const warmUps = new WeakMap<Contract, Promise<void>>();
  * swagger-parser; security is checked by sendmock's own middleware, which runs first and also
  * refuses `Bearer ` with an empty token; the full email format rejects addresses like `a@b`.
  */
-export function contractValidator(contract: Contract): RequestHandler[] {
+function contractValidator(contract: Contract): Promise<Handlers> {
   let handlers = validators.get(contract);
   if (!handlers) {
-    handlers = [
+    handlers = (eovLoading ??= loadEov()).then((eov): Handlers => [
       oneJsonContentType,
-      ...OpenApiValidator.middleware({
+      ...eov.middleware({
         apiSpec: structuredClone(contract.document) as never,
         validateApiSpec: false,
         validateRequests: { allErrors: true },
@@ -58,7 +94,8 @@ export function contractValidator(contract: Contract): RequestHandler[] {
         ignoreUndocumented: true,
         ajvFormats: { mode: "full" },
       }),
-    ];
+      translatedErrors(eov),
+    ]);
     validators.set(contract, handlers);
   }
   return handlers;
@@ -78,10 +115,12 @@ export function deferredContractValidator(contract: Contract): RequestHandler {
       warmed(req, res, next);
       return;
     }
-    warmContractValidator(contract).then(() => {
-      warmed ??= express.Router().use(contractValidator(contract));
-      warmed(req, res, next);
-    }, next);
+    warmContractValidator(contract)
+      .then(() => contractValidator(contract))
+      .then((handlers) => {
+        warmed ??= express.Router().use(handlers);
+        warmed(req, res, next);
+      }, next);
   };
 }
 
@@ -133,8 +172,9 @@ export function warmContractValidator(contract: Contract): Promise<void> {
 async function warm(contract: Contract): Promise<void> {
   // Started in the background, it lets what is already waiting (a first request) go first.
   await nextTurn();
+  const handlers = await contractValidator(contract);
   const app = express();
-  app.use(express.json(), ...contractValidator(contract), (_req: Request, res: Response) => {
+  app.use(express.json(), ...handlers, (_req: Request, res: Response) => {
     res.status(200).json({});
   });
   const answerRefusal: ErrorRequestHandler = (_error, _req, res, next) => {

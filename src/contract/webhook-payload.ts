@@ -1,7 +1,7 @@
 // Every webhook payload is checked against openapi/send.yaml (`webhooks`) before it leaves: a
 // payload off the contract is a sendmock bug, told and never sent. Compiled once per document.
 
-import { componentValidator } from "./component-validator.js";
+import { componentValidator } from "./schema-validator.js";
 import type { Contract } from "./load.js";
 import { violationOf } from "./violations.js";
 import type { WebhookPayload } from "../wire.js";

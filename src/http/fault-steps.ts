@@ -64,7 +64,7 @@ function headerText(value: number | string | readonly string[]): string {
 
 /**
  * Writes a `respond` fault's answer exactly as the rule gives it. `res.end`, not `res.json`:
- * express-openapi-validator judges only what goes through `res.json`, and this answer may break
+ * the send route's answer check judges only what goes through `res.json`, and this answer may break
  * the contract on purpose. It is judged here instead, by the checker `sendmock proxy` uses, and
  * what departs goes to the journal.
  */

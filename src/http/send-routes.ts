@@ -20,8 +20,9 @@ import { checkIdempotencyKey, honourIdempotencyKey } from "./idempotency-step.js
 import { limitRate } from "./rate-limit-step.js";
 import { sendRecordOf } from "./request-record.js";
 import { journalRecorder, rejectOtherMethods, sendErrorHandler } from "./send-recording.js";
-import { contractValidator } from "../contract/express-validator.js";
 import type { Contract } from "../contract/load.js";
+import { operationChecks } from "../contract/operation-checks.js";
+import { checkAnswers, refuseOffContractRequests } from "./contract-steps.js";
 
 export interface SendRoutesDeps extends FaultStepDeps {
   contract: Contract;
@@ -156,18 +157,20 @@ function requireJsonObject(req: Request, res: Response, next: NextFunction): voi
 export function createSendRoutes(deps: SendRoutesDeps): express.Router {
   const { settings, sendService } = deps;
   const router = express.Router();
-  const validator = contractValidator(deps.contract);
+  const checks = operationChecks(deps.contract, "/send", "post");
+  const answerError = sendErrorHandler(deps);
 
   router.post(
     "/send",
     journalRecorder(deps),
+    checkAnswers(checks, answerError),
     ...readBody(deps.bodyLimitBytes, deps.journalBodyBytes),
     requireApiKey(deps.keys),
     limitRate(deps),
     requireJsonContentType,
     requireJsonObject,
     checkIdempotencyKey,
-    ...validator,
+    refuseOffContractRequests(checks),
     honourIdempotencyKey(deps),
     injectFaults(deps),
     async (req: Request, res: Response) => {
@@ -200,7 +203,7 @@ export function createSendRoutes(deps: SendRoutesDeps): express.Router {
   );
 
   router.all("/send", ...rejectOtherMethods(deps));
-  router.use(sendErrorHandler(deps));
+  router.use(answerError);
 
   return router;
 }

@@ -1,9 +1,9 @@
 // Errors from the contract validator and the body parser -> ApiError with human messages.
 
-import { error as validatorErrors } from "express-openapi-validator";
 import { excerpt } from "../domain/excerpt.js";
 import { valueAt } from "../domain/json.js";
 import { StoreUnavailableError } from "../domain/store-errors.js";
+import { ContractRefusal, type ContractIssue } from "../contract/refusal.js";
 import { alternatives, closestKey } from "../contract/schema-check.js";
 import { ApiError, type Violation } from "../errors.js";
 
@@ -101,11 +101,11 @@ function withoutBranchNoise(issues: readonly ValidatorIssue[]): ValidatorIssue[]
   return kept;
 }
 
-function toIssues(error: InstanceType<typeof validatorErrors.BadRequest>): ValidatorIssue[] {
+function toIssues(contractIssues: readonly ContractIssue[]): ValidatorIssue[] {
   const seen = new Set<string>();
   const issues: ValidatorIssue[] = [];
-  for (const item of error.errors) {
-    const keyword = (item.errorCode ?? "").replace(".openapi.validation", "");
+  for (const item of contractIssues) {
+    const { keyword } = item;
     const pointer = item.path.replace(/^\/body(?=\/|$)/, "");
     // The branches of a oneOf each fail on type at one pointer, with different messages: kept, to merge.
     const key = keyword === "type" ? `${pointer} type ${item.message}` : `${pointer} ${keyword}`;
@@ -167,8 +167,8 @@ function listIssues(issues: readonly ValidatorIssue[], describe: (issue: Validat
 }
 
 /** A failed contract check of a send request: the most fundamental problem picks the code. */
-function sendRequestError(error: InstanceType<typeof validatorErrors.BadRequest>, body: unknown): ApiError {
-  const issues = toIssues(error);
+function sendRequestError(refusal: ContractRefusal, body: unknown): ApiError {
+  const issues = toIssues(refusal.issues);
   const missing = missingKeys(issues);
   const violations = issues.slice(0, VIOLATIONS_KEPT).map((issue) => violationOf(issue, missing));
   const missingFields = issues.filter((issue) => issue.keyword === "required" && REQUIRED_SEND_FIELDS.has(fieldName(issue.pointer)));
@@ -182,6 +182,23 @@ function sendRequestError(error: InstanceType<typeof validatorErrors.BadRequest>
   }
   const problems = listIssues(issues, (issue) => violationOf(issue, missing).message, "; ");
   return new ApiError("invalid_request", `Invalid request: ${problems}`, { violations });
+}
+
+function refusalError(refusal: ContractRefusal, body: unknown): ApiError {
+  switch (refusal.kind) {
+    case "bad_request":
+      return sendRequestError(refusal, body);
+    case "broken_answer": {
+      const details = refusal.issues.map((issue) => `${issue.path} ${issue.message}`).join("; ");
+      return new ApiError("server_error", `sendmock broke its own contract (a bug in sendmock): ${details}`);
+    }
+    case "unsupported_media_type":
+      return new ApiError("unsupported_media_type", "Unsupported media type: the body must be sent as application/json");
+    case "method_not_allowed":
+      return new ApiError("method_not_allowed", refusal.message);
+    case "not_found":
+      return new ApiError("not_found", refusal.message);
+  }
 }
 
 /** zlib's errors (gzip, deflate) carry `Z_*` codes, the Brotli and Zstandard decoders `ERR_*` ones. */
@@ -204,16 +221,7 @@ export function toApiError(error: unknown, body: unknown): ApiError {
   if (error instanceof ApiError) return error;
   // The shared store is down: the request may be fine, so a retryable 503 that names the store.
   if (error instanceof StoreUnavailableError) return new ApiError("server_error", error.message, { status: 503 });
-  if (error instanceof validatorErrors.BadRequest) return sendRequestError(error, body);
-  if (error instanceof validatorErrors.InternalServerError && error.errors.some((item) => item.path.startsWith("/response"))) {
-    const details = error.errors.map((item) => `${item.path} ${item.message}`).join("; ");
-    return new ApiError("server_error", `sendmock broke its own contract (a bug in sendmock): ${details}`);
-  }
-  if (error instanceof validatorErrors.UnsupportedMediaType) {
-    return new ApiError("unsupported_media_type", "Unsupported media type: the body must be sent as application/json");
-  }
-  if (error instanceof validatorErrors.MethodNotAllowed) return new ApiError("method_not_allowed", error.message);
-  if (error instanceof validatorErrors.NotFound) return new ApiError("not_found", error.message);
+  if (error instanceof ContractRefusal) return refusalError(error, body);
   if (hasType(error)) {
     switch (error.type) {
       case "entity.parse.failed":

@@ -1,13 +1,13 @@
 // toApiError, table-driven: whatever reaches an error handler -> the ApiError the client is answered with.
 
-import { error as validatorErrors } from "express-openapi-validator";
 import { describe, expect, it } from "vitest";
+import { ContractRefusal, type ContractIssue } from "../../src/contract/refusal.js";
 import { StoreUnavailableError } from "../../src/domain/store-errors.js";
 import { ApiError, type ErrorCode } from "../../src/errors.js";
 import { toApiError } from "../../src/http/validation-errors.js";
 
-const badRequest = (...errors: { path: string; message: string; errorCode: string }[]) => new validatorErrors.BadRequest({ path: "/send", errors });
-const issue = (path: string, keyword: string, message: string) => ({ path: `/body${path}`, message, errorCode: `${keyword}.openapi.validation` });
+const badRequest = (...issues: ContractIssue[]) => new ContractRefusal("bad_request", "The request breaks the contract", issues);
+const issue = (path: string, keyword: string, message: string): ContractIssue => ({ path: `/body${path}`, keyword, message });
 const withProps = (message: string, props: Record<string, unknown>): Error => Object.assign(new Error(message), props);
 
 const passedThrough = new ApiError("rate_limited", "slow down");
@@ -55,25 +55,27 @@ const cases: {
   },
   {
     name: "an answer that breaks sendmock's own contract, as a bug",
-    error: new validatorErrors.InternalServerError({ errors: [{ path: "/response/message_id", message: "is required" }] }),
+    error: new ContractRefusal("broken_answer", "An answer breaks the contract", [
+      { path: "/response/message_id", keyword: "required", message: "is required" },
+    ]),
     code: "server_error",
     message: "sendmock broke its own contract (a bug in sendmock): /response/message_id is required",
   },
   {
     name: "an unsupported media type",
-    error: new validatorErrors.UnsupportedMediaType({ path: "/send" }),
+    error: new ContractRefusal("unsupported_media_type", "unsupported media type application/xml"),
     code: "unsupported_media_type",
     message: /must be sent as application\/json/,
   },
   {
     name: "a method the contract does not have",
-    error: new validatorErrors.MethodNotAllowed({ path: "/send", message: "PUT not allowed" }),
+    error: new ContractRefusal("method_not_allowed", "PUT not allowed"),
     code: "method_not_allowed",
     message: "PUT not allowed",
   },
   {
     name: "a path the contract does not have",
-    error: new validatorErrors.NotFound({ path: "/x", message: "not found" }),
+    error: new ContractRefusal("not_found", "not found"),
     code: "not_found",
     message: "not found",
   },

@@ -1,44 +1,59 @@
-// The captured-message and webhook-payload checks of the shipped documents are generated at build
-// (ajv standalone code in dist/) and answer exactly as the checks compiled at run time do.
+// The checks of the shipped documents a mock uses (captured message, webhook payload, POST /send's
+// request and answers) are generated at build (ajv standalone code in dist/) and answer exactly as
+// the checks compiled at run time do.
 
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import type * as ComponentValidator from "../../src/contract/component-validator.js";
+import type * as SchemaValidator from "../../src/contract/schema-validator.js";
 import type * as Load from "../../src/contract/load.js";
 import { aMessage } from "../stores/outbox-contract.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const fromDist = <Module>(file: string): Promise<Module> => import(pathToFileURL(path.join(ROOT, "dist", file)).href) as Promise<Module>;
-const { componentValidator, compiledAtRunTime } = await fromDist<typeof ComponentValidator>("contract/component-validator.js");
+const { schemaValidator, compiledAtRunTime, componentPointer, operationPointer, requestBodyPointer, responseBodyPointers } =
+  await fromDist<typeof SchemaValidator>("contract/schema-validator.js");
 const { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } = await fromDist<typeof Load>("contract/load.js");
 
 const A_MESSAGE = aMessage();
 const sendContract = await loadContract(SEND_CONTRACT);
 /** The contract's own example of a webhook delivery. */
 const A_PAYLOAD = (sendContract.document.components?.schemas?.WebhookPayload?.examples as Record<string, unknown>[])[0];
+const SEND = operationPointer("/send", "post");
+const A_SEND = { to: "ada@example.com", template_id: "welcome", data: { name: "Ada" } };
+const AN_ERROR = { success: false, error: { code: "invalid_request", message: "Invalid request" } };
 
 describe.each([
   {
-    schema: "CapturedMessage",
+    schema: componentPointer("CapturedMessage"),
     file: ADMIN_CONTRACT,
     values: [A_MESSAGE, { ...A_MESSAGE, status: "lost", created_at: "yesterday" }, { ...A_MESSAGE, to: ["not an address"] }, {}, null, "text"],
   },
   {
-    schema: "WebhookPayload",
+    schema: componentPointer("WebhookPayload"),
     file: SEND_CONTRACT,
     values: [A_PAYLOAD, { ...A_PAYLOAD, type: "message.lost" }, { ...A_PAYLOAD, timestamp: "yesterday", data: { to: 42 } }, {}, []],
   },
+  {
+    schema: requestBodyPointer(SEND),
+    file: SEND_CONTRACT,
+    values: [A_SEND, { ...A_SEND, to: "a@b", cc: [1], extra: true }, { ...A_SEND, data: { name: ["x", 2] }, subject: "two\nlines" }, {}, []],
+  },
+  {
+    schema: responseBodyPointers(sendContract.document, SEND).get("4XX") ?? "(no 4XX body)",
+    file: SEND_CONTRACT,
+    values: [AN_ERROR, { status: "error", message: "no" }, { success: false, error: { code: 42 } }, { success: true }, "text"],
+  },
 ])("the $schema check built ahead of time", ({ schema, file, values }) => {
   it("is the one dist/ loads, not compiled at start", async () => {
-    const validate = componentValidator(await loadContract(file), schema);
+    const validate = schemaValidator(await loadContract(file), schema);
     // ajv attaches its compilation environment to what it compiles at run time; standalone code has none.
     expect(validate).not.toHaveProperty("schemaEnv");
   });
 
   it("accepts and refuses what the run-time compile does, with the same errors", async () => {
     const contract = await loadContract(file);
-    const ahead = componentValidator(contract, schema);
+    const ahead = schemaValidator(contract, schema);
     const atRunTime = compiledAtRunTime(contract, schema);
     expect(atRunTime).toHaveProperty("schemaEnv");
     const answers = values.map((value) => [ahead(value), ahead.errors, atRunTime(value), atRunTime.errors]);

@@ -1,0 +1,82 @@
+// POST /send held to openapi/send.yaml by sendmock's own checks: an answer that would break the
+// contract is never sent (a server_error names the violation instead), and a request that breaks
+// it is refused with the same words express-openapi-validator gave.
+
+import express, { type Request, type Response } from "express";
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { loadContract, SEND_CONTRACT } from "../../src/contract/load.js";
+import { operationChecks } from "../../src/contract/operation-checks.js";
+import { checkAnswers, refuseOffContractRequests } from "../../src/http/contract-steps.js";
+import { createErrorHandler } from "../../src/http/error-handler.js";
+
+const checks = operationChecks(await loadContract(SEND_CONTRACT), "/send", "post");
+
+/** POST /send answering `answer` after both checks, with sendmock's error handler behind them. */
+function appAnswering(status: number, answer: unknown): express.Express {
+  const app = express();
+  const answerError = createErrorHandler({ shape: () => "a", statusCodes: {}, quoteBody: true });
+  app.post("/send", checkAnswers(checks, answerError), express.json(), refuseOffContractRequests(checks), (_req: Request, res: Response) => {
+    res.status(status).json(answer);
+  });
+  app.use(answerError);
+  return app;
+}
+
+const A_SEND = { to: "ada@example.com", template_id: "welcome", data: { name: "Ada" } };
+
+/** The error of a shape-a answer. */
+const errorOf = (response: request.Response) => (response.body as { error: { code: string; message: string } }).error;
+
+describe("the answer check of POST /send", () => {
+  it("lets an answer that fits the contract through untouched", async () => {
+    const answer = { success: true, message_id: "msg_1", status: "queued" };
+    const response = await request(appAnswering(200, answer)).post("/send").send(A_SEND);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual(answer);
+  });
+
+  it("answers a server_error naming the violation instead of an answer that breaks the contract", async () => {
+    const response = await request(appAnswering(200, { success: true, status: "queued" }))
+      .post("/send")
+      .send(A_SEND);
+    expect(response.status).toBe(500);
+    expect(errorOf(response).code).toBe("server_error");
+    expect(errorOf(response).message).toMatch(/^sendmock broke its own contract \(a bug in sendmock\): .*\/response\/message_id/);
+  });
+
+  it("judges an error answer by the schema of its status (4XX here)", async () => {
+    const response = await request(appAnswering(418, { oops: true }))
+      .post("/send")
+      .send(A_SEND);
+    expect(response.status).toBe(500);
+    expect(errorOf(response).message).toMatch(/sendmock broke its own contract/);
+  });
+
+  it("refuses a status the contract does not list", () => {
+    expect(checks.answer(302, {})).toEqual([{ path: "/response", keyword: "", message: "no schema defined for status code '302' in the openapi spec" }]);
+  });
+});
+
+describe("the request check of POST /send", () => {
+  it("names each problem of the body by its pointer, ajv keyword and words", () => {
+    const issues = checks.request({}, { ...A_SEND, to: "a@b", extra: 1, data: { name: 5 } });
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        { path: "/body/extra", keyword: "additionalProperties", message: "must NOT have additional properties" },
+        { path: "/body/to", keyword: "format", message: 'must match format "email"' },
+        expect.objectContaining({ path: "/body/data/name", keyword: "type" }),
+      ]),
+    );
+  });
+
+  it("refuses a query parameter the contract does not document", async () => {
+    const response = await request(appAnswering(200, {})).post("/send?page=2").send(A_SEND);
+    expect(response.status).toBe(400);
+    expect(errorOf(response).message).toBe("Invalid request: query.page Unknown query parameter 'page'");
+  });
+
+  it("finds nothing wrong with a body that fits", () => {
+    expect(checks.request({}, A_SEND)).toEqual([]);
+  });
+});
