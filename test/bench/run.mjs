@@ -111,7 +111,7 @@ let tempDir = "";
 /**
  * A config file with that capacity, in the bench's temp folder. max_bytes is raised out of the
  * way: these scenarios measure `capacity` messages (100k of them hold ~180 MB of JSON, past the
- * default 128 MB byte bound).
+ * default 48 MB byte bound).
  * @param {number} capacity
  */
 function configWithCapacity(capacity) {

@@ -742,7 +742,7 @@ describe("GET /_mock/config", () => {
       cors_origins: [],
       captured_messages: 0,
       dropped_messages: 0,
-      max_bytes: 128 * 1024 * 1024,
+      max_bytes: 48 * 1024 * 1024,
       captured_bytes: 0,
     } satisfies ConfigView);
   });
