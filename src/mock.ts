@@ -4,7 +4,6 @@ import type express from "express";
 import { createApp } from "./app.js";
 import { resolveConfig, type OptionsSource, type ResolvedConfig, type SendMockOptions } from "./config.js";
 import type { ContractChecker } from "./contract/check.js";
-import { warmContractValidator } from "./contract/express-validator.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract/load.js";
 import { isLoopbackHost } from "./domain/addresses.js";
 import { createKeyCheck } from "./domain/api-keys.js";
@@ -60,8 +59,6 @@ export interface RunningSendMock extends SendMock {
   readonly port: number;
 }
 
-/** How long after a mock is handed out its inspection API's validators start compiling (see warmInspectionApi). */
-const INSPECTION_WARM_UP_DELAY_MS = 250;
 /** How often a replica on a shared store looks for due work it was not told about. */
 const SHARED_DUE_WORK_POLL_MS = 1000;
 
@@ -72,10 +69,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     loadContract(ADMIN_CONTRACT),
     loadTemplateCatalog(config.templates, { watch: config.watchTemplates, log: config.log }),
   ]);
-  // POST /send's checks are loaded (built ahead) or compiled with its routes, before the mock is
-  // handed out. The inspection API's are compiled once the mock is handed out
-  // (warmInspectionApi): eov's loading of its document and its ~25 operations took ~450 ms
-  // together, and done here they held a first send up by ~250 ms in a profile.
+  // Both contracts' checks are loaded (built ahead) or compiled with the routes, before the mock
+  // is handed out: no request compiles anything.
   let stores: Stores;
   try {
     stores = await openStores(config);
@@ -256,20 +251,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       return stores.close();
     },
   };
-  /**
-   * Compiles the inspection API's validators in the background, one operation per turn of the
-   * event loop; an inspection request that comes first starts it and waits for it. Once per
-   * process. It starts a moment after the mock is handed out, not at once: eov loads and
-   * preprocesses the document in one synchronous step (~100-200 ms), and a test that sends as
-   * soon as its mock is up had its first answer held behind it (1.3 s on a loaded machine, past
-   * the slowloris test's 1 s headers timeout).
-   */
-  const warmInspectionApi = (): void => {
-    setTimeout(() => {
-      warmContractValidator(adminContract).catch(() => undefined);
-    }, INSPECTION_WARM_UP_DELAY_MS).unref();
-  };
-  return { mock, stopWaiting, closeStores: () => stores.close(), warmInspectionApi };
+  return { mock, stopWaiting, closeStores: () => stores.close() };
 }
 
 /**
@@ -280,10 +262,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
  * await request(mock.app).post("/send").set("Authorization", "Bearer k").send(body);
  */
 export function createSendMock(options: SendMockOptions = {}): Promise<SendMock> {
-  return buildSendMock(options, "options", () => options.port ?? 0).then((built) => {
-    built.warmInspectionApi();
-    return built.mock;
-  });
+  return buildSendMock(options, "options", () => options.port ?? 0).then((built) => built.mock);
 }
 
 /**
@@ -297,7 +276,7 @@ export function createSendMock(options: SendMockOptions = {}): Promise<SendMock>
  */
 export async function startSendMock(options: SendMockOptions = {}, optionsSource: OptionsSource = "options"): Promise<RunningSendMock> {
   let port = 0;
-  const { mock, stopWaiting, closeStores, warmInspectionApi } = await buildSendMock(options, optionsSource, () => port);
+  const { mock, stopWaiting, closeStores } = await buildSendMock(options, optionsSource, () => port);
   let server;
   try {
     const { config } = mock;
@@ -318,7 +297,6 @@ export async function startSendMock(options: SendMockOptions = {}, optionsSource
     throw error;
   }
   port = server.port;
-  warmInspectionApi();
   const running = server;
   const { config } = mock;
   return {

@@ -1,6 +1,6 @@
-// The inspection API writes stored messages as they are, without express-openapi-validator
+// The inspection API writes stored messages as they are, without its answer check
 // seeing them; each is checked against openapi/admin.yaml once, when it is captured, instead.
-// The check is compiled once per process for each document (contract/component-validator.ts).
+// The check is compiled once per process for each document (contract/schema-validator.ts).
 
 import { componentValidator } from "./schema-validator.js";
 import type { Contract } from "./load.js";

@@ -1,15 +1,43 @@
-// One operation of a contract checked as express-openapi-validator did, from compiled schemas
-// (built ahead for the shipped documents): its request's query keys and body, and each answer.
+// The operations of a contract checked as express-openapi-validator checked them, from compiled
+// schemas (built ahead for the shipped documents): a request's parameters, media type and body,
+// and each answer written as JSON.
 
 import type { ErrorObject, ValidateFunction } from "ajv";
-import type { OpenAPIV3_1 } from "openapi-types";
+import contentType from "content-type";
+import { valueAt } from "../domain/json.js";
 import type { Contract } from "./load.js";
-import type { ContractIssue } from "./refusal.js";
-import { operationPointer, requestBodyPointer, responseBodyPointers, schemaValidator } from "./schema-validator.js";
+import { ContractRefusal, type ContractIssue } from "./refusal.js";
+import {
+  NO_BODY,
+  NOT_JSON,
+  operationsOf,
+  parametersOf,
+  requestBodyOf,
+  responseBodyPointers,
+  schemaValidator,
+  type HttpMethod,
+  type ParameterSchema,
+} from "./schema-validator.js";
+
+/** What a request brings that the contract judges. */
+export interface RequestParts {
+  /** The parsed query: a value is a string, or a list of strings for a repeated name. */
+  query: Readonly<Record<string, unknown>>;
+  /** The path's parameters, decoded (`{id}` of `/_mock/messages/{id}`). */
+  params: Readonly<Record<string, string>>;
+  contentType: string | undefined;
+  /** The parsed JSON body, if any. */
+  body: unknown;
+}
 
 export interface OperationChecks {
-  /** What in a request's query and JSON body breaks the contract; empty when both fit. */
-  request(query: Readonly<Record<string, unknown>>, body: unknown): ContractIssue[];
+  /** Why the contract refuses a request, or undefined when it takes it. */
+  request(parts: RequestParts): ContractRefusal | undefined;
+  /**
+   * A query the contract took, typed as it says: a number or boolean parameter as one, and an
+   * absent parameter with a `default` set to it (what eov left in `req.query`, which the routes read).
+   */
+  typedQuery(query: Readonly<Record<string, unknown>>): Record<string, unknown>;
   /** What in an answer of `status` with the JSON `body` breaks the contract; empty when it fits. */
   answer(status: number, body: unknown): ContractIssue[];
 }
@@ -17,7 +45,7 @@ export interface OperationChecks {
 /**
  * ajv's errors as eov reported them: a missing or unknown key is named in the path, and an enum
  * lists its values, so the messages a client reads did not change when eov stopped checking
- * POST /send (what eov's `ajvErrorsToValidatorError` and `augmentAjvErrors` did).
+ * (what eov's `ajvErrorsToValidatorError` and `augmentAjvErrors` did).
  */
 function issuesOf(errors: readonly ErrorObject[], root: string): ContractIssue[] {
   return errors.map((error) => {
@@ -36,42 +64,174 @@ function failures(validate: ValidateFunction, value: unknown, root: string): Con
   return validate(value) ? [] : issuesOf(validate.errors ?? [], root);
 }
 
-/** The schema of each response key (`200`, `4XX`, `default`), or null for a response without a JSON body. */
-type AnswerChecks = ReadonlyMap<string, ValidateFunction | null>;
+const badRequest = (issues: ContractIssue[]): ContractRefusal => new ContractRefusal("bad_request", "The request breaks the contract", issues);
 
-function answerIssues(checks: AnswerChecks, status: number, body: unknown): ContractIssue[] {
-  const code = String(status);
-  const key = [code, `${code[0] ?? ""}XX`, "default"].find((candidate) => checks.has(candidate));
-  if (key === undefined) return [{ path: "/response", keyword: "", message: `no schema defined for status code '${code}' in the openapi spec` }];
-  const validate = checks.get(key);
-  if (!validate) return body === undefined ? [] : [{ path: "/response", keyword: "", message: "response should NOT have a body" }];
-  return failures(validate, body, "/response");
+/** Where eov put each parameter in the request it validated. */
+const PLACE: Readonly<Record<string, string>> = { query: "query", path: "params", header: "headers" };
+
+interface ParameterCheck extends ParameterSchema {
+  validate: ValidateFunction;
+  /** The schema's `type` and `default`, its own `$ref` followed. */
+  type: unknown;
+  default: unknown;
+}
+
+function typedQuery(parameters: readonly ParameterCheck[], query: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const typed: Record<string, unknown> = { ...query };
+  for (const parameter of parameters) {
+    if (parameter.in !== "query") continue;
+    const value = typed[parameter.name];
+    if (value === undefined) {
+      if (parameter.default !== undefined) typed[parameter.name] = parameter.default;
+    } else if (typeof value === "string" && (parameter.type === "integer" || parameter.type === "number")) {
+      typed[parameter.name] = Number(value);
+    } else if (typeof value === "string" && parameter.type === "boolean") {
+      typed[parameter.name] = value === "true";
+    }
+  }
+  return typed;
 }
 
 /**
- * The checks of `method path` in `contract`, compiled (or loaded) now, once per process and
- * document (schemaValidator caches them): no request compiles anything.
+ * A query names only documented parameters, none of them empty unless allowed (eov refused the
+ * first that did not, alone); then each value is checked by its schema, coerced as eov did.
  */
-export function operationChecks(contract: Contract, path: string, method: "get" | "post" | "put" | "patch" | "delete"): OperationChecks {
-  const operation: OpenAPIV3_1.OperationObject | undefined = contract.document.paths?.[path]?.[method];
-  if (!operation) throw new Error(`${contract.file} has no ${method.toUpperCase()} ${path}`);
-  const pointer = operationPointer(path, method);
-  const requestBody = operation.requestBody && "content" in operation.requestBody ? schemaValidator(contract, requestBodyPointer(pointer)) : undefined;
-  const answers: AnswerChecks = new Map(
-    [...responseBodyPointers(contract.document, pointer)].map(([key, schema]) => [key, schema === null ? null : schemaValidator(contract, schema)]),
-  );
-  // The emulated API reads no query parameter; one the document does not name is refused, as eov did.
-  const queryNames = new Set(
-    (operation.parameters ?? [])
-      .filter((parameter): parameter is OpenAPIV3_1.ParameterObject => "in" in parameter && parameter.in === "query")
-      .map((parameter) => parameter.name),
+function parameterRefusal(parameters: readonly ParameterCheck[], parts: RequestParts): ContractRefusal | undefined {
+  const inQuery = new Map(parameters.filter((parameter) => parameter.in === "query").map((parameter) => [parameter.name, parameter]));
+  for (const [name, value] of Object.entries(parts.query)) {
+    const parameter = inQuery.get(name);
+    if (!parameter) return badRequest([{ path: `/query/${name}`, keyword: "", message: `Unknown query parameter '${name}'` }]);
+    if (value === "" && !parameter.allowEmptyValue)
+      return badRequest([{ path: `/query/${name}`, keyword: "", message: `Empty value found for query parameter '${name}'` }]);
+  }
+  const issues: ContractIssue[] = [];
+  for (const parameter of parameters) {
+    const values: Readonly<Record<string, unknown>> = parameter.in === "query" ? parts.query : parameter.in === "path" ? parts.params : {};
+    const path = `/${PLACE[parameter.in] ?? parameter.in}/${parameter.name}`;
+    if (!Object.hasOwn(values, parameter.name)) {
+      if (parameter.required) issues.push({ path, keyword: "required", message: `must have required property '${parameter.name}'` });
+      continue;
+    }
+    issues.push(...failures(parameter.validate, values[parameter.name], path));
+  }
+  return issues.length > 0 ? badRequest(issues) : undefined;
+}
+
+interface BodyCheck {
+  validate: ValidateFunction | undefined;
+  /** As eov read it: only a body whose schema lists required keys is itself required. */
+  required: boolean;
+  /** Whether a request with no Content-Type may leave the body out (`required: false` in the document). */
+  optional: boolean;
+}
+
+function bodyRefusal(body: BodyCheck, parts: RequestParts): ContractRefusal | undefined {
+  let mediaType: string | undefined;
+  try {
+    mediaType = parts.contentType === undefined ? undefined : contentType.parse(parts.contentType).type;
+  } catch {
+    mediaType = parts.contentType;
+  }
+  if (mediaType === undefined) {
+    return body.optional ? undefined : new ContractRefusal("unsupported_media_type", "media type not specified");
+  }
+  if (mediaType !== "application/json") return new ContractRefusal("unsupported_media_type", `unsupported media type ${mediaType}`);
+  if (!body.validate) return undefined;
+  if (parts.body === undefined) {
+    return body.required ? badRequest([{ path: "/body", keyword: "required", message: "must have required property 'body'" }]) : undefined;
+  }
+  const issues = failures(body.validate, parts.body, "/body");
+  return issues.length > 0 ? badRequest(issues) : undefined;
+}
+
+/** The check of each documented response (`200`, `4XX`, `default`): a schema, or no body allowed, or none to check. */
+type AnswerCheck = ValidateFunction | typeof NO_BODY | typeof NOT_JSON;
+
+function answerIssues(checks: ReadonlyMap<string, AnswerCheck>, status: number, body: unknown): ContractIssue[] {
+  const code = String(status);
+  const key = [code, `${code[0] ?? ""}XX`, "default"].find((candidate) => checks.has(candidate));
+  if (key === undefined) return [{ path: "/response", keyword: "", message: `no schema defined for status code '${code}' in the openapi spec` }];
+  const check = checks.get(key);
+  if (check === NO_BODY) return body === undefined ? [] : [{ path: "/response", keyword: "", message: "response should NOT have a body" }];
+  if (check === NOT_JSON || check === undefined) return [];
+  return failures(check, body, "/response");
+}
+
+function checksOf(contract: Contract, pointer: string): OperationChecks {
+  const { document } = contract;
+  const parameters: ParameterCheck[] = parametersOf(document, pointer).map((parameter) => {
+    const schema = resolved(document, parameter.pointer) as { type?: unknown; default?: unknown } | undefined;
+    return { ...parameter, validate: schemaValidator(contract, parameter.pointer, "coercing"), type: schema?.type, default: schema?.default };
+  });
+  const requestBody = requestBodyOf(document, pointer);
+  const bodySchema = requestBody?.pointer === undefined ? undefined : resolved(document, requestBody.pointer);
+  const body: BodyCheck | undefined = requestBody && {
+    validate: requestBody.pointer === undefined ? undefined : schemaValidator(contract, requestBody.pointer),
+    required: Array.isArray(bodySchema?.required) && bodySchema.required.length > 0,
+    optional: !requestBody.required,
+  };
+  const answers = new Map<string, AnswerCheck>(
+    [...responseBodyPointers(document, pointer)].map(([key, schema]) => [
+      key,
+      schema === NO_BODY || schema === NOT_JSON ? schema : schemaValidator(contract, schema),
+    ]),
   );
   return {
-    request(query, body) {
-      const unknown = Object.keys(query).filter((name) => !queryNames.has(name));
-      if (unknown.length > 0) return unknown.map((name) => ({ path: `/query/${name}`, keyword: "", message: `Unknown query parameter '${name}'` }));
-      return requestBody ? failures(requestBody, body, "/body") : [];
-    },
-    answer: (status, body) => answerIssues(answers, status, body),
+    request: (parts) => parameterRefusal(parameters, parts) ?? (body ? bodyRefusal(body, parts) : undefined),
+    typedQuery: (query) => typedQuery(parameters, query),
+    answer: (status, answerBody) => answerIssues(answers, status, answerBody),
+  };
+}
+
+/** The schema at `pointer`, its own `$ref` followed once (as eov's preprocessing had). */
+function resolved(document: unknown, pointer: string): { required?: unknown } | undefined {
+  const schema = valueAt(document, pointer.slice(1)) as { $ref?: unknown; required?: unknown } | undefined;
+  return typeof schema?.$ref === "string" && schema.$ref.startsWith("#/")
+    ? (valueAt(document, schema.$ref.slice(1)) as { required?: unknown } | undefined)
+    : schema;
+}
+
+/** The checks of `method path` in `contract`, compiled (or loaded) now: no request compiles anything. */
+export function operationChecks(contract: Contract, path: string, method: HttpMethod): OperationChecks {
+  const found = operationsOf(contract.document).find((operation) => operation.path === path && operation.method === method);
+  if (!found) throw new Error(`${contract.file} has no ${method.toUpperCase()} ${path}`);
+  return checksOf(contract, found.pointer);
+}
+
+/** An operation found for a request, with the checks of it and the path's parameters. */
+export interface MatchedOperation {
+  checks: OperationChecks;
+  params: Record<string, string>;
+}
+
+/** Finds the operation a request is for; undefined for a path or method the contract does not document. */
+export type OperationFinder = (method: string, path: string) => MatchedOperation | undefined;
+
+/**
+ * Every operation of `contract`, checks compiled (or loaded) now. Paths match as express and eov
+ * matched them: case-insensitive, a trailing slash allowed, each `{name}` one decoded segment.
+ */
+export function contractOperations(contract: Contract): OperationFinder {
+  const routes = operationsOf(contract.document).map(({ path, method, pointer }) => {
+    const names = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] ?? "");
+    const pattern = path
+      .split(/\{[^}]+\}/)
+      .map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join("([^/]+)");
+    return { method: method.toUpperCase(), regex: new RegExp(`^${pattern.replace(/\/$/, "")}\\/?$`, "i"), names, checks: checksOf(contract, pointer) };
+  });
+  return (method, path) => {
+    for (const route of routes) {
+      if (route.method !== method) continue;
+      const match = route.regex.exec(path);
+      if (!match) continue;
+      try {
+        return { checks: route.checks, params: Object.fromEntries(route.names.map((name, index) => [name, decodeURIComponent(match[index + 1] ?? "")])) };
+      } catch {
+        // An undecodable segment: express refuses the path itself.
+        return undefined;
+      }
+    }
+    return undefined;
   };
 }

@@ -1,5 +1,5 @@
-// What a contract check refused in a request or an answer, in one form whichever check found it:
-// sendmock's own checks of POST /send, or express-openapi-validator on the inspection API.
+// What a contract check (contract/operation-checks.ts) refused in a request or an answer, for the
+// error handler to word.
 
 /** One way a request or an answer breaks the contract. */
 export interface ContractIssue {

@@ -3,10 +3,10 @@
 
 import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { distance } from "fastest-levenshtein";
 import { sha256 } from "../domain/digest.js";
+import { builtAhead, builtFile } from "./built-ahead.js";
 import { valueAt } from "../domain/json.js";
 
 /** Keys and indexes from the root of a value to one part of it: `["rate_limit", "per_seconds"]`, `["api_keys", 0]`. */
@@ -58,33 +58,36 @@ export function describeProblem(problem: SchemaProblem, naming: KeyNaming, whole
  * whose digest is not there (edited, or run from src/ without a build) is compiled at run time
  * with the same options, which give the same errors.
  */
-const PRECOMPILED_FILE = fileURLToPath(new URL("../precompiled-input-checks.cjs", import.meta.url));
+const PRECOMPILED_FILE = "precompiled-input-checks.cjs";
 const require = createRequire(import.meta.url);
 /** `verbose`: a oneOf's error carries its branches, which branchProblem reads. */
 const AJV_OPTIONS = { strict: true, allErrors: true, verbose: true, validateSchema: false } as const;
 
 const digestOf = (schema: object): string => sha256(JSON.stringify(schema), "hex");
 
-function compiled(schema: object): ValidateFunction {
-  try {
-    const ahead = (require(PRECOMPILED_FILE) as Record<string, ValidateFunction | undefined>)[digestOf(schema)];
-    if (ahead) return ahead;
-  } catch {
-    // Not built (running from src/): compiled below.
-  }
+function compiledAtRunTime(schema: object): ValidateFunction {
   const { Ajv } = require("ajv") as typeof import("ajv");
   return new Ajv(AJV_OPTIONS).compile(schema);
 }
 
-/** A check of `schema`: answers the problem that explains the failure best, or undefined when the value fits. */
-export function schemaCheck(schema: object): (value: unknown) => SchemaProblem | undefined {
+type SchemaCheck = (value: unknown) => SchemaProblem | undefined;
+
+function checkWith(compile: () => ValidateFunction): SchemaCheck {
   let validate: ValidateFunction | undefined;
   return (value) => {
-    validate ??= compiled(schema);
+    validate ??= compile();
     if (validate(value)) return undefined;
     return problemOf(validate.errors ?? [], value);
   };
 }
+
+/** A check of `schema`: answers the problem that explains the failure best, or undefined when the value fits. */
+export function schemaCheck(schema: object): SchemaCheck {
+  return checkWith(() => builtAhead<ValidateFunction>(PRECOMPILED_FILE, digestOf(schema)) ?? compiledAtRunTime(schema));
+}
+
+/** The same check, compiled when first used even where the build generated it: what a tree never built runs. */
+export const schemaCheckCompiledAtRunTime = (schema: object): SchemaCheck => checkWith(() => compiledAtRunTime(schema));
 
 /** Run by the build: writes the standalone checks of `schemas`, by digest. */
 export async function recordPrecompiledInputChecks(schemas: readonly object[]): Promise<void> {
@@ -97,7 +100,7 @@ export async function recordPrecompiledInputChecks(schemas: readonly object[]): 
     ajv.addSchema(schema, digest);
     exports[digest] = digest;
   }
-  await writeFile(PRECOMPILED_FILE, standaloneCode.default(ajv, exports));
+  await writeFile(builtFile(PRECOMPILED_FILE), standaloneCode.default(ajv, exports));
 }
 
 type SchemaNode = Record<string, unknown>;

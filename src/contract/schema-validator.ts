@@ -3,10 +3,10 @@
 
 import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { valueAt } from "../domain/json.js";
+import { builtAhead, builtFile } from "./built-ahead.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT, type Contract } from "./load.js";
 
 /**
@@ -16,7 +16,12 @@ import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT, type Contract } from "./lo
  * (edited, or run from src/ without a build) is compiled at run time, as the same ajv options
  * give the same errors.
  */
-const PRECOMPILED_FILE = fileURLToPath(new URL("../precompiled-schemas.cjs", import.meta.url));
+const PRECOMPILED_FILE = "precompiled-schemas.cjs";
+/** The same for the checks of parameters, which ajv compiles to code that coerces (`"5"` is the integer 5), as express-openapi-validator did. */
+const PRECOMPILED_COERCING_FILE = "precompiled-coercing-schemas.cjs";
+
+/** How a schema is checked: as JSON (a body), or coercing strings to the schema's type (a query or path parameter). */
+export type Checking = "json" | "coercing";
 
 const require = createRequire(import.meta.url);
 
@@ -26,32 +31,92 @@ export const componentPointer = (schemaName: string): string => `#/components/sc
 /** `#/paths/~1send/post`: the pointer of an operation, with the path's `/` escaped as JSON pointers want. */
 export const operationPointer = (path: string, method: string): string => `#/paths/${path.replaceAll("~", "~0").replaceAll("/", "~1")}/${method}`;
 
-/** The pointer of the JSON body schema of `operation`'s request (a request body given as a `$ref` is not followed: sendmock's are not). */
-export const requestBodyPointer = (operation: string): string => `${operation}/requestBody/content/application~1json/schema`;
+/** A response without a body (`204`), or with bodies none of which is JSON (`text/html`): nothing to check in what `res.json` writes, or nothing may be written. */
+export const NO_BODY = "no body";
+export const NOT_JSON = "not JSON";
 
 /**
  * Where each response of an operation keeps its JSON body schema, by response key (`200`, `4XX`,
- * `default`), or null for a response without one. A response given as a `$ref` (to
+ * `default`), or NO_BODY / NOT_JSON. A response given as a `$ref` (to
  * `#/components/responses/...`) is followed, so its schema is named where it is written.
  */
-export function responseBodyPointers(document: OpenAPIV3_1.Document, operation: string): Map<string, string | null> {
+export function responseBodyPointers(document: OpenAPIV3_1.Document, operation: string): Map<string, string> {
   const responses = valueAt(document, `${operation}/responses`.slice(1)) as OpenAPIV3_1.ResponsesObject | undefined;
-  const pointers = new Map<string, string | null>();
-  for (const [status, response] of Object.entries(responses ?? {})) {
-    const at =
-      "$ref" in response && response.$ref.startsWith("#/") ? response.$ref : `${operation}/responses/${status.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+  const pointers = new Map<string, string>();
+  for (const [status, listed] of Object.entries(responses ?? {})) {
+    const at = "$ref" in listed && listed.$ref.startsWith("#/") ? listed.$ref : `${operation}/responses/${status.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+    const response = valueAt(document, at.slice(1)) as OpenAPIV3_1.ResponseObject | undefined;
     const schema = `${at}/content/application~1json/schema`;
-    pointers.set(status, valueAt(document, schema.slice(1)) === undefined ? null : schema);
+    const kind = response?.content === undefined || Object.keys(response.content).length === 0 ? NO_BODY : NOT_JSON;
+    pointers.set(status, valueAt(document, schema.slice(1)) === undefined ? kind : schema);
   }
   return pointers;
 }
 
+/** The operations of a document, with their JSON pointers. */
+export function operationsOf(document: OpenAPIV3_1.Document): { path: string; method: HttpMethod; pointer: string; operation: OpenAPIV3_1.OperationObject }[] {
+  return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+    HTTP_METHODS.flatMap((method) => {
+      const operation = item?.[method];
+      return operation ? [{ path, method, pointer: operationPointer(path, method), operation }] : [];
+    }),
+  );
+}
+
+export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/** A parameter of an operation: where it is and the pointer of its schema (a `$ref` to `#/components/parameters/...` followed). */
+export interface ParameterSchema {
+  name: string;
+  in: string;
+  required: boolean;
+  allowEmptyValue: boolean;
+  pointer: string;
+}
+
+/** The parameters of the operation at `pointer` (its path's, then its own, which win by name and place). */
+export function parametersOf(document: OpenAPIV3_1.Document, pointer: string): ParameterSchema[] {
+  const pathPointer = pointer.slice(0, pointer.lastIndexOf("/"));
+  const byPlace = new Map<string, ParameterSchema>();
+  for (const owner of [pathPointer, pointer]) {
+    const listed = (valueAt(document, `${owner}/parameters`.slice(1)) ?? []) as (OpenAPIV3_1.ParameterObject | OpenAPIV3_1.ReferenceObject)[];
+    listed.forEach((listedParameter, index) => {
+      const at = "$ref" in listedParameter ? listedParameter.$ref : `${owner}/parameters/${index}`;
+      const parameter = valueAt(document, at.slice(1)) as OpenAPIV3_1.ParameterObject;
+      byPlace.set(`${parameter.in} ${parameter.name}`, {
+        name: parameter.name,
+        in: parameter.in,
+        required: parameter.required === true,
+        allowEmptyValue: parameter.allowEmptyValue === true,
+        pointer: `${at}/schema`,
+      });
+    });
+  }
+  return [...byPlace.values()];
+}
+
+/** Where an operation's request body schema is, for `application/json`; undefined when it takes no JSON body. */
+export function requestBodyOf(document: OpenAPIV3_1.Document, pointer: string): { pointer: string | undefined; required: boolean } | undefined {
+  const listed = valueAt(document, `${pointer}/requestBody`.slice(1)) as OpenAPIV3_1.RequestBodyObject | OpenAPIV3_1.ReferenceObject | undefined;
+  if (listed === undefined) return undefined;
+  const at = "$ref" in listed ? listed.$ref : `${pointer}/requestBody`;
+  const body = valueAt(document, at.slice(1)) as OpenAPIV3_1.RequestBodyObject;
+  const schema = `${at}/content/application~1json/schema`;
+  return { pointer: valueAt(document, schema.slice(1)) === undefined ? undefined : schema, required: body.required !== false };
+}
+
 /** The schemas a mock checks with, by document: what the build compiles ahead. */
-function checkedBy(file: string, document: OpenAPIV3_1.Document): string[] {
-  if (file === ADMIN_CONTRACT) return [componentPointer("CapturedMessage")];
-  const send = operationPointer("/send", "post");
-  const answers = [...responseBodyPointers(document, send).values()].filter((pointer) => pointer !== null);
-  return [...new Set([componentPointer("WebhookPayload"), requestBodyPointer(send), ...answers])];
+function checkedBy(file: string, document: OpenAPIV3_1.Document): { json: string[]; coercing: string[] } {
+  const json = [componentPointer(file === ADMIN_CONTRACT ? "CapturedMessage" : "WebhookPayload")];
+  const coercing: string[] = [];
+  for (const { pointer } of operationsOf(document)) {
+    const body = requestBodyOf(document, pointer)?.pointer;
+    if (body !== undefined) json.push(body);
+    for (const answer of responseBodyPointers(document, pointer).values()) if (answer.startsWith("#")) json.push(answer);
+    for (const parameter of parametersOf(document, pointer)) coercing.push(parameter.pointer);
+  }
+  return { json: [...new Set(json)], coercing: [...new Set(coercing)] };
 }
 
 /**
@@ -61,39 +126,44 @@ function checkedBy(file: string, document: OpenAPIV3_1.Document): string[] {
 const compiledChecks = new WeakMap<Contract, Map<string, ValidateFunction>>();
 
 /**
- * The options eov used for POST /send (`strict: false`, every error, full formats), so its
+ * The options express-openapi-validator used (`strict: false`, every error, full formats), so its
  * messages are unchanged. ajv is loaded only when something is compiled: a built package never
  * loads it at start (~25 ms of module loading).
  */
-function newAjv(options: { standalone: boolean }): Ajv2020 {
+function newAjv(options: { standalone: boolean; checking: Checking }): Ajv2020 {
   const { Ajv2020: Ajv } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
   const { default: addFormats } = require("ajv-formats") as typeof import("ajv-formats");
-  const ajv = new Ajv({ strict: false, strictNumbers: true, allErrors: true, validateSchema: false, code: { source: options.standalone } });
+  const ajv = new Ajv({
+    strict: false,
+    strictNumbers: true,
+    allErrors: true,
+    validateSchema: false,
+    coerceTypes: options.checking === "coercing",
+    code: { source: options.standalone },
+  });
   addFormats(ajv, { mode: "full" });
   return ajv;
 }
 
-function precompiled(contract: Contract, pointer: string): ValidateFunction | undefined {
-  let checks: Record<string, ValidateFunction | undefined>;
-  try {
-    checks = require(PRECOMPILED_FILE) as typeof checks;
-  } catch {
-    // Not built (running from src/), or unreadable: compiled at run time instead.
-    return undefined;
-  }
-  return checks[`${contract.digest}${pointer}`];
+function precompiled(contract: Contract, pointer: string, checking: Checking): ValidateFunction | undefined {
+  return builtAhead<ValidateFunction>(checking === "json" ? PRECOMPILED_FILE : PRECOMPILED_COERCING_FILE, `${contract.digest}${pointer}`);
 }
 
-/** Ajv instances with a document added, one per document: compiling a second schema of it reuses the first's work. */
-const runTimeCompilers = new WeakMap<Contract, Ajv2020>();
+/** Ajv instances with a document added, one per document and way of checking: compiling a second schema of it reuses the first's work. */
+const runTimeCompilers = new WeakMap<Contract, Partial<Record<Checking, Ajv2020>>>();
 
 /** Compiled from the document at run time, exactly as the build does ahead. */
-export function compiledAtRunTime(contract: Contract, pointer: string): ValidateFunction {
-  let ajv = runTimeCompilers.get(contract);
+export function compiledAtRunTime(contract: Contract, pointer: string, checking: Checking = "json"): ValidateFunction {
+  let compilers = runTimeCompilers.get(contract);
+  if (!compilers) {
+    compilers = {};
+    runTimeCompilers.set(contract, compilers);
+  }
+  let ajv = compilers[checking];
   if (!ajv) {
-    ajv = newAjv({ standalone: false });
+    ajv = newAjv({ standalone: false, checking });
     ajv.addSchema(structuredClone(contract.document), "contract");
-    runTimeCompilers.set(contract, ajv);
+    compilers[checking] = ajv;
   }
   const validate = ajv.getSchema(`contract${pointer}`);
   if (!validate) throw new Error(`${contract.file} has no ${pointer}`);
@@ -101,16 +171,17 @@ export function compiledAtRunTime(contract: Contract, pointer: string): Validate
 }
 
 /** The check of the schema at `pointer` in `contract`, with its `$ref`s resolved inside the document. */
-export function schemaValidator(contract: Contract, pointer: string): ValidateFunction {
+export function schemaValidator(contract: Contract, pointer: string, checking: Checking = "json"): ValidateFunction {
   let byPointer = compiledChecks.get(contract);
   if (!byPointer) {
     byPointer = new Map();
     compiledChecks.set(contract, byPointer);
   }
-  let validate = byPointer.get(pointer);
+  const key = `${checking} ${pointer}`;
+  let validate = byPointer.get(key);
   if (validate) return validate;
-  validate = precompiled(contract, pointer) ?? compiledAtRunTime(contract, pointer);
-  byPointer.set(pointer, validate);
+  validate = precompiled(contract, pointer, checking) ?? compiledAtRunTime(contract, pointer, checking);
+  byPointer.set(key, validate);
   return validate;
 }
 
@@ -120,12 +191,18 @@ export const componentValidator = (contract: Contract, schemaName: string): Vali
 /** Run by the build: writes the standalone checks of the shipped documents' schemas, by digest and pointer. */
 export async function recordPrecompiledSchemas(): Promise<void> {
   const { default: standaloneCode } = await import("ajv/dist/standalone/index.js");
-  const ajv = newAjv({ standalone: true });
-  const exports: Record<string, string> = {};
+  const compilers: Record<Checking, { ajv: Ajv2020; exports: Record<string, string>; file: string }> = {
+    json: { ajv: newAjv({ standalone: true, checking: "json" }), exports: {}, file: PRECOMPILED_FILE },
+    coercing: { ajv: newAjv({ standalone: true, checking: "coercing" }), exports: {}, file: PRECOMPILED_COERCING_FILE },
+  };
   for (const file of [SEND_CONTRACT, ADMIN_CONTRACT]) {
     const contract = await loadContract(file);
-    ajv.addSchema(structuredClone(contract.document), contract.digest);
-    for (const pointer of checkedBy(file, contract.document)) exports[`${contract.digest}${pointer}`] = `${contract.digest}${pointer}`;
+    const checked = checkedBy(file, contract.document);
+    for (const checking of ["json", "coercing"] as const) {
+      const { ajv, exports } = compilers[checking];
+      ajv.addSchema(structuredClone(contract.document), contract.digest);
+      for (const pointer of checked[checking]) exports[`${contract.digest}${pointer}`] = `${contract.digest}${pointer}`;
+    }
   }
-  await writeFile(PRECOMPILED_FILE, standaloneCode.default(ajv, exports));
+  for (const { ajv, exports, file } of Object.values(compilers)) await writeFile(builtFile(file), standaloneCode.default(ajv, exports));
 }

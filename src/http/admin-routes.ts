@@ -19,9 +19,10 @@ import { ApiError } from "../errors.js";
 import type { ClockAdvance, ClockView, ConfigPatch, EventInput, MessageStatus, WebhookInput } from "../wire.js";
 import { readAdminBodies } from "./admin-body.js";
 import { requireAdminToken } from "./auth.js";
-import { createErrorHandler } from "./error-handler.js";
 import { streamEvents } from "./events.js";
-import { deferredContractValidator } from "../contract/express-validator.js";
+import { contractOperations } from "../contract/operation-checks.js";
+import { checkDocumentedCalls } from "./contract-steps.js";
+import { createErrorHandler } from "./error-handler.js";
 import type { Contract } from "../contract/load.js";
 import { configView, rateLimitOptions, templateDetail, templateSummary } from "./views.js";
 
@@ -106,7 +107,9 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
   const router = express.Router();
 
   router.use("/_mock", requireAdminToken(deps.config.adminToken), ...readAdminBodies("100kb"));
-  router.use(deferredContractValidator(deps.contract));
+  // The inspection API answers its errors in shape a, whatever the send API's shape is.
+  const answerError = createErrorHandler({ shape: () => "a", statusCodes: {}, quoteBody: true });
+  router.use(checkDocumentedCalls(contractOperations(deps.contract), answerError));
 
   router.get("/openapi.yaml", (_req, res) => {
     res.type("application/yaml").send(deps.sendContractSource);
@@ -338,7 +341,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
     next(new ApiError("not_found", `No inspection call ${req.method} /_mock${req.path}`));
   });
 
-  router.use("/_mock", createErrorHandler({ shape: () => "a", statusCodes: {}, quoteBody: true }));
+  router.use("/_mock", answerError);
 
   return router;
 }

@@ -2,14 +2,20 @@
 // is refused before the pipeline; an answer that breaks it is a sendmock bug, answered as one.
 
 import type { ErrorRequestHandler, NextFunction, Request, Response } from "express";
-import type { OperationChecks } from "../contract/operation-checks.js";
+import type { OperationChecks, OperationFinder } from "../contract/operation-checks.js";
 import { ContractRefusal } from "../contract/refusal.js";
 
-/** Refuses a request whose query or JSON body (already parsed) breaks the contract. */
-export function refuseOffContractRequests(checks: OperationChecks) {
+/** Refuses a request whose query, media type or JSON body (already parsed) breaks the contract of its operation. */
+export function refuseOffContractRequests(checks: OperationChecks, params: Readonly<Record<string, string>> = {}) {
   return (req: Request, _res: Response, next: NextFunction): void => {
-    const issues = checks.request(req.query, req.body);
-    next(issues.length === 0 ? undefined : new ContractRefusal("bad_request", "The request breaks the contract", issues));
+    const refusal = checks.request({ query: req.query, params, contentType: req.headers["content-type"], body: req.body as unknown });
+    if (refusal) {
+      next(refusal);
+      return;
+    }
+    // express parses the query again at each read of req.query; the routes read this one.
+    Object.defineProperty(req, "query", { value: checks.typedQuery(req.query), writable: true, configurable: true, enumerable: true });
+    next();
   };
 }
 
@@ -22,14 +28,34 @@ export function refuseOffContractRequests(checks: OperationChecks) {
  */
 export function checkAnswers(checks: OperationChecks, answerError: ErrorRequestHandler) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const json = res.json;
-    res.json = function checkedJson(this: Response, body: unknown): Response {
-      res.json = json;
-      const issues = checks.answer(res.statusCode, body);
-      if (issues.length === 0) return json.call(this, body);
-      answerError(new ContractRefusal("broken_answer", "An answer breaks the contract", issues), req, res, () => undefined);
-      return res;
-    };
+    checkAnswersOf(checks, answerError, req, res);
     next();
+  };
+}
+
+function checkAnswersOf(checks: OperationChecks, answerError: ErrorRequestHandler, req: Request, res: Response): void {
+  const json = res.json;
+  res.json = function checkedJson(this: Response, body: unknown): Response {
+    res.json = json;
+    const issues = checks.answer(res.statusCode, body);
+    if (issues.length === 0) return json.call(this, body);
+    answerError(new ContractRefusal("broken_answer", "An answer breaks the contract", issues), req, res, () => undefined);
+    return res;
+  };
+}
+
+/**
+ * Holds each call of a documented operation to the contract (its answers, then its request);
+ * a path or method the contract does not document passes untouched, for the routes to answer.
+ */
+export function checkDocumentedCalls(findOperation: OperationFinder, answerError: ErrorRequestHandler) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const found = findOperation(req.method, req.path);
+    if (!found) {
+      next();
+      return;
+    }
+    checkAnswersOf(found.checks, answerError, req, res);
+    refuseOffContractRequests(found.checks, found.params)(req, res, next);
   };
 }

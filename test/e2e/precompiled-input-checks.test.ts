@@ -6,7 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import type * as SchemaCheck from "../../src/contract/schema-check.js";
-import { schemaCheck as compiledAtRunTime } from "../../src/contract/schema-check.js";
+import { schemaCheckCompiledAtRunTime as compiledAtRunTime } from "../../src/contract/schema-check.js";
 import { configSchema } from "../../src/config.js";
 import { FAULT_RULE_SCHEMA } from "../../src/domain/faults.js";
 import { OUTCOME_RULE_SCHEMA } from "../../src/domain/outcomes.js";

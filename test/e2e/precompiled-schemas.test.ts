@@ -11,7 +11,7 @@ import { aMessage } from "../stores/outbox-contract.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const fromDist = <Module>(file: string): Promise<Module> => import(pathToFileURL(path.join(ROOT, "dist", file)).href) as Promise<Module>;
-const { schemaValidator, compiledAtRunTime, componentPointer, operationPointer, requestBodyPointer, responseBodyPointers } =
+const { schemaValidator, compiledAtRunTime, componentPointer, operationPointer, requestBodyOf, responseBodyPointers } =
   await fromDist<typeof SchemaValidator>("contract/schema-validator.js");
 const { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } = await fromDist<typeof Load>("contract/load.js");
 
@@ -35,7 +35,7 @@ describe.each([
     values: [A_PAYLOAD, { ...A_PAYLOAD, type: "message.lost" }, { ...A_PAYLOAD, timestamp: "yesterday", data: { to: 42 } }, {}, []],
   },
   {
-    schema: requestBodyPointer(SEND),
+    schema: requestBodyOf(sendContract.document, SEND)?.pointer ?? "(no request body)",
     file: SEND_CONTRACT,
     values: [A_SEND, { ...A_SEND, to: "a@b", cc: [1], extra: true }, { ...A_SEND, data: { name: ["x", 2] }, subject: "two\nlines" }, {}, []],
   },

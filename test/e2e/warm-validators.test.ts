@@ -1,24 +1,13 @@
-// A new mock compiles its POST /send validators while it is built, once per process: no send,
-// first or later, accepted or refused, compiles a schema. (An e2e file: vitest gives it a module
-// graph of its own, so nothing was compiled before its first mock.) The inspection API's are
-// compiled in the background meanwhile: warm-inspection-validators.test.ts.
+// No request, to POST /send or the inspection API, accepted or refused, compiles a schema: the
+// contracts' checks and sendmock's input checks are built ahead (dist/, which a run from src/
+// finds too), else compiled when the first mock of a process is built, once.
 
 import { describe, expect, it } from "vitest";
-import { warmContractValidator } from "../../src/contract/express-validator.js";
-import { ADMIN_CONTRACT, loadContract } from "../../src/contract/load.js";
 import { startSendMock, type RunningSendMock } from "../../src/index.js";
 import { closedAfterEach, spyOnSchemaCompiles } from "../support/schema-compiles.js";
 import { aSendRequest, bearer } from "../support/helpers.js";
 
 const mocks = closedAfterEach();
-
-/**
- * The inspection API's background warm-up that a started mock began (the same one: it runs once
- * per process), so that what it compiles is not counted against the requests that follow.
- */
-async function inspectionApiWarmedUp(): Promise<void> {
-  await warmContractValidator(await loadContract(ADMIN_CONTRACT));
-}
 
 async function send(mock: RunningSendMock, body: unknown): Promise<number> {
   const answer = await fetch(`${mock.url}/send`, { method: "POST", headers: { "Content-Type": "application/json", ...bearer() }, body: JSON.stringify(body) });
@@ -26,29 +15,39 @@ async function send(mock: RunningSendMock, body: unknown): Promise<number> {
   return answer.status;
 }
 
-describe("the POST /send validators", () => {
-  it("are compiled when the first mock of a process is built, not by its sends", async () => {
-    const building = spyOnSchemaCompiles();
+async function inspect(mock: RunningSendMock, path: string, init: RequestInit = {}): Promise<number> {
+  const answer = await fetch(`${mock.url}${path}`, init);
+  await answer.text();
+  return answer.status;
+}
+
+const json = { "Content-Type": "application/json" };
+
+describe("the checks of a mock", () => {
+  it("compile nothing for the requests of the first mock of a process, to either API", async () => {
+    const compiles = spyOnSchemaCompiles();
     const mock = await startSendMock({ port: 0, watchTemplates: false });
     mocks.push(mock);
-    expect(building.mock.calls.length).toBeGreaterThan(0);
-    await inspectionApiWarmedUp();
-    building.mockRestore();
+    compiles.mockClear();
 
-    const onRequests = spyOnSchemaCompiles();
     expect(await send(mock, aSendRequest())).toBe(200);
     expect(await send(mock, { ...aSendRequest(), to: 42 })).toBe(400);
     expect(await send(mock, aSendRequest({ template_id: "no-such-template" }))).toBe(422);
-    expect(onRequests).not.toHaveBeenCalled();
+    expect(await inspect(mock, "/_mock/messages?limit=2")).toBe(200);
+    expect(await inspect(mock, "/_mock/messages?limit=abc")).toBe(400);
+    expect(await inspect(mock, "/_mock/faults", { method: "POST", headers: json, body: JSON.stringify({ fault: "server_error" }) })).toBe(201);
+    expect(await inspect(mock, "/_mock/faults", { method: "POST", headers: json, body: JSON.stringify({ fault: "nope" }) })).toBe(400);
+    expect(await inspect(mock, "/_mock/config", { method: "PATCH", headers: json, body: JSON.stringify({ response_shape: "c" }) })).toBe(400);
+    expect(compiles).not.toHaveBeenCalled();
   });
 
-  it("are not compiled again for a later mock of the same process", async () => {
+  it("compile nothing for a later mock of the same process", async () => {
     mocks.push(await startSendMock({ port: 0, watchTemplates: false }));
-    await inspectionApiWarmedUp();
     const compiles = spyOnSchemaCompiles();
     const later = await startSendMock({ port: 0, watchTemplates: false, responseShape: "b" });
     mocks.push(later);
     expect(await send(later, aSendRequest())).toBe(200);
+    expect(await inspect(later, "/_mock/messages")).toBe(200);
     expect(compiles).not.toHaveBeenCalled();
   });
 });
