@@ -237,7 +237,7 @@ export const DEFAULT_LIMITS = {
   // asks for whatever the message sizes. RSS is mostly garbage of the request path that V8 lets
   // grow to a few times the live heap before it collects, so it follows this bound: in
   // test/bench/abuse.mjs (300 sends of 900 KB; 20 unread streams during 500 of them) the peak
-  // RSS was 858-894 MB at 128 MB, 624 MB at 64 MB and 473/506 MB at 48 MB. 10,000 welcome
+  // RSS was 858-894 MB at 128 MB, 624 MB at 64 MB and 473-546 MB at 48 MB. 10,000 welcome
   // emails (the default capacity) take ~19 MB of the messages' 7/8.
   maxBytes: 48 * 1024 * 1024,
   // A list page is written as one string; V8 refuses strings past 512 MB ("Invalid string length").
