@@ -3,6 +3,7 @@
 
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import type { ValidateFunction } from "ajv";
 
 const require = createRequire(import.meta.url);
 
@@ -17,9 +18,9 @@ export const builtFile = (name: string): string => fileURLToPath(new URL(`../${n
 const CANDIDATES = (name: string): string[] => [builtFile(name), fileURLToPath(new URL(`../../dist/${name}`, import.meta.url))];
 
 /** The check built ahead under `key` in `file`, or undefined (not built, or built from something else). */
-export function builtAhead<Check>(file: string, key: string): Check | undefined {
+export function builtAhead(file: string, key: string): ValidateFunction | undefined {
   for (const candidate of CANDIDATES(file)) {
-    let checks: Record<string, Check | undefined>;
+    let checks: Record<string, ValidateFunction | undefined>;
     try {
       checks = require(candidate) as typeof checks;
     } catch {

@@ -11,7 +11,7 @@ export interface ContractIssue {
   message: string;
 }
 
-export type RefusalKind = "bad_request" | "unsupported_media_type" | "method_not_allowed" | "not_found" | "broken_answer";
+export type RefusalKind = "bad_request" | "unsupported_media_type" | "broken_answer";
 
 /** Turned into an ApiError by the error handler, which words it for the client. */
 export class ContractRefusal extends Error {

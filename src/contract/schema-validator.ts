@@ -146,7 +146,7 @@ function newAjv(options: { standalone: boolean; checking: Checking }): Ajv2020 {
 }
 
 function precompiled(contract: Contract, pointer: string, checking: Checking): ValidateFunction | undefined {
-  return builtAhead<ValidateFunction>(checking === "json" ? PRECOMPILED_FILE : PRECOMPILED_COERCING_FILE, `${contract.digest}${pointer}`);
+  return builtAhead(checking === "json" ? PRECOMPILED_FILE : PRECOMPILED_COERCING_FILE, `${contract.digest}${pointer}`);
 }
 
 /** Ajv instances with a document added, one per document and way of checking: compiling a second schema of it reuses the first's work. */

@@ -21,6 +21,7 @@ import { readAdminBodies } from "./admin-body.js";
 import { requireAdminToken } from "./auth.js";
 import { streamEvents } from "./events.js";
 import { contractOperations } from "../contract/operation-checks.js";
+import { HTTP_METHODS } from "../contract/schema-validator.js";
 import { checkDocumentedCalls } from "./contract-steps.js";
 import { createErrorHandler } from "./error-handler.js";
 import type { Contract } from "../contract/load.js";
@@ -91,8 +92,6 @@ function abortSignalFor(req: Request, shutdown: AbortSignal): AbortSignal {
   req.once("close", () => clientGone.abort(new Error("client closed the request")));
   return AbortSignal.any([clientGone.signal, shutdown]);
 }
-
-const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 
 /** Each path of the contract in express syntax (`{id}` -> `:id`) with the methods it allows. */
 function documentedMethods(contract: OpenAPIV3_1.Document): [string, string[]][] {

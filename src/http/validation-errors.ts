@@ -194,10 +194,6 @@ function refusalError(refusal: ContractRefusal, body: unknown): ApiError {
     }
     case "unsupported_media_type":
       return new ApiError("unsupported_media_type", "Unsupported media type: the body must be sent as application/json");
-    case "method_not_allowed":
-      return new ApiError("method_not_allowed", refusal.message);
-    case "not_found":
-      return new ApiError("not_found", refusal.message);
   }
 }
 

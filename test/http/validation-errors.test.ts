@@ -68,18 +68,6 @@ const cases: {
     message: /must be sent as application\/json/,
   },
   {
-    name: "a method the contract does not have",
-    error: new ContractRefusal("method_not_allowed", "PUT not allowed"),
-    code: "method_not_allowed",
-    message: "PUT not allowed",
-  },
-  {
-    name: "a path the contract does not have",
-    error: new ContractRefusal("not_found", "not found"),
-    code: "not_found",
-    message: "not found",
-  },
-  {
     name: "a body that is not JSON",
     error: withProps("Unexpected token", { type: "entity.parse.failed" }),
     code: "invalid_json",
