@@ -27,13 +27,24 @@ export function fieldName(pointer: string): string {
   );
 }
 
+/** What a value of each format the contracts use looks like; `since` was told it was not an email address. */
+const FORMAT_PHRASES: Partial<Record<string, string>> = {
+  email: "is not a valid email address",
+  "date-time": "must be a date and time such as 2026-11-22T09:26:00Z (RFC 3339)",
+};
+
+function formatPhrase(ajvMessage: string): string {
+  const format = /format "([^"]+)"/.exec(ajvMessage)?.[1] ?? "";
+  return FORMAT_PHRASES[format] ?? ajvMessage;
+}
+
 const TYPE_WORDS: Partial<Record<string, string>> = { null: "null", integer: "a whole number" };
 const COMPARISON_WORDS: Partial<Record<string, string>> = { ">=": "at least", "<=": "at most", ">": "more than", "<": "less than" };
 
 function phrase(issue: ValidatorIssue): string {
   switch (issue.keyword) {
     case "format":
-      return "is not a valid email address";
+      return formatPhrase(issue.ajvMessage);
     case "type":
       return issue.ajvMessage === "must be string,array"
         ? "must be a string or an array of strings"

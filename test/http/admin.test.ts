@@ -242,6 +242,14 @@ describe("GET /_mock/messages", () => {
     expect((await listMessages(mock, { since: "2999-01-01T00:00:00+02:00" })).total).toBe(0);
   });
 
+  it("refuses a since that is not a date and time, saying what one looks like", async () => {
+    const response = await request(shared().app).get("/_mock/messages?since=yesterday");
+    expect(response.status).toBe(400);
+    expect((response.body as { error: { message: string } }).error.message).toBe(
+      "Invalid request: query.since must be a date and time such as 2026-11-22T09:26:00Z (RFC 3339)",
+    );
+  });
+
   it("returns at most limit messages, the newest, while total counts every match", async () => {
     const mock = shared();
     const ids = [await sendOk(mock), await sendOk(mock), await sendOk(mock)];

@@ -48,6 +48,12 @@ const cases: {
     violations: [{ path: "/cc/1", message: "cc[1] is not a valid email address" }],
   },
   {
+    name: "a date and time in another format, not as an email address",
+    error: badRequest({ path: "/query/since", keyword: "format", message: 'must match format "date-time"' }),
+    code: "invalid_request",
+    message: "Invalid request: query.since must be a date and time such as 2026-11-22T09:26:00Z (RFC 3339)",
+  },
+  {
     name: "any other contract failure, as invalid_request",
     error: badRequest(issue("/subject", "pattern", 'must match pattern "^[^\\r\\n]*$"')),
     code: "invalid_request",
