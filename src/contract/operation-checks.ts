@@ -25,6 +25,8 @@ export interface RequestParts {
   query: Readonly<Record<string, unknown>>;
   /** The path's parameters, decoded (`{id}` of `/_mock/messages/{id}`). */
   params: Readonly<Record<string, string>>;
+  /** The headers, by lowercase name (as Node gives them). */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
   contentType: string | undefined;
   /** The parsed JSON body, if any. */
   body: unknown;
@@ -92,6 +94,14 @@ function typedQuery(parameters: readonly ParameterCheck[], query: Readonly<Recor
   return typed;
 }
 
+/** A parameter's value in the request, or undefined when it is absent (a header's name is matched in lowercase). */
+function valueOf(parameter: ParameterSchema, parts: RequestParts): unknown {
+  const values: Readonly<Record<string, unknown>> =
+    parameter.in === "query" ? parts.query : parameter.in === "path" ? parts.params : parameter.in === "header" ? parts.headers : {};
+  const name = parameter.in === "header" ? parameter.name.toLowerCase() : parameter.name;
+  return Object.hasOwn(values, name) ? values[name] : undefined;
+}
+
 /**
  * A query names only documented parameters, none of them empty unless allowed (eov refused the
  * first that did not, alone); then each value is checked by its schema, coerced as eov did.
@@ -106,13 +116,13 @@ function parameterRefusal(parameters: readonly ParameterCheck[], parts: RequestP
   }
   const issues: ContractIssue[] = [];
   for (const parameter of parameters) {
-    const values: Readonly<Record<string, unknown>> = parameter.in === "query" ? parts.query : parameter.in === "path" ? parts.params : {};
+    const value = valueOf(parameter, parts);
     const path = `/${PLACE[parameter.in] ?? parameter.in}/${parameter.name}`;
-    if (!Object.hasOwn(values, parameter.name)) {
+    if (value === undefined) {
       if (parameter.required) issues.push({ path, keyword: "required", message: `must have required property '${parameter.name}'` });
       continue;
     }
-    issues.push(...failures(parameter.validate, values[parameter.name], path));
+    issues.push(...failures(parameter.validate, value, path));
   }
   return issues.length > 0 ? badRequest(issues) : undefined;
 }

@@ -8,7 +8,7 @@ import { ContractRefusal } from "../contract/refusal.js";
 /** Refuses a request whose query, media type or JSON body (already parsed) breaks the contract of its operation. */
 export function refuseOffContractRequests(checks: OperationChecks, params: Readonly<Record<string, string>> = {}) {
   return (req: Request, _res: Response, next: NextFunction): void => {
-    const refusal = checks.request({ query: req.query, params, contentType: req.headers["content-type"], body: req.body as unknown });
+    const refusal = checks.request({ query: req.query, params, headers: req.headers, contentType: req.headers["content-type"], body: req.body as unknown });
     if (refusal) {
       next(refusal);
       return;

@@ -24,7 +24,7 @@ function appAnswering(status: number, answer: unknown): express.Express {
 }
 
 const A_SEND = { to: "ada@example.com", template_id: "welcome", data: { name: "Ada" } };
-const aJsonRequest = (body: unknown) => ({ query: {}, params: {}, contentType: "application/json", body });
+const aJsonRequest = (body: unknown, headers: Record<string, string> = {}) => ({ query: {}, params: {}, headers, contentType: "application/json", body });
 
 /** The error of a shape-a answer. */
 const errorOf = (response: request.Response) => (response.body as { error: { code: string; message: string } }).error;
@@ -75,6 +75,13 @@ describe("the request check of POST /send", () => {
     const response = await request(appAnswering(200, {})).post("/send?page=2").send(A_SEND);
     expect(response.status).toBe(400);
     expect(errorOf(response).message).toBe("Invalid request: query.page Unknown query parameter 'page'");
+  });
+
+  it("checks a documented header by its schema (Idempotency-Key: 1 to 255 visible characters)", () => {
+    expect(checks.request(aJsonRequest(A_SEND, { "idempotency-key": "order-1042" }))).toBeUndefined();
+    expect(checks.request(aJsonRequest(A_SEND, { "idempotency-key": "x".repeat(256) }))?.issues).toEqual([
+      { path: "/headers/Idempotency-Key", keyword: "maxLength", message: "must NOT have more than 255 characters" },
+    ]);
   });
 
   it("finds nothing wrong with a body that fits", () => {
