@@ -4,20 +4,10 @@
 
 import type { ErrorObject, ValidateFunction } from "ajv";
 import contentType from "content-type";
-import { valueAt } from "../domain/json.js";
+import { operationsOf, parametersOf, requestBodyOf, responseBodiesOf, schemaAt, type HttpMethod, type ParameterSchema } from "./document-pointers.js";
 import type { Contract } from "./load.js";
 import { ContractRefusal, type ContractIssue } from "./refusal.js";
-import {
-  NO_BODY,
-  NOT_JSON,
-  operationsOf,
-  parametersOf,
-  requestBodyOf,
-  responseBodyPointers,
-  schemaValidator,
-  type HttpMethod,
-  type ParameterSchema,
-} from "./schema-validator.js";
+import { schemaValidator } from "./schema-validator.js";
 
 /** What a request brings that the contract judges. */
 export interface RequestParts {
@@ -37,9 +27,10 @@ export interface OperationChecks {
   request(parts: RequestParts): ContractRefusal | undefined;
   /**
    * A query the contract took, typed as it says: a number or boolean parameter as one, and an
-   * absent parameter with a `default` set to it (what eov left in `req.query`, which the routes read).
+   * absent parameter with a `default` set to it (what eov left in `req.query`, which the routes
+   * read). Undefined for an operation without query parameters, whose query is always empty.
    */
-  typedQuery(query: Readonly<Record<string, unknown>>): Record<string, unknown>;
+  typedQuery: ((query: Readonly<Record<string, unknown>>) => Record<string, unknown>) | undefined;
   /** What in an answer of `status` with the JSON `body` breaks the contract; empty when it fits. */
   answer(status: number, body: unknown): ContractIssue[];
 }
@@ -78,10 +69,15 @@ interface ParameterCheck extends ParameterSchema {
   default: unknown;
 }
 
-function typedQuery(parameters: readonly ParameterCheck[], query: Readonly<Record<string, unknown>>): Record<string, unknown> {
+/** The parameters of an operation, its query's also by name. */
+interface ParameterChecks {
+  all: readonly ParameterCheck[];
+  inQuery: ReadonlyMap<string, ParameterCheck>;
+}
+
+function typedQuery(inQuery: ReadonlyMap<string, ParameterCheck>, query: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const typed: Record<string, unknown> = { ...query };
-  for (const parameter of parameters) {
-    if (parameter.in !== "query") continue;
+  for (const parameter of inQuery.values()) {
     const value = typed[parameter.name];
     if (value === undefined) {
       if (parameter.default !== undefined) typed[parameter.name] = parameter.default;
@@ -106,16 +102,15 @@ function valueOf(parameter: ParameterSchema, parts: RequestParts): unknown {
  * A query names only documented parameters, none of them empty unless allowed (eov refused the
  * first that did not, alone); then each value is checked by its schema, coerced as eov did.
  */
-function parameterRefusal(parameters: readonly ParameterCheck[], parts: RequestParts): ContractRefusal | undefined {
-  const inQuery = new Map(parameters.filter((parameter) => parameter.in === "query").map((parameter) => [parameter.name, parameter]));
+function parameterRefusal(parameters: ParameterChecks, parts: RequestParts): ContractRefusal | undefined {
   for (const [name, value] of Object.entries(parts.query)) {
-    const parameter = inQuery.get(name);
+    const parameter = parameters.inQuery.get(name);
     if (!parameter) return badRequest([{ path: `/query/${name}`, keyword: "", message: `Unknown query parameter '${name}'` }]);
     if (value === "" && !parameter.allowEmptyValue)
       return badRequest([{ path: `/query/${name}`, keyword: "", message: `Empty value found for query parameter '${name}'` }]);
   }
   const issues: ContractIssue[] = [];
-  for (const parameter of parameters) {
+  for (const parameter of parameters.all) {
     const value = valueOf(parameter, parts);
     const path = `/${PLACE[parameter.in] ?? parameter.in}/${parameter.name}`;
     if (value === undefined) {
@@ -154,51 +149,47 @@ function bodyRefusal(body: BodyCheck, parts: RequestParts): ContractRefusal | un
   return issues.length > 0 ? badRequest(issues) : undefined;
 }
 
-/** The check of each documented response (`200`, `4XX`, `default`): a schema, or no body allowed, or none to check. */
-type AnswerCheck = ValidateFunction | typeof NO_BODY | typeof NOT_JSON;
+/** The check of each documented response (`200`, `4XX`, `default`): its JSON schema's, or what its body may be. */
+type AnswerCheck = ValidateFunction | "no body" | "not JSON";
 
 function answerIssues(checks: ReadonlyMap<string, AnswerCheck>, status: number, body: unknown): ContractIssue[] {
   const code = String(status);
   const key = [code, `${code[0] ?? ""}XX`, "default"].find((candidate) => checks.has(candidate));
   if (key === undefined) return [{ path: "/response", keyword: "", message: `no schema defined for status code '${code}' in the openapi spec` }];
   const check = checks.get(key);
-  if (check === NO_BODY) return body === undefined ? [] : [{ path: "/response", keyword: "", message: "response should NOT have a body" }];
-  if (check === NOT_JSON || check === undefined) return [];
+  if (check === "no body") return body === undefined ? [] : [{ path: "/response", keyword: "", message: "response should NOT have a body" }];
+  if (check === "not JSON" || check === undefined) return [];
   return failures(check, body, "/response");
 }
 
 function checksOf(contract: Contract, pointer: string): OperationChecks {
   const { document } = contract;
-  const parameters: ParameterCheck[] = parametersOf(document, pointer).map((parameter) => {
-    const schema = resolved(document, parameter.pointer) as { type?: unknown; default?: unknown } | undefined;
+  const all: ParameterCheck[] = parametersOf(document, pointer).map((parameter) => {
+    const schema = schemaAt(document, parameter.pointer);
     return { ...parameter, validate: schemaValidator(contract, parameter.pointer, "coercing"), type: schema?.type, default: schema?.default };
   });
+  const parameters: ParameterChecks = {
+    all,
+    inQuery: new Map(all.filter((parameter) => parameter.in === "query").map((parameter) => [parameter.name, parameter])),
+  };
   const requestBody = requestBodyOf(document, pointer);
-  const bodySchema = requestBody?.pointer === undefined ? undefined : resolved(document, requestBody.pointer);
+  const bodySchema = requestBody?.pointer === undefined ? undefined : schemaAt(document, requestBody.pointer);
   const body: BodyCheck | undefined = requestBody && {
     validate: requestBody.pointer === undefined ? undefined : schemaValidator(contract, requestBody.pointer),
     required: Array.isArray(bodySchema?.required) && bodySchema.required.length > 0,
     optional: !requestBody.required,
   };
   const answers = new Map<string, AnswerCheck>(
-    [...responseBodyPointers(document, pointer)].map(([key, schema]) => [
+    [...responseBodiesOf(document, pointer)].map(([key, answer]) => [
       key,
-      schema === NO_BODY || schema === NOT_JSON ? schema : schemaValidator(contract, schema),
+      answer.kind === "json" ? schemaValidator(contract, answer.pointer) : answer.kind === "none" ? "no body" : "not JSON",
     ]),
   );
   return {
     request: (parts) => parameterRefusal(parameters, parts) ?? (body ? bodyRefusal(body, parts) : undefined),
-    typedQuery: (query) => typedQuery(parameters, query),
+    typedQuery: parameters.inQuery.size === 0 ? undefined : (query) => typedQuery(parameters.inQuery, query),
     answer: (status, answerBody) => answerIssues(answers, status, answerBody),
   };
-}
-
-/** The schema at `pointer`, its own `$ref` followed once (as eov's preprocessing had). */
-function resolved(document: unknown, pointer: string): { required?: unknown } | undefined {
-  const schema = valueAt(document, pointer.slice(1)) as { $ref?: unknown; required?: unknown } | undefined;
-  return typeof schema?.$ref === "string" && schema.$ref.startsWith("#/")
-    ? (valueAt(document, schema.$ref.slice(1)) as { required?: unknown } | undefined)
-    : schema;
 }
 
 /** The checks of `method path` in `contract`, compiled (or loaded) now: no request compiles anything. */

@@ -1,5 +1,5 @@
-// JSON Schema checks for sendmock's own inputs (config, options, fault rules), compiled on first
-// use so a start pays only for the checks it runs, and their failures told in words about the key.
+// JSON Schema checks for sendmock's own inputs (config, options, fault rules), generated at build
+// (else compiled on first use), and their failures told in words about the key.
 
 import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";

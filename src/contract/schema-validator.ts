@@ -5,8 +5,8 @@ import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
 import type { OpenAPIV3_1 } from "openapi-types";
-import { valueAt } from "../domain/json.js";
 import { builtAhead, builtFile } from "./built-ahead.js";
+import { componentPointer, operationsOf, parametersOf, requestBodyOf, responseBodiesOf } from "./document-pointers.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT, type Contract } from "./load.js";
 
 /**
@@ -25,87 +25,6 @@ export type Checking = "json" | "coercing";
 
 const require = createRequire(import.meta.url);
 
-/** `#/components/schemas/<name>` */
-export const componentPointer = (schemaName: string): string => `#/components/schemas/${schemaName}`;
-
-/** `#/paths/~1send/post`: the pointer of an operation, with the path's `/` escaped as JSON pointers want. */
-export const operationPointer = (path: string, method: string): string => `#/paths/${path.replaceAll("~", "~0").replaceAll("/", "~1")}/${method}`;
-
-/** A response without a body (`204`), or with bodies none of which is JSON (`text/html`): nothing to check in what `res.json` writes, or nothing may be written. */
-export const NO_BODY = "no body";
-export const NOT_JSON = "not JSON";
-
-/**
- * Where each response of an operation keeps its JSON body schema, by response key (`200`, `4XX`,
- * `default`), or NO_BODY / NOT_JSON. A response given as a `$ref` (to
- * `#/components/responses/...`) is followed, so its schema is named where it is written.
- */
-export function responseBodyPointers(document: OpenAPIV3_1.Document, operation: string): Map<string, string> {
-  const responses = valueAt(document, `${operation}/responses`.slice(1)) as OpenAPIV3_1.ResponsesObject | undefined;
-  const pointers = new Map<string, string>();
-  for (const [status, listed] of Object.entries(responses ?? {})) {
-    const at = "$ref" in listed && listed.$ref.startsWith("#/") ? listed.$ref : `${operation}/responses/${status.replaceAll("~", "~0").replaceAll("/", "~1")}`;
-    const response = valueAt(document, at.slice(1)) as OpenAPIV3_1.ResponseObject | undefined;
-    const schema = `${at}/content/application~1json/schema`;
-    const kind = response?.content === undefined || Object.keys(response.content).length === 0 ? NO_BODY : NOT_JSON;
-    pointers.set(status, valueAt(document, schema.slice(1)) === undefined ? kind : schema);
-  }
-  return pointers;
-}
-
-/** The operations of a document, with their JSON pointers. */
-export function operationsOf(document: OpenAPIV3_1.Document): { path: string; method: HttpMethod; pointer: string; operation: OpenAPIV3_1.OperationObject }[] {
-  return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
-    HTTP_METHODS.flatMap((method) => {
-      const operation = item?.[method];
-      return operation ? [{ path, method, pointer: operationPointer(path, method), operation }] : [];
-    }),
-  );
-}
-
-export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
-
-/** A parameter of an operation: where it is and the pointer of its schema (a `$ref` to `#/components/parameters/...` followed). */
-export interface ParameterSchema {
-  name: string;
-  in: string;
-  required: boolean;
-  allowEmptyValue: boolean;
-  pointer: string;
-}
-
-/** The parameters of the operation at `pointer` (its path's, then its own, which win by name and place). */
-export function parametersOf(document: OpenAPIV3_1.Document, pointer: string): ParameterSchema[] {
-  const pathPointer = pointer.slice(0, pointer.lastIndexOf("/"));
-  const byPlace = new Map<string, ParameterSchema>();
-  for (const owner of [pathPointer, pointer]) {
-    const listed = (valueAt(document, `${owner}/parameters`.slice(1)) ?? []) as (OpenAPIV3_1.ParameterObject | OpenAPIV3_1.ReferenceObject)[];
-    listed.forEach((listedParameter, index) => {
-      const at = "$ref" in listedParameter ? listedParameter.$ref : `${owner}/parameters/${index}`;
-      const parameter = valueAt(document, at.slice(1)) as OpenAPIV3_1.ParameterObject;
-      byPlace.set(`${parameter.in} ${parameter.name}`, {
-        name: parameter.name,
-        in: parameter.in,
-        required: parameter.required === true,
-        allowEmptyValue: parameter.allowEmptyValue === true,
-        pointer: `${at}/schema`,
-      });
-    });
-  }
-  return [...byPlace.values()];
-}
-
-/** Where an operation's request body schema is, for `application/json`; undefined when it takes no JSON body. */
-export function requestBodyOf(document: OpenAPIV3_1.Document, pointer: string): { pointer: string | undefined; required: boolean } | undefined {
-  const listed = valueAt(document, `${pointer}/requestBody`.slice(1)) as OpenAPIV3_1.RequestBodyObject | OpenAPIV3_1.ReferenceObject | undefined;
-  if (listed === undefined) return undefined;
-  const at = "$ref" in listed ? listed.$ref : `${pointer}/requestBody`;
-  const body = valueAt(document, at.slice(1)) as OpenAPIV3_1.RequestBodyObject;
-  const schema = `${at}/content/application~1json/schema`;
-  return { pointer: valueAt(document, schema.slice(1)) === undefined ? undefined : schema, required: body.required !== false };
-}
-
 /** The schemas a mock checks with, by document: what the build compiles ahead. */
 function checkedBy(file: string, document: OpenAPIV3_1.Document): { json: string[]; coercing: string[] } {
   const json = [componentPointer(file === ADMIN_CONTRACT ? "CapturedMessage" : "WebhookPayload")];
@@ -113,7 +32,7 @@ function checkedBy(file: string, document: OpenAPIV3_1.Document): { json: string
   for (const { pointer } of operationsOf(document)) {
     const body = requestBodyOf(document, pointer)?.pointer;
     if (body !== undefined) json.push(body);
-    for (const answer of responseBodyPointers(document, pointer).values()) if (answer.startsWith("#")) json.push(answer);
+    for (const answer of responseBodiesOf(document, pointer).values()) if (answer.kind === "json") json.push(answer.pointer);
     for (const parameter of parametersOf(document, pointer)) coercing.push(parameter.pointer);
   }
   return { json: [...new Set(json)], coercing: [...new Set(coercing)] };

@@ -21,7 +21,7 @@ import { readAdminBodies } from "./admin-body.js";
 import { requireAdminToken } from "./auth.js";
 import { streamEvents } from "./events.js";
 import { contractOperations } from "../contract/operation-checks.js";
-import { HTTP_METHODS } from "../contract/schema-validator.js";
+import { HTTP_METHODS } from "../contract/document-pointers.js";
 import { checkDocumentedCalls } from "./contract-steps.js";
 import { createErrorHandler } from "./error-handler.js";
 import type { Contract } from "../contract/load.js";

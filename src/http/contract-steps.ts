@@ -14,7 +14,7 @@ export function refuseOffContractRequests(checks: OperationChecks, params: Reado
       return;
     }
     // express parses the query again at each read of req.query; the routes read this one.
-    Object.defineProperty(req, "query", { value: checks.typedQuery(req.query), writable: true, configurable: true, enumerable: true });
+    if (checks.typedQuery) Object.defineProperty(req, "query", { value: checks.typedQuery(req.query), writable: true, configurable: true, enumerable: true });
     next();
   };
 }
