@@ -28,7 +28,6 @@ export interface SerializedMessageList {
   truncated: boolean;
 }
 
-/** What bounds an outbox: messages kept, bytes kept, bytes in one page. */
 /** An event appended to a message that is still kept. */
 export interface RecordedEvent {
   /**
@@ -38,6 +37,7 @@ export interface RecordedEvent {
   message(): CapturedMessage;
 }
 
+/** What bounds an outbox: messages kept, bytes kept, bytes in one page. */
 export interface OutboxLimits {
   capacity: number;
   /** The JSON of kept messages, in UTF-8 bytes, with what a store keeps to search them; past it the oldest go (the newest always stays). No bound when left out. */

@@ -47,6 +47,25 @@ const RATE_LIMIT_FIELDS = [
   },
 ];
 
+/**
+ * On each submit of `form`: what `read` makes of its fields, handed to `act`; a field `read`
+ * refuses (it throws) is explained in `errorElement` instead, and nothing is sent.
+ */
+function onReadSubmit(form, errorElement, read, act) {
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    errorElement.textContent = "";
+    let value;
+    try {
+      value = read();
+    } catch (error) {
+      errorElement.textContent = error.message;
+      return;
+    }
+    await act(value);
+  });
+}
+
 export function createFaultsView() {
   const table = byId("fault-list");
   const rowsBody = byId("fault-rows");
@@ -156,16 +175,7 @@ export function createFaultsView() {
     return rule;
   }
 
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    formError.textContent = "";
-    let rule;
-    try {
-      rule = ruleFromForm();
-    } catch (error) {
-      formError.textContent = error.message;
-      return;
-    }
+  onReadSubmit(form, formError, ruleFromForm, async (rule) => {
     const submit = byId("fault-submit");
     submit.disabled = true;
     try {
@@ -247,16 +257,7 @@ export function createFaultsView() {
     );
   });
 
-  rateLimitForm.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    rateLimitError.textContent = "";
-    let limit;
-    try {
-      limit = rateLimitFromForm();
-    } catch (error) {
-      rateLimitError.textContent = error.message;
-      return;
-    }
+  onReadSubmit(rateLimitForm, rateLimitError, rateLimitFromForm, async (limit) => {
     const success = limit === null ? "No rate limit now." : `Rate limit: ${limit.requests} per ${limit.per_seconds} s.`;
     await changeConfig(
       { rate_limit: limit },
