@@ -74,7 +74,6 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
   });
 
   afterEach(async () => {
-    await page.close();
     await mock.close();
   });
 
@@ -86,10 +85,10 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
       height,
       acceptDownloads: true,
       // The page keeps the admin token for the tab's session, as after the user typed it once.
-      beforeLoad: async (newPage) => {
-        if (token !== undefined)
-          await newPage.addInitScript((value) => (globalThis as unknown as InPage).sessionStorage.setItem("sendmock.adminToken", value), token);
-      },
+      ...(token !== undefined && {
+        beforeLoad: (newPage: Page) =>
+          newPage.addInitScript((value) => (globalThis as unknown as InPage).sessionStorage.setItem("sendmock.adminToken", value), token),
+      }),
     }));
   }
 

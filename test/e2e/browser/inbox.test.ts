@@ -59,7 +59,6 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
   });
 
   afterEach(async () => {
-    await page.close();
     await mock.close();
   });
 
