@@ -32,6 +32,14 @@ describe("bodyText", () => {
     expect(bodyText(bytes("\n".repeat(10)), 10)).toEqual({ text: "\n".repeat(5), truncated: true });
   });
 
+  it("keeps whole a body whose escapes fit the bound exactly, and cuts one a byte over", () => {
+    expect(bodyText(bytes(`${'"'.repeat(5)}é😀`), 16)).toEqual({ text: `${'"'.repeat(5)}é😀`, truncated: false });
+    expect(bodyText(bytes(`${'"'.repeat(5)}é😀`), 15)).toEqual({ text: `${'"'.repeat(5)}é`, truncated: true });
+    const large = `${"x".repeat(20_000)}\u0001`;
+    expect(bodyText(bytes(large), 20_006)).toEqual({ text: large, truncated: false });
+    expect(bodyText(bytes(large), 20_005)).toEqual({ text: "x".repeat(20_000), truncated: true });
+  });
+
   it("reads bytes that are not UTF-8 as U+FFFD, and keeps a byte order mark", () => {
     expect(bodyText(Buffer.from([0x7b, 0xc3, 0x28, 0x7d]), 100)).toEqual({ text: "{\ufffd(}", truncated: false });
     expect(bodyText(bytes("\ufeff{}"), 100)).toEqual({ text: "\ufeff{}", truncated: false });
