@@ -4,10 +4,9 @@ import path from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import type { SendMockOptions } from "../config.js";
 import { isHttpUrl } from "../domain/addresses.js";
-import { startSendMock } from "../mock.js";
 import { bannerOf } from "./banner.js";
 import { createCommandLog } from "./log.js";
-import { addMockFlags, closeOnSignals, describeStartError, environmentNote, fail, logDetailOf, optionsFromFlags, type ServeFlags } from "./shared.js";
+import { addMockFlags, closeOnSignals, logDetailOf, optionsFromFlags, startMockOrFail, type ServeFlags } from "./shared.js";
 
 function parseTarget(value: string): string {
   if (!isHttpUrl(value)) throw new InvalidArgumentError("must be an http or https URL, such as https://api.example.com/v1");
@@ -22,7 +21,7 @@ interface ProxyFlags extends ServeFlags {
 async function proxy(flags: ProxyFlags, command: Command): Promise<void> {
   const log = createCommandLog({ format: flags.logFormat, detail: logDetailOf(flags), bufferBytes: flags.logBuffer });
   const options: SendMockOptions = { ...optionsFromFlags(flags, log), proxy: { target: flags.target, strict: flags.strict ?? false } };
-  const mock = await startSendMock(options, "command line").catch((error: unknown) => fail(`${describeStartError(error)}${environmentNote(command)}`));
+  const mock = await startMockOrFail(options, command);
   closeOnSignals(mock, log);
   log.banner(
     await bannerOf(mock, {

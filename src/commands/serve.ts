@@ -2,16 +2,13 @@
 
 import path from "node:path";
 import { type Command, Option } from "commander";
-import { startSendMock } from "../mock.js";
 import { bannerOf } from "./banner.js";
 import { createCommandLog } from "./log.js";
-import { addMockFlags, closeOnSignals, describeStartError, environmentNote, fail, logDetailOf, optionsFromFlags, type ServeFlags } from "./shared.js";
+import { addMockFlags, closeOnSignals, logDetailOf, optionsFromFlags, startMockOrFail, type ServeFlags } from "./shared.js";
 
 async function serve(flags: ServeFlags, command: Command): Promise<void> {
   const log = createCommandLog({ format: flags.logFormat, detail: logDetailOf(flags), bufferBytes: flags.logBuffer });
-  const mock = await startSendMock(optionsFromFlags(flags, log), "command line").catch((error: unknown) =>
-    fail(`${describeStartError(error)}${environmentNote(command)}`),
-  );
+  const mock = await startMockOrFail(optionsFromFlags(flags, log), command);
   // Ready for a signal before anyone can read the URL and send one.
   closeOnSignals(mock, log);
   log.banner(

@@ -4,6 +4,7 @@ import bytes from "bytes";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { ConfigError, type SendMockOptions } from "../config.js";
 import { ContractError } from "../contract/load.js";
+import type { RunningSendMock } from "../mock.js";
 import { StoreUnavailableError } from "../domain/store-errors.js";
 import { TemplateFolderError } from "../domain/templates.js";
 import { LOG_FORMATS, type CommandLog, type LogDetail, type LogFormat } from "./log.js";
@@ -28,6 +29,16 @@ function parseNonEmpty(value: string): string {
 export function fail(message: string, exitCode = 1): never {
   process.stderr.write(`sendmock: ${message}\n`);
   process.exit(exitCode);
+}
+
+/**
+ * A listening mock for the command, or exit 1 saying why it cannot start. The mock's modules
+ * (express and all behind it) load here and not when the bin starts, so that a usage error,
+ * --help, --version and `sendmock check`, which need none of them, answer sooner.
+ */
+export async function startMockOrFail(options: SendMockOptions, command: Command): Promise<RunningSendMock> {
+  const { startSendMock } = await import("../mock.js");
+  return startSendMock(options, "command line").catch((error: unknown) => fail(`${describeStartError(error)}${environmentNote(command)}`));
 }
 
 export function describeStartError(error: unknown): string {
