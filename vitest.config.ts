@@ -49,6 +49,8 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, ...UNIT.map(notRedis), ...HTTP.map(notRedis)],
           // The CLI, the package, proxy, check and lifecycle tests start the real dist/ bin.
           globalSetup: ["test/support/global-setup.ts"],
+          // As in http: a worker loads the sources once for all its files (6 s of CPU over the tier).
+          isolate: false,
         },
       },
     ],
