@@ -197,26 +197,38 @@ export function createFaultsView() {
 
   // ---- settings ----------------------------------------------------------------------------
 
+  // True while the rate-limit form holds edits not yet applied: settings that arrive meanwhile
+  // (the answer to the strict-data switch, the view's reload) must not put the saved rate limit
+  // back over what is being typed. That race disabled the fields under a user's (and a test's)
+  // hands when the strict-data answer came late.
+  let rateLimitEdited = false;
+  for (const type of ["input", "change"]) rateLimitForm.addEventListener(type, () => (rateLimitEdited = true));
+
   function showConfig(config) {
     shapeRadios.a.checked = config.response_shape === "a";
     shapeRadios.b.checked = config.response_shape === "b";
     strictData.checked = config.strict_data;
-    rateLimitEnabled.checked = config.rate_limit !== null;
-    for (const field of RATE_LIMIT_FIELDS) {
-      const value = config.rate_limit?.[field.key];
-      byId(field.id).value = value === undefined || value === null ? "" : String(value);
+    if (!rateLimitEdited) {
+      rateLimitEnabled.checked = config.rate_limit !== null;
+      for (const field of RATE_LIMIT_FIELDS) {
+        const value = config.rate_limit?.[field.key];
+        byId(field.id).value = value === undefined || value === null ? "" : String(value);
+      }
+      showRateLimitFields();
     }
-    showRateLimitFields();
     replaceContent(settingsSummary, settingsRows(config));
   }
 
   /**
    * Applies one change of settings. A switch that failed is set back by reloading the settings;
-   * a form that failed keeps what was typed, so it can be corrected.
+   * a form that failed keeps what was typed, so it can be corrected. `appliesRateLimit`: the
+   * change is the rate-limit form's, so once it is saved the form shows what was saved.
    */
-  async function changeConfig(change, success, showError, { keepInput = false } = {}) {
+  async function changeConfig(change, success, showError, { keepInput = false, appliesRateLimit = false } = {}) {
     try {
-      showConfig(await updateConfig(change));
+      const config = await updateConfig(change);
+      if (appliesRateLimit) rateLimitEdited = false;
+      showConfig(config);
       notify(success);
     } catch (error) {
       showError(errorText(error));
@@ -265,7 +277,7 @@ export function createFaultsView() {
       (reason) => {
         rateLimitError.textContent = reason;
       },
-      { keepInput: true },
+      { keepInput: true, appliesRateLimit: true },
     );
   });
 
@@ -289,6 +301,8 @@ export function createFaultsView() {
   return {
     /** Called when the view is shown, after a reset and when the token changes. */
     async reload() {
+      // A view shown anew shows the saved settings, unless an edit starts before they arrive.
+      rateLimitEdited = false;
       await Promise.all([reloadRules(), reloadConfig()]);
     },
     /** A `request` event: a rule may have counted down or run out. */

@@ -250,6 +250,32 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     await expect.poll(async () => (await config()).rate_limit).toBeNull();
   });
 
+  it("keeps a rate limit being typed when the answer to the strict-data switch comes after it", async () => {
+    await openInbox();
+    await page.getByRole("tab", { name: "Faults" }).click();
+    await page.getByTestId("settings-summary").getByText("Strict data").waitFor();
+    // The server takes the switch at once; its answer reaches the page only once the rate limit is being typed.
+    let releaseAnswer = (): void => undefined;
+    const answerHeld = new Promise<void>((resolve) => (releaseAnswer = resolve));
+    await page.route("**/_mock/config", async (route) => {
+      if (route.request().method() !== "PATCH" || !(route.request().postData() ?? "").includes("strict_data")) return route.continue();
+      const response = await route.fetch();
+      await answerHeld;
+      return route.fulfill({ response });
+    });
+
+    await page.getByLabel(/^Strict data/).check();
+    await expect.poll(async () => ((await adminGet(mock, "/_mock/config")).body as { strict_data: boolean }).strict_data).toBe(true);
+    await page.getByLabel(/^Limit the rate/).check();
+    await page.getByRole("spinbutton", { name: "Requests" }).fill("5");
+    releaseAnswer();
+
+    await expect.poll(() => page.getByTestId("settings-summary").textContent()).toContain("Strict dataon");
+    expect(await page.getByLabel(/^Limit the rate/).isChecked()).toBe(true);
+    expect(await page.getByRole("spinbutton", { name: "Requests" }).inputValue()).toBe("5");
+    expect(await page.getByRole("spinbutton", { name: "Requests" }).isDisabled()).toBe(false);
+  });
+
   it("moves through the message list with the arrow keys and opens one with Enter; the message tabs follow the arrow keys", async () => {
     await openInbox();
     for (const to of ["ada@example.com", "grace@example.com", "linus@example.com"]) await send(mock, aSendRequest({ to }));
