@@ -2,6 +2,7 @@
 
 import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
+import { HttpTierFirst } from "./test/support/tier-order.js";
 
 // Tiers are chosen by folder, so a new test file lands in the tier of the folder it is put in.
 // Anything not claimed by unit or http (test/e2e/, a new top-level file or folder) runs in e2e.
@@ -19,6 +20,7 @@ export default defineConfig({
     // One worker per core, not vitest's cores - 1: most e2e tests wait on child processes,
     // sockets and timers, and on a 2-core machine the default would run every file in turn.
     maxWorkers: availableParallelism(),
+    sequence: { sequencer: HttpTierFirst },
     projects: [
       {
         extends: true,
