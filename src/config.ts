@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import bytes from "bytes";
-import YAML, { YAMLParseError } from "yaml";
+import type { YAMLParseError } from "yaml";
 import { ERROR_CODES, type ErrorCode } from "./errors.js";
 import { checkFaultRule, FAULT_RULE_SCHEMA } from "./domain/faults.js";
 import { DEFAULT_MAX_EVENTS, DEFAULT_STEP_MS, MAX_STEP_MS, type LifecycleSettings } from "./domain/lifecycle.js";
@@ -22,6 +22,7 @@ import { describeProblem, schemaCheck, type KeyNaming } from "./contract/schema-
 import { OUTCOMES, type FaultRuleInput, type Outcome, type OutcomeRuleInput, type ResponseShape, type Webhook, type WebhookInput } from "./wire.js";
 import { isHttpUrl, isLoopbackHost } from "./domain/addresses.js";
 import { DEFAULT_SENDER, senderProblem } from "./domain/eml.js";
+import { yaml } from "./domain/yaml.js";
 import type { RateLimitOptions } from "./domain/rate-limiter.js";
 import type { RequestLog } from "./domain/request-log.js";
 
@@ -408,9 +409,9 @@ export function readConfigFile(file: string): FileSettings {
   }
   let parsed: unknown;
   try {
-    parsed = file.endsWith(".json") ? JSON.parse(source) : YAML.parse(source);
+    parsed = file.endsWith(".json") ? JSON.parse(source) : yaml().parse(source);
   } catch (error) {
-    throw new ConfigError(`config file ${file}${error instanceof YAMLParseError ? yamlProblem(error) : jsonProblem(error as Error, source)}`);
+    throw new ConfigError(`config file ${file}${error instanceof yaml().YAMLParseError ? yamlProblem(error) : jsonProblem(error as Error, source)}`);
   }
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== "object" || Array.isArray(parsed)) {

@@ -19,6 +19,7 @@ import { createClientErrorAnswer } from "./http/client-errors.js";
 import { createSendService } from "./domain/send.js";
 import type { SettingsStore } from "./domain/settings.js";
 import { loadTemplateCatalog, type TemplateCatalog } from "./domain/templates.js";
+import { templateParsedAhead } from "./contract/parsed-templates.js";
 import { listen } from "./server.js";
 import { openStores, type Stores } from "./stores/index.js";
 import { createWebhookControl, type WebhookControl } from "./domain/webhooks.js";
@@ -67,7 +68,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   const [sendContract, adminContract, templates] = await Promise.all([
     loadContract(SEND_CONTRACT),
     loadContract(ADMIN_CONTRACT),
-    loadTemplateCatalog(config.templates, { watch: config.watchTemplates, log: config.log }),
+    loadTemplateCatalog(config.templates, { watch: config.watchTemplates, log: config.log, parsedAhead: templateParsedAhead }),
   ]);
   // Both contracts' checks are loaded (built ahead) or compiled with the routes, before the mock
   // is handed out: no request compiles anything.

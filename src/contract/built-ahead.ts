@@ -15,11 +15,11 @@ export const builtFile = (name: string): string => fileURLToPath(new URL(`../${n
  * build's dist/ is used. A check is keyed by the digest of what it was compiled from, so a build
  * older than the sources never answers for them: their digest is not there.
  */
-const CANDIDATES = (name: string): string[] => [builtFile(name), fileURLToPath(new URL(`../../dist/${name}`, import.meta.url))];
+export const builtCandidates = (name: string): string[] => [builtFile(name), fileURLToPath(new URL(`../../dist/${name}`, import.meta.url))];
 
 /** The check built ahead under `key` in `file`, or undefined (not built, or built from something else). */
 export function builtAhead(file: string, key: string): ValidateFunction | undefined {
-  for (const candidate of CANDIDATES(file)) {
+  for (const candidate of builtCandidates(file)) {
     let checks: Record<string, ValidateFunction | undefined>;
     try {
       checks = require(candidate) as typeof checks;

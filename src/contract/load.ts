@@ -5,8 +5,8 @@ import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { OpenAPIV3_1 } from "openapi-types";
-import YAML from "yaml";
 import { sha256 } from "../domain/digest.js";
+import { yaml } from "../domain/yaml.js";
 
 export const SEND_CONTRACT = fileURLToPath(new URL("../../openapi/send.yaml", import.meta.url));
 export const ADMIN_CONTRACT = fileURLToPath(new URL("../../openapi/admin.yaml", import.meta.url));
@@ -71,7 +71,7 @@ async function checkedContract(file: string, source: string, digest: string): Pr
   let document: OpenAPIV3_1.Document;
   try {
     const checked = checkedAtBuild(digest);
-    document = checked ?? (YAML.parse(source) as OpenAPIV3_1.Document);
+    document = checked ?? (yaml().parse(source) as OpenAPIV3_1.Document);
     if (!checked) await check(document);
   } catch (error) {
     throw new ContractError(`${file}: ${firstLinesOf(error)}`);
@@ -106,7 +106,7 @@ export async function recordCheckedContracts(): Promise<void> {
   const contracts = await Promise.all(
     [SEND_CONTRACT, ADMIN_CONTRACT].map(async (file) => {
       const source = await readFile(file, "utf8");
-      const document = YAML.parse(source) as OpenAPIV3_1.Document;
+      const document = yaml().parse(source) as OpenAPIV3_1.Document;
       await check(document).catch((error: unknown) => {
         throw new ContractError(`${file}: ${firstLinesOf(error)}`);
       });

@@ -1,11 +1,13 @@
 // Run by `npm run build`: records in dist/ what a started mock would otherwise check or compile
-// itself: the shipped contracts (checked), their schemas and sendmock's own input checks (compiled).
+// itself: the shipped contracts (checked), their schemas and sendmock's own input checks (compiled),
+// and the shipped templates (parsed).
 
 import { configSchema } from "../config.js";
 import { FAULT_RULE_SCHEMA } from "../domain/faults.js";
 import { OUTCOME_RULE_SCHEMA } from "../domain/outcomes.js";
 import { WEBHOOK_INPUT_SCHEMA } from "../domain/webhooks.js";
 import { recordCheckedContracts } from "./load.js";
+import { recordParsedTemplates } from "./parsed-templates.js";
 import { recordPrecompiledInputChecks } from "./schema-check.js";
 import { recordPrecompiledSchemas } from "./schema-validator.js";
 
@@ -13,4 +15,5 @@ export async function recordBuildArtifacts(): Promise<void> {
   await recordPrecompiledSchemas();
   await recordPrecompiledInputChecks([configSchema, FAULT_RULE_SCHEMA, OUTCOME_RULE_SCHEMA, WEBHOOK_INPUT_SCHEMA]);
   await recordCheckedContracts();
+  await recordParsedTemplates();
 }

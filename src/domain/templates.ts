@@ -3,9 +3,9 @@
 import { watch, type FSWatcher } from "node:fs";
 import { readFile, readdir, stat } from "node:fs/promises";
 import path from "node:path";
-import { parseDocument } from "yaml";
 import type { TemplateData } from "../wire.js";
 import { compileText, findMissingData, type Template } from "./render.js";
+import { yaml } from "./yaml.js";
 
 /**
  * One template file as the catalog sees it: loaded (`template`) or broken (`error`). While the
@@ -37,7 +37,15 @@ export interface LoadTemplateCatalogOptions {
   watch: boolean;
   /** Receives one line per broken file and per folder problem found while watching. */
   log?: (line: string) => void;
+  /**
+   * A YAML template's document as parsed ahead of time (the build parses the shipped ones) for
+   * exactly the text `source`, or undefined: the text is then parsed here.
+   */
+  parsedAhead?: (source: string) => unknown;
 }
+
+/** What reading a template file needs besides the file. */
+type ParsedAhead = LoadTemplateCatalogOptions["parsedAhead"];
 
 /** The templates folder cannot be used at start-up: missing, not a directory, or unreadable. */
 export class TemplateFolderError extends Error {
@@ -66,7 +74,7 @@ export async function loadTemplateCatalog(folder: string, options: LoadTemplateC
   const absoluteFolder = path.resolve(folder);
   let entries: TemplateEntry[];
   try {
-    entries = await readTemplateFolder(absoluteFolder);
+    entries = await readTemplateFolder(absoluteFolder, options.parsedAhead);
   } catch (error) {
     throw new TemplateFolderError(describeFolderProblem(absoluteFolder, error));
   }
@@ -76,7 +84,7 @@ export async function loadTemplateCatalog(folder: string, options: LoadTemplateC
       log(brokenFileLine(entry));
     }
   }
-  const catalog = new FolderTemplateCatalog(absoluteFolder, entries, log);
+  const catalog = new FolderTemplateCatalog(absoluteFolder, entries, log, options.parsedAhead);
   if (options.watch) {
     await catalog.startWatching();
   }
@@ -86,6 +94,7 @@ export async function loadTemplateCatalog(folder: string, options: LoadTemplateC
 class FolderTemplateCatalog implements TemplateCatalog {
   readonly folder: string;
   readonly #log: (line: string) => void;
+  readonly #parsedAhead: ParsedAhead;
   readonly #listeners = new Set<() => void>();
   #entries: readonly TemplateEntry[];
   #templates: ReadonlyMap<string, Template>;
@@ -99,9 +108,10 @@ class FolderTemplateCatalog implements TemplateCatalog {
   #folderProblem: string | undefined;
   #closed = false;
 
-  constructor(folder: string, entries: readonly TemplateEntry[], log: (line: string) => void) {
+  constructor(folder: string, entries: readonly TemplateEntry[], log: (line: string) => void, parsedAhead: ParsedAhead) {
     this.folder = folder;
     this.#log = log;
+    this.#parsedAhead = parsedAhead;
     this.#entries = entries;
     this.#templates = indexLoadedTemplates(entries);
   }
@@ -206,7 +216,7 @@ class FolderTemplateCatalog implements TemplateCatalog {
     let identity: string;
     try {
       identity = await readFolderIdentity(this.folder);
-      entries = await readTemplateFolder(this.folder);
+      entries = await readTemplateFolder(this.folder, this.#parsedAhead);
     } catch (error) {
       this.#onFolderUnavailable(error);
       return;
@@ -274,7 +284,7 @@ class FolderTemplateCatalog implements TemplateCatalog {
 }
 
 /** Reads and checks every template file; throws only when the folder itself cannot be read. */
-async function readTemplateFolder(folder: string): Promise<TemplateEntry[]> {
+async function readTemplateFolder(folder: string, parsedAhead: ParsedAhead): Promise<TemplateEntry[]> {
   const dirents = await readdir(folder, { withFileTypes: true });
   const filesById = new Map<string, string[]>();
   for (const dirent of dirents) {
@@ -286,16 +296,16 @@ async function readTemplateFolder(folder: string): Promise<TemplateEntry[]> {
     files.push(path.join(folder, dirent.name));
     filesById.set(id, files);
   }
-  const entries = await Promise.all([...filesById].map(([id, files]) => readTemplateGroup(id, files)));
+  const entries = await Promise.all([...filesById].map(([id, files]) => readTemplateGroup(id, files, parsedAhead)));
   return entries.filter((entry) => entry !== undefined).sort((a, b) => compareStrings(a.id, b.id));
 }
 
-async function readTemplateGroup(id: string, files: readonly string[]): Promise<TemplateEntry | undefined> {
+async function readTemplateGroup(id: string, files: readonly string[], parsedAhead: ParsedAhead): Promise<TemplateEntry | undefined> {
   const [onlyFile, ...otherFiles] = files;
   if (onlyFile === undefined || otherFiles.length > 0) {
     return duplicateEntry(id, files);
   }
-  return readTemplateFile(id, onlyFile);
+  return readTemplateFile(id, onlyFile, parsedAhead);
 }
 
 function templateIdOf(fileName: string): string | undefined {
@@ -318,7 +328,7 @@ function duplicateEntry(id: string, files: readonly string[]): TemplateEntry {
 }
 
 /** Undefined when the file vanished between listing the folder and reading it. */
-async function readTemplateFile(id: string, file: string): Promise<TemplateEntry | undefined> {
+async function readTemplateFile(id: string, file: string, parsedAhead: ParsedAhead): Promise<TemplateEntry | undefined> {
   let source: string;
   try {
     source = await readFile(file, "utf8");
@@ -328,7 +338,7 @@ async function readTemplateFile(id: string, file: string): Promise<TemplateEntry
     }
     return { id, file, template: undefined, error: `cannot be read: ${firstLineOf(error)}` };
   }
-  const parsed = parseTemplateSource(file, source);
+  const parsed = parseTemplateSource(file, source, parsedAhead);
   if (!parsed.ok) {
     return { id, file, template: undefined, error: parsed.error };
   }
@@ -338,7 +348,7 @@ async function readTemplateFile(id: string, file: string): Promise<TemplateEntry
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
 
-function parseTemplateSource(file: string, source: string): Outcome<unknown> {
+function parseTemplateSource(file: string, source: string, parsedAhead: ParsedAhead): Outcome<unknown> {
   if (source.trim() === "") {
     return { ok: false, error: "the file is empty" };
   }
@@ -346,7 +356,11 @@ function parseTemplateSource(file: string, source: string): Outcome<unknown> {
     if (file.endsWith(".json")) {
       return { ok: true, value: JSON.parse(source) as unknown };
     }
-    const document = parseDocument(source);
+    const ahead = parsedAhead?.(source);
+    if (ahead !== undefined) {
+      return { ok: true, value: ahead };
+    }
+    const document = yaml().parseDocument(source);
     const firstError = document.errors[0];
     if (firstError !== undefined) {
       return { ok: false, error: firstLineOf(firstError) };

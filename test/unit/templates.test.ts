@@ -135,6 +135,26 @@ describe("loading a folder", () => {
   });
 });
 
+describe("templates parsed ahead", () => {
+  it("builds a YAML template from the document parsed ahead for its exact text, and parses any other text", async () => {
+    const folder = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML, "other.yaml": WELCOME_YAML.replace("Welcome", "Hi") });
+    const asked: string[] = [];
+    const catalog = await loadTemplateCatalog(folder, {
+      watch: false,
+      parsedAhead: (source) => {
+        asked.push(source);
+        // A document unlike the file's text, so that the template shows which one it was built from.
+        return source === WELCOME_YAML ? { subject: "Parsed ahead {name}", text: "Ahead {name}" } : undefined;
+      },
+    });
+    cleanups.push(() => catalog.close());
+    expect(asked.sort()).toEqual([WELCOME_YAML, WELCOME_YAML.replace("Welcome", "Hi")].sort());
+    expect(catalog.get("welcome")?.subjectSource).toBe("Parsed ahead {name}");
+    expect(catalog.get("welcome")?.html).toBeUndefined();
+    expect(catalog.get("other")?.subjectSource).toBe("Hi {name}");
+  });
+});
+
 describe("broken files", () => {
   it("reports a file that fails to parse and keeps the other templates working", async () => {
     const folder = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML, "broken.yaml": "subject: [unclosed\ntext: x\n" });

@@ -1,0 +1,47 @@
+// The shipped templates parsed at build (dist/parsed-templates.json), by the digest of their text,
+// so that a mock serving them does not load the YAML parser at start.
+
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { SHIPPED_TEMPLATES } from "../config.js";
+import { sha256 } from "../domain/digest.js";
+import { yaml } from "../domain/yaml.js";
+import { builtFile, builtCandidates } from "./built-ahead.js";
+
+const PARSED_TEMPLATES_FILE = "parsed-templates.json";
+const require = createRequire(import.meta.url);
+
+/** The document the build parsed from YAML text `source`, or undefined (not built, or other text). */
+export function templateParsedAhead(source: string): unknown {
+  for (const candidate of builtCandidates(PARSED_TEMPLATES_FILE)) {
+    let parsed: Record<string, unknown>;
+    try {
+      // require() reads the file once per process and keeps it.
+      parsed = require(candidate) as typeof parsed;
+    } catch {
+      continue;
+    }
+    const digest = sha256(source, "hex");
+    return Object.hasOwn(parsed, digest) ? parsed[digest] : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Run by the build: the shipped YAML templates that parse without error, each as its document.
+ * One that JSON cannot carry as it is (`.inf`, `.nan`) is left out, and so parsed at start.
+ */
+export async function recordParsedTemplates(): Promise<void> {
+  const parsed: Record<string, unknown> = {};
+  for (const name of await readdir(SHIPPED_TEMPLATES)) {
+    if (!/\.ya?ml$/.test(name)) continue;
+    const source = await readFile(path.join(SHIPPED_TEMPLATES, name), "utf8");
+    const document = yaml().parseDocument(source);
+    if (document.errors.length > 0) continue;
+    const value: unknown = document.toJS();
+    if (isDeepStrictEqual(JSON.parse(JSON.stringify(value)), value)) parsed[sha256(source, "hex")] = value;
+  }
+  await writeFile(builtFile(PARSED_TEMPLATES_FILE), `${JSON.stringify(parsed)}\n`);
+}
