@@ -1,9 +1,9 @@
-// Where `npm run build` writes the checks it generated (ajv standalone code), and how a mock finds
-// one: by file and key (a digest), from dist/ whether the code runs from dist/ or from src/.
+// Where `npm run build` writes what it prepared ahead (ajv standalone code, checked contracts,
+// parsed templates), and how a mock finds one: by file and key (a digest), from dist/ whether the
+// code runs from dist/ or from src/.
 
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import type { ValidateFunction } from "ajv";
 
 const require = createRequire(import.meta.url);
 
@@ -11,24 +11,26 @@ const require = createRequire(import.meta.url);
 export const builtFile = (name: string): string => fileURLToPath(new URL(`../${name}`, import.meta.url));
 
 /**
- * Built code sits next to the compiled modules (dist/); run from src/ (the tests), the same
- * build's dist/ is used. A check is keyed by the digest of what it was compiled from, so a build
- * older than the sources never answers for them: their digest is not there.
+ * What the build wrote sits next to the compiled modules (dist/); run from src/ (the tests), the
+ * same build's dist/ is used. Everything is keyed by the digest of what it was made from, so a
+ * build older than the sources never answers for them: their digest is not there.
  */
-export const builtCandidates = (name: string): string[] => [builtFile(name), fileURLToPath(new URL(`../../dist/${name}`, import.meta.url))];
+const builtCandidates = (name: string): string[] => [builtFile(name), fileURLToPath(new URL(`../../dist/${name}`, import.meta.url))];
 
-/** The check built ahead under `key` in `file`, or undefined (not built, or built from something else). */
-export function builtAhead(file: string, key: string): ValidateFunction | undefined {
+/**
+ * What the build wrote under `key` in `file` (a module or a JSON file, read once per process by
+ * require), or undefined: not built, or built from something else.
+ */
+export function builtAhead(file: string, key: string): unknown {
   for (const candidate of builtCandidates(file)) {
-    let checks: Record<string, ValidateFunction | undefined>;
+    let built: Record<string, unknown>;
     try {
-      checks = require(candidate) as typeof checks;
+      built = require(candidate) as typeof built;
     } catch {
       // Not built there.
       continue;
     }
-    const check = checks[key];
-    if (check !== undefined) return check;
+    if (Object.hasOwn(built, key)) return built[key];
   }
   return undefined;
 }

@@ -1,12 +1,12 @@
 // Reads the OpenAPI documents and checks them with swagger-parser before anything serves them,
 // once per process and per document content.
 
-import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { sha256 } from "../domain/digest.js";
 import { yaml } from "../domain/yaml.js";
+import { builtAhead, builtFile } from "./built-ahead.js";
 
 export const SEND_CONTRACT = fileURLToPath(new URL("../../openapi/send.yaml", import.meta.url));
 export const ADMIN_CONTRACT = fileURLToPath(new URL("../../openapi/admin.yaml", import.meta.url));
@@ -14,9 +14,10 @@ export const ADMIN_CONTRACT = fileURLToPath(new URL("../../openapi/admin.yaml", 
 /**
  * The documents swagger-parser passed when the package was built, parsed, by the digest of
  * their bytes. Checking and parsing a document costs ~250 ms; the same bytes need not be
- * checked again at every start, while an edited document (another digest) is checked in full.
+ * checked again at every start (nor by each test worker running from src/), while an edited
+ * document (another digest) is checked in full.
  */
-const CHECKED_CONTRACTS_FILE = fileURLToPath(new URL("../checked-contracts.json", import.meta.url));
+const CHECKED_CONTRACTS_FILE = "checked-contracts.json";
 
 export interface Contract {
   file: string;
@@ -42,17 +43,6 @@ function firstLinesOf(error: unknown): string {
   return lines.slice(0, 3).join(" ") || "invalid document";
 }
 
-type CheckedContracts = Record<string, OpenAPIV3_1.Document>;
-
-function checkedAtBuild(digest: string): OpenAPIV3_1.Document | undefined {
-  try {
-    const checked = JSON.parse(readFileSync(CHECKED_CONTRACTS_FILE, "utf8")) as CheckedContracts;
-    return Object.hasOwn(checked, digest) ? checked[digest] : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 async function check(document: OpenAPIV3_1.Document): Promise<void> {
   const { default: SwaggerParser } = await import("@apidevtools/swagger-parser");
   // validate() dereferences in place, so it gets a copy and the validator gets the original.
@@ -70,7 +60,7 @@ const loaded = new Map<string, Promise<Contract>>();
 async function checkedContract(file: string, source: string, digest: string): Promise<Contract> {
   let document: OpenAPIV3_1.Document;
   try {
-    const checked = checkedAtBuild(digest);
+    const checked = builtAhead(CHECKED_CONTRACTS_FILE, digest) as OpenAPIV3_1.Document | undefined;
     document = checked ?? (yaml().parse(source) as OpenAPIV3_1.Document);
     if (!checked) await check(document);
   } catch (error) {
@@ -113,5 +103,5 @@ export async function recordCheckedContracts(): Promise<void> {
       return [sha256(source, "hex"), document] as const;
     }),
   );
-  await writeFile(CHECKED_CONTRACTS_FILE, `${JSON.stringify(Object.fromEntries(contracts))}\n`);
+  await writeFile(builtFile(CHECKED_CONTRACTS_FILE), `${JSON.stringify(Object.fromEntries(contracts))}\n`);
 }

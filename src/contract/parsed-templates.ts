@@ -2,32 +2,17 @@
 // so that a mock serving them does not load the YAML parser at start.
 
 import { readdir, readFile, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { SHIPPED_TEMPLATES } from "../config.js";
 import { sha256 } from "../domain/digest.js";
 import { yaml } from "../domain/yaml.js";
-import { builtFile, builtCandidates } from "./built-ahead.js";
+import { builtAhead, builtFile } from "./built-ahead.js";
 
 const PARSED_TEMPLATES_FILE = "parsed-templates.json";
-const require = createRequire(import.meta.url);
 
 /** The document the build parsed from YAML text `source`, or undefined (not built, or other text). */
-export function templateParsedAhead(source: string): unknown {
-  for (const candidate of builtCandidates(PARSED_TEMPLATES_FILE)) {
-    let parsed: Record<string, unknown>;
-    try {
-      // require() reads the file once per process and keeps it.
-      parsed = require(candidate) as typeof parsed;
-    } catch {
-      continue;
-    }
-    const digest = sha256(source, "hex");
-    return Object.hasOwn(parsed, digest) ? parsed[digest] : undefined;
-  }
-  return undefined;
-}
+export const templateParsedAhead = (source: string): unknown => builtAhead(PARSED_TEMPLATES_FILE, sha256(source, "hex"));
 
 /**
  * Run by the build: the shipped YAML templates that parse without error, each as its document.

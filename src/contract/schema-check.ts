@@ -83,7 +83,7 @@ function checkWith(compile: () => ValidateFunction): SchemaCheck {
 
 /** A check of `schema`: answers the problem that explains the failure best, or undefined when the value fits. */
 export function schemaCheck(schema: object): SchemaCheck {
-  return checkWith(() => builtAhead(PRECOMPILED_FILE, digestOf(schema)) ?? compiledAtRunTime(schema));
+  return checkWith(() => (builtAhead(PRECOMPILED_FILE, digestOf(schema)) as ValidateFunction | undefined) ?? compiledAtRunTime(schema));
 }
 
 /** The same check, compiled when first used even where the build generated it: what a tree never built runs. */

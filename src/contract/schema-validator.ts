@@ -65,7 +65,7 @@ function newAjv(options: { standalone: boolean; checking: Checking }): Ajv2020 {
 }
 
 function precompiled(contract: Contract, pointer: string, checking: Checking): ValidateFunction | undefined {
-  return builtAhead(checking === "json" ? PRECOMPILED_FILE : PRECOMPILED_COERCING_FILE, `${contract.digest}${pointer}`);
+  return builtAhead(checking === "json" ? PRECOMPILED_FILE : PRECOMPILED_COERCING_FILE, `${contract.digest}${pointer}`) as ValidateFunction | undefined;
 }
 
 /** Ajv instances with a document added, one per document and way of checking: compiling a second schema of it reuses the first's work. */

@@ -44,7 +44,7 @@ export interface LoadTemplateCatalogOptions {
   parsedAhead?: (source: string) => unknown;
 }
 
-/** What reading a template file needs besides the file. */
+/** The lookup of templates parsed ahead, handed down to each file read. */
 type ParsedAhead = LoadTemplateCatalogOptions["parsedAhead"];
 
 /** The templates folder cannot be used at start-up: missing, not a directory, or unreadable. */

@@ -6,17 +6,21 @@ import type { OperationChecks, OperationFinder } from "../contract/operation-che
 import { ContractRefusal } from "../contract/refusal.js";
 
 /** Refuses a request whose query, media type or JSON body (already parsed) breaks the contract of its operation. */
-export function refuseOffContractRequests(checks: OperationChecks, params: Readonly<Record<string, string>> = {}) {
+export function refuseOffContractRequests(checks: OperationChecks) {
   return (req: Request, _res: Response, next: NextFunction): void => {
-    const refusal = checks.request({ query: req.query, params, headers: req.headers, contentType: req.headers["content-type"], body: req.body as unknown });
-    if (refusal) {
-      next(refusal);
-      return;
-    }
-    // express parses the query again at each read of req.query; the routes read this one.
-    if (checks.typedQuery) Object.defineProperty(req, "query", { value: checks.typedQuery(req.query), writable: true, configurable: true, enumerable: true });
-    next();
+    refuseIfOffContract(checks, {}, req, next);
   };
+}
+
+function refuseIfOffContract(checks: OperationChecks, params: Readonly<Record<string, string>>, req: Request, next: NextFunction): void {
+  const refusal = checks.request({ query: req.query, params, headers: req.headers, contentType: req.headers["content-type"], body: req.body as unknown });
+  if (refusal) {
+    next(refusal);
+    return;
+  }
+  // express parses the query again at each read of req.query; the routes read this one.
+  if (checks.typedQuery) Object.defineProperty(req, "query", { value: checks.typedQuery(req.query), writable: true, configurable: true, enumerable: true });
+  next();
 }
 
 /**
@@ -56,6 +60,6 @@ export function checkDocumentedCalls(findOperation: OperationFinder, answerError
       return;
     }
     checkAnswersOf(found.checks, answerError, req, res);
-    refuseOffContractRequests(found.checks, found.params)(req, res, next);
+    refuseIfOffContract(found.checks, found.params, req, next);
   };
 }

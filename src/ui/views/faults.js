@@ -221,18 +221,19 @@ export function createFaultsView() {
 
   /**
    * Applies one change of settings. A switch that failed is set back by reloading the settings;
-   * a form that failed keeps what was typed, so it can be corrected. `appliesRateLimit`: the
-   * change is the rate-limit form's, so once it is saved the form shows what was saved.
+   * the rate-limit form, once saved, shows what was saved, and when it failed keeps what was
+   * typed, so it can be corrected.
    */
-  async function changeConfig(change, success, showError, { keepInput = false, appliesRateLimit = false } = {}) {
+  async function changeConfig(change, success, showError) {
+    const fromRateLimitForm = Object.hasOwn(change, "rate_limit");
     try {
       const config = await updateConfig(change);
-      if (appliesRateLimit) rateLimitEdited = false;
+      if (fromRateLimitForm) rateLimitEdited = false;
       showConfig(config);
       notify(success);
     } catch (error) {
       showError(errorText(error));
-      if (!keepInput) await reloadConfig();
+      if (!fromRateLimitForm) await reloadConfig();
     }
   }
 
@@ -271,14 +272,9 @@ export function createFaultsView() {
 
   onReadSubmit(rateLimitForm, rateLimitError, rateLimitFromForm, async (limit) => {
     const success = limit === null ? "No rate limit now." : `Rate limit: ${limit.requests} per ${limit.per_seconds} s.`;
-    await changeConfig(
-      { rate_limit: limit },
-      success,
-      (reason) => {
-        rateLimitError.textContent = reason;
-      },
-      { keepInput: true, appliesRateLimit: true },
-    );
+    await changeConfig({ rate_limit: limit }, success, (reason) => {
+      rateLimitError.textContent = reason;
+    });
   });
 
   async function reloadConfig() {
