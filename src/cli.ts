@@ -3,13 +3,14 @@
 
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
+import { packagePath } from "./package-root.js";
 import { registerServe } from "./commands/serve.js";
 import { registerCheck } from "./commands/check.js";
 import { registerProxy } from "./commands/proxy.js";
 
-/** Read when asked, at run time: package.json sits one folder above both src/ and dist/, outside the build's rootDir. */
+/** Read when asked, at run time: package.json sits outside the build's rootDir. */
 function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  return (JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { version: string }).version;
 }
 
 const program = new Command()

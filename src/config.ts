@@ -3,7 +3,6 @@
 import { DEFAULT_IDEMPOTENCY_TTL_S, DEFAULT_MAX_IDEMPOTENCY_KEYS } from "./domain/idempotency.js";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import bytes from "bytes";
 import type { YAMLParseError } from "yaml";
 import { ERROR_CODES, type ErrorCode } from "./errors.js";
@@ -23,12 +22,13 @@ import { OUTCOMES, type FaultRuleInput, type Outcome, type OutcomeRuleInput, typ
 import { isHttpUrl, isLoopbackHost } from "./domain/addresses.js";
 import { DEFAULT_SENDER, senderProblem } from "./domain/eml.js";
 import { yaml } from "./domain/yaml.js";
+import { packagePath } from "./package-root.js";
 import type { RateLimitOptions } from "./domain/rate-limiter.js";
 import type { RequestLog } from "./domain/request-log.js";
 
 export const DEFAULT_PORT = 4010;
 export const DEFAULT_HOST = "127.0.0.1";
-export const SHIPPED_TEMPLATES = fileURLToPath(new URL("../fixtures/templates", import.meta.url));
+export const SHIPPED_TEMPLATES = packagePath("fixtures", "templates");
 
 /** Options of `startSendMock` / `createSendMock`: the config keys in camelCase, all optional. */
 export interface SendMockOptions {

@@ -2,14 +2,14 @@
 // once per process and per document content.
 
 import { readFile, writeFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { sha256 } from "../domain/digest.js";
 import { yaml } from "../domain/yaml.js";
+import { packagePath } from "../package-root.js";
 import { builtAhead, builtFile } from "./built-ahead.js";
 
-export const SEND_CONTRACT = fileURLToPath(new URL("../../openapi/send.yaml", import.meta.url));
-export const ADMIN_CONTRACT = fileURLToPath(new URL("../../openapi/admin.yaml", import.meta.url));
+export const SEND_CONTRACT = packagePath("openapi", "send.yaml");
+export const ADMIN_CONTRACT = packagePath("openapi", "admin.yaml");
 
 /**
  * The documents swagger-parser passed when the package was built, parsed, by the digest of

@@ -1,10 +1,10 @@
 // The inbox page: static files served at /_mock/ under a strict Content-Security-Policy.
 
-import { fileURLToPath } from "node:url";
 import express, { type NextFunction, type Request, type Response } from "express";
+import { packagePath } from "../package-root.js";
 
 // src/ui holds plain static files with no build step, so dist/ reads them from there too.
-const UI_FOLDER = fileURLToPath(new URL("../../src/ui/", import.meta.url));
+const UI_FOLDER = packagePath("src", "ui");
 
 /** Scripts only from the page's own files; styles may be inline for the email previews; no network. */
 const PAGE_CSP = [

@@ -3,10 +3,8 @@
 
 import http from "node:http";
 import net from "node:net";
-import path from "node:path";
-import { memoryOf, ROOT, startServer, stopServer } from "./lib/servers.mjs";
+import { CLI, memoryOf, startServer, stopServer } from "./lib/servers.mjs";
 
-const CLI = path.join(ROOT, "dist/cli.js");
 const MB = 1024 * 1024;
 const RSS_TARGET = 600 * MB;
 const P99_TARGET_MS = 100;

@@ -15,7 +15,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import { measureAbuse } from "./abuse.mjs";
-import { cpuMsOf, freePort, killAll, memoryOf, ROOT, spawnNode, startServer, stopServer } from "./lib/servers.mjs";
+import { CLI, cpuMsOf, freePort, killAll, memoryOf, ROOT, spawnNode, startServer, stopServer } from "./lib/servers.mjs";
 import { measureStartupSection, startupLines, startupTargets } from "./startup.mjs";
 
 const DURATION = positiveNumber("BENCH_DURATION", 10);
@@ -49,7 +49,6 @@ const SOAK_FLAT_GROWTH_SHARE = 0.05;
 // cost at most this share of POST /send throughput, against the same server with --quiet.
 const LOG_MAX_COST_SHARE = 0.05;
 
-const CLI = path.join(ROOT, "dist/cli.js");
 const API_KEY = "bench-key-0001";
 const VALID_BODY = JSON.stringify({
   to: "ada@example.com",

@@ -12,9 +12,9 @@ import { fileURLToPath } from "node:url";
 import { describe, it, type ExpectStatic } from "vitest";
 import { startSendMock, type RunningSendMock } from "../../src/index.js";
 import { brokenSendApi } from "../support/broken-send-api.js";
+import { CLI } from "../support/cli-process.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const CLI = path.join(ROOT, "dist", "cli.js");
 
 interface Run {
   code: number | null;

@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ROOT, runCli, serveCli, type CliOptions, type CliRun } from "../support/cli-process.js";
+import { BIN, ROOT, runCli, serveCli, type CliOptions, type CliRun } from "../support/cli-process.js";
 import { aSendRequest, bearer } from "../support/helpers.js";
 
 type Started = CliRun & { url: string };
@@ -167,12 +167,13 @@ describe("a start that cannot work exits non-zero with one clear line", () => {
   it("names an OpenAPI document that is invalid", async () => {
     // A copy of the package whose send contract is broken, started as a user would start it.
     const copy = await tempDir();
+    await cp(path.join(ROOT, "package.json"), path.join(copy, "package.json"));
     await cp(path.join(ROOT, "dist"), path.join(copy, "dist"), { recursive: true });
     await cp(path.join(ROOT, "fixtures"), path.join(copy, "fixtures"), { recursive: true });
     await cp(path.join(ROOT, "openapi"), path.join(copy, "openapi"), { recursive: true });
     await symlink(path.join(ROOT, "node_modules"), path.join(copy, "node_modules"));
     await writeFile(path.join(copy, "openapi", "send.yaml"), "openapi: 3.1.0\ninfo: { title: broken }\npaths: {}\n");
-    const result = await failedStart(["--port", "0"], { cli: path.join(copy, "dist", "cli.js") });
+    const result = await failedStart(["--port", "0"], { cli: path.join(copy, BIN) });
     expect(result.code).not.toBe(0);
     expectOneCleanLine(result.stderr);
     expect(result.stderr).toContain(path.join(copy, "openapi", "send.yaml"));

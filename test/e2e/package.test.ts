@@ -13,6 +13,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BIN } from "../support/cli-process.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const TSC = path.join(root, "node_modules/typescript/bin/tsc");
@@ -87,7 +88,7 @@ describe("the tarball", () => {
         "README.md",
         "dist/index.js",
         "dist/index.d.ts",
-        "dist/cli.js",
+        BIN,
         "dist/testing.js",
         "dist/testing.d.ts",
         "dist/vitest.js",

@@ -1,12 +1,11 @@
 import { spawn } from "node:child_process";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Response as AgentResponse } from "superagent";
 import request from "supertest";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSendMock, type SendMock, type SendMockOptions } from "../../src/index.js";
+import { CLI } from "../support/cli-process.js";
 import { aSendRequest, bearer, expectContract } from "../support/helpers.js";
 
 const SECRET_KEY = "sk_live_proxy_secret_7f3a";
@@ -242,8 +241,7 @@ describe("sendmock proxy", () => {
 
 describe("sendmock proxy on the command line", () => {
   it("prints its URL, forwards, logs the send as serve does, and exits 0 on SIGTERM", async () => {
-    const cli = path.join(fileURLToPath(new URL("../..", import.meta.url)), "dist", "cli.js");
-    const child = spawn(process.execPath, [cli, "proxy", "--target", upstreamUrl, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, "proxy", "--target", upstreamUrl, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
     try {
       let stdout = "";
       let stderr = "";

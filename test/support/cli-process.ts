@@ -1,11 +1,14 @@
 // The real `sendmock` bin as a child process, for the CLI tests: its output, its exit, and `serve` once it prints its URL.
 
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-export const CLI = path.join(ROOT, "dist", "cli.js");
+/** The bin as package.json names it, relative to the package (dist/bin/sendmock.js, the bundle). */
+export const BIN = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { bin: { sendmock: string } }).bin.sendmock;
+export const CLI = path.join(ROOT, BIN);
 
 export interface CliRun {
   child: ChildProcessWithoutNullStreams;
@@ -15,7 +18,7 @@ export interface CliRun {
 }
 
 export interface CliOptions {
-  /** Another build of the bin (default dist/cli.js). */
+  /** Another build of the bin (default: this package's). */
   cli?: string;
   cwd?: string;
   /** Added to this process's environment. */

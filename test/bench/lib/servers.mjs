@@ -3,9 +3,12 @@
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import net from "node:net";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+/** The `sendmock` bin as package.json names it: the bundle `npm run build` writes (scripts/bundle-bin.mjs). */
+export const CLI = path.join(ROOT, JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).bin.sendmock);
 const START_TIMEOUT_MS = 20_000;
 const STOP_TIMEOUT_MS = 3_000;
 // Up to a quote too: with --log-format json the URL sits inside the banner's JSON line.

@@ -4,10 +4,10 @@
 // once, and a replica that stops leaves its due retries to the others.
 
 import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startSendMock, type RunningSendMock, type SendMockOptions } from "../../../src/index.js";
+import { CLI } from "../../support/cli-process.js";
 import { aSendRequest, bearer, expectContract } from "../../support/helpers.js";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { aWebhookReceiverForThisTest } from "../../support/webhook-receiver.js";
@@ -318,8 +318,7 @@ describe.skipIf(redisUnavailableReason({ needsOwnServer: true }) !== undefined)(
   it("stops `sendmock serve` with exit code 1 and one line naming the store", async () => {
     const server = await startRedisServer();
     await server.stop();
-    const cli = fileURLToPath(new URL("../../../dist/cli.js", import.meta.url));
-    const failed = await promisify(execFile)(process.execPath, [cli, "serve", "--port", "0"], { env: { ...process.env, SENDMOCK_REDIS_URL: server.url } }).then(
+    const failed = await promisify(execFile)(process.execPath, [CLI, "serve", "--port", "0"], { env: { ...process.env, SENDMOCK_REDIS_URL: server.url } }).then(
       () => undefined,
       (error: unknown) => error as { code: number; stdout: string; stderr: string },
     );

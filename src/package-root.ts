@@ -1,0 +1,24 @@
+// Where the package's own files are (openapi/, fixtures/, src/ui/, dist/, package.json), from
+// any module: run from src/, from dist/, or from the bin's bundle in dist/bin/.
+
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * The nearest folder at or above this module that holds a package.json. A path relative to
+ * `import.meta.url` would name another folder once this module is bundled into dist/bin/
+ * (one level deeper than dist/), so the root is found rather than counted.
+ */
+function findPackageRoot(): string {
+  const start = path.dirname(fileURLToPath(import.meta.url));
+  for (let folder = start; ; folder = path.dirname(folder)) {
+    if (existsSync(path.join(folder, "package.json"))) return folder;
+    if (path.dirname(folder) === folder) throw new Error(`sendmock: no package.json at or above ${start}; the package is incomplete`);
+  }
+}
+
+export const PACKAGE_ROOT = findPackageRoot();
+
+/** A path inside the package, e.g. `packagePath("openapi", "send.yaml")`. */
+export const packagePath = (...segments: string[]): string => path.join(PACKAGE_ROOT, ...segments);
