@@ -15,7 +15,7 @@ const TIER_ORDER = ["http", "e2e", "unit"];
  * belongs in the list.
  */
 const LONGEST_FIRST = [
-  "test/http/check-generative.test.ts", // 10.5, half of it waiting on a slow server
+  "test/http/check-generative-defects.test.ts", // 6, half of it waiting on a slow server
   "test/http/faults.test.ts", // 5.5
   "test/e2e/robustness/fuzz.test.ts", // 34
   "test/e2e/browser/inbox-message-tools.test.ts", // 14.5
@@ -32,8 +32,8 @@ const LONGEST_FIRST = [
 /**
  * vitest's own order within each tier, with the tiers in TIER_ORDER and the files of
  * LONGEST_FIRST ahead of the rest of their tier. Started after every e2e file, http's
- * `check --generate` file was the last file running on a fresh clone, with the other core idle
- * for its last 3 s.
+ * `check --generate` files were the last running on a fresh clone, with the other core idle
+ * for their last 3 s.
  */
 export class HttpTierFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -1,0 +1,47 @@
+// `sendmock check --generate` run in this process against a send API (sendmock itself, or one
+// broken in one way), for the check-generative test files.
+
+import { afterEach } from "vitest";
+import { runCheck, type CheckResult } from "../../src/index.js";
+import { CHECK_NAMES } from "../../src/check/named-checks.js";
+import { brokenSendApi, type BrokenSendApi, type Defect } from "./broken-send-api.js";
+
+/** Each test sends a hundred or more requests through a relay; a loaded machine can slow that down a lot. */
+export const SLOW_MACHINE = { timeout: 60_000 };
+
+/** Starts send APIs for the tests of the calling file, each closed after its test. Call it at the top of the file. */
+export function brokenApisClosedAfterEach(): (defect: Defect | null, shape?: "a" | "b") => Promise<BrokenSendApi> {
+  const apis: BrokenSendApi[] = [];
+  afterEach(async () => {
+    await Promise.all(apis.splice(0).map((api) => api.close()));
+  });
+  return async (defect, shape = "a") => {
+    const started = await brokenSendApi(defect, { responseShape: shape });
+    apis.push(started);
+    return started;
+  };
+}
+
+/** The results of the named checks, without the per-case results. */
+export const named = (results: CheckResult[]): CheckResult[] => results.filter((result) => (CHECK_NAMES as readonly string[]).includes(result.id));
+
+export const failedChecks = (results: CheckResult[]): string[] =>
+  named(results)
+    .filter((result) => result.outcome === "failed")
+    .map((result) => result.id);
+
+export function checkAgainst(
+  target: BrokenSendApi,
+  options: { seed?: number; allowSend?: boolean; maxResponseMs?: number; generate?: number; shrinkTimeLimitMs?: number } = {},
+): Promise<CheckResult[]> {
+  return runCheck({
+    baseUrl: target.url,
+    apiKey: "check-key-1234",
+    generate: options.generate ?? 30,
+    seed: options.seed ?? 1,
+    maxResponseMs: options.maxResponseMs,
+    shrinkTimeLimitMs: options.shrinkTimeLimitMs,
+    allowSend: options.allowSend,
+    recipient: options.allowSend === true ? "qa@example.com" : undefined,
+  });
+}
