@@ -1,6 +1,6 @@
 // Run by `npm run build` after tsc: bundles the bin (dist/cli.js and everything it loads,
 // express and the other dependencies included) into dist/bin/, so that `sendmock serve` starts
-// without resolving and reading hundreds of modules.
+// without resolving and reading some 280 modules (179 of them CommonJS) one by one.
 // Usage: node scripts/bundle-bin.mjs
 //
 // Measured spawn -> first 200 on POST /send, 9 interleaved starts each on this 2-core machine:
