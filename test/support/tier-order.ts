@@ -1,22 +1,20 @@
-// The order vitest hands test files to its workers: the http tier first, then e2e, then unit;
-// within a tier the longest files first, by the durations below, so a fresh clone packs as well.
+// The order vitest hands a tier's test files to its workers: the longest first, by the
+// durations below, so a fresh clone packs as well as a warm one. The tiers' own order is their
+// `sequence.groupOrder` in vitest.config.ts.
 
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
-/** vitest runs the tiers in the order of their names (e2e, http, unit): the long http files came last. */
-const TIER_ORDER = ["http", "e2e", "unit"];
-
 /**
- * The files that take 5 s or more, longest first, as timed in a full run on 2 cores (seconds in
+ * The files that take 4 s or more, longest first, as timed in a full run on 2 cores (seconds in
  * the comments). vitest orders a tier by the durations it cached from the last run, and on a fresh
- * clone, which has none, by file size: there the npm-start and load files (small, 9-10 s and 8 s)
- * started among the last, and the suite ended with one worker on them while the other had
- * nothing left. A file missing here keeps vitest's order after these; one that grows past 5 s
- * belongs in the list.
+ * clone, which has none, by file size: there the npm-start and load files (small, 8-10 s) started
+ * among the last, and the suite ended with one worker on them while the other had nothing left.
+ * A file missing here keeps vitest's order after these; one that grows past 4 s belongs in the list.
  */
 const LONGEST_FIRST = [
   "test/http/check-generative-defects.test.ts", // 6, half of it waiting on a slow server
-  "test/http/faults.test.ts", // 5.5
+  "test/http/faults.test.ts", // 6
+  "test/http/check-generative.test.ts", // 4
   "test/e2e/robustness/fuzz.test.ts", // 34
   "test/e2e/browser/inbox-message-tools.test.ts", // 14.5
   "test/e2e/robustness/lifecycle.test.ts", // 10
@@ -27,25 +25,18 @@ const LONGEST_FIRST = [
   "test/e2e/cli-log.test.ts", // 6
   "test/e2e/robustness/slowloris.test.ts", // 5.3
   "test/e2e/cli.test.ts", // 5
+  "test/e2e/check.test.ts", // 4.5
 ];
 
-/**
- * vitest's own order within each tier, with the tiers in TIER_ORDER and the files of
- * LONGEST_FIRST ahead of the rest of their tier. Started after every e2e file, http's
- * `check --generate` files were the last running on a fresh clone, with the other core idle
- * for their last 3 s.
- */
-export class HttpTierFirst extends BaseSequencer {
+/** vitest's own order (tiers by group order, then its cache or file size), with LONGEST_FIRST ahead within each tier. */
+export class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const tier = (file: TestSpecification): number => {
-      const index = TIER_ORDER.indexOf(file.project.name);
-      return index === -1 ? TIER_ORDER.length : index;
-    };
-    const length = (file: TestSpecification): number => {
+    const rank = (file: TestSpecification): number => {
       const index = LONGEST_FIRST.findIndex((known) => file.moduleId.endsWith(`/${known}`));
       return index === -1 ? LONGEST_FIRST.length : index;
     };
+    const groupOrder = (file: TestSpecification): number => file.project.config.sequence.groupOrder;
     // Array.prototype.sort is stable: the order vitest chose holds among the files not listed.
-    return (await super.sort(files)).sort((a, b) => tier(a) - tier(b) || length(a) - length(b));
+    return (await super.sort(files)).sort((a, b) => groupOrder(a) - groupOrder(b) || rank(a) - rank(b));
   }
 }
