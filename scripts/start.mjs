@@ -3,13 +3,15 @@
 // (scripts/build-if-stale.mjs). The CLI is imported into this process rather than spawned: a
 // second Node start would cost another ~50 ms.
 
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { buildIfStale } from "./build-if-stale.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
-const BIN = path.join(ROOT, "dist", "bin", "sendmock.js");
+// The bin as package.json names it, so that this and `npx sendmock` run the same file.
+const BIN = path.join(ROOT, JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).bin.sendmock);
 
 buildIfStale();
 process.argv = [process.argv[0] ?? process.execPath, BIN, "serve", ...process.argv.slice(2)];

@@ -18,7 +18,7 @@ function findPackageRoot(): string {
   }
 }
 
-export const PACKAGE_ROOT = findPackageRoot();
+const PACKAGE_ROOT = findPackageRoot();
 
 /** A path inside the package, e.g. `packagePath("openapi", "send.yaml")`. */
 export const packagePath = (...segments: string[]): string => path.join(PACKAGE_ROOT, ...segments);

@@ -8,13 +8,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, it, type ExpectStatic } from "vitest";
 import { startSendMock, type RunningSendMock } from "../../src/index.js";
 import { brokenSendApi } from "../support/broken-send-api.js";
-import { CLI } from "../support/cli-process.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+import { CLI, ROOT } from "../support/cli-process.js";
 
 interface Run {
   code: number | null;

@@ -8,9 +8,9 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { ROOT } from "../support/cli-process.js";
+import { SHIPPED_TEMPLATES } from "../support/helpers.js";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const SHIPPED_TEMPLATES = path.join(ROOT, "fixtures/templates");
 const cleanups: (() => Promise<void>)[] = [];
 
 afterEach(async () => {

@@ -9,14 +9,12 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startSendMock, type RunningSendMock, type TemplateList, type TemplateSummary } from "../../../src/index.js";
-import { CLI } from "../../support/cli-process.js";
+import { CLI, ROOT } from "../../support/cli-process.js";
 import { bearer } from "../../support/helpers.js";
 import { messageIdOf, sendConcurrently, type LoadRun, type SendResult } from "./load-client.js";
 
-const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const CONCURRENCY = 100;
 // Enough answers that keep-alive sockets are being reused when the stop comes.
 const ANSWERS_BEFORE_STOP = 500;
