@@ -115,11 +115,12 @@ function responseFor(operation: OpenAPIV3_1.OperationObject, status: number): Op
 }
 
 /**
- * Asserts that an answer is one the contract allows for `method path`: a documented status,
- * a body matching its schema, and for an error the `X-Sendmock-Error-Code` header. The
- * validator in the app cannot do this for the error bodies it writes itself.
+ * What in an answer breaks the contract for `method path`, one sentence each; empty when it is
+ * one the contract allows: a documented status, a body matching its schema, documented headers
+ * matching theirs, and for an error the `X-Sendmock-Error-Code` header. The validator in the app
+ * cannot check the error bodies it writes itself.
  */
-export async function expectContract(answer: ResponseCheck, where: { contract?: ContractName; method?: string; path?: string } = {}): Promise<void> {
+export async function contractViolations(answer: ResponseCheck, where: { contract?: ContractName; method?: string; path?: string } = {}): Promise<string[]> {
   const name = where.contract ?? "send";
   let document = documents.get(name);
   if (!document) {
@@ -129,25 +130,30 @@ export async function expectContract(answer: ResponseCheck, where: { contract?: 
   const path = where.path ?? "/send";
   const method = (where.method ?? "post").toLowerCase();
   const pathItem = (await document).paths?.[path] as Record<string, unknown> | undefined;
-  const operation = pathItem?.[method];
-  expect(operation, `${method} ${path} is in the ${name} contract`).toBeDefined();
-  const response = responseFor(operation as OpenAPIV3_1.OperationObject, answer.status);
-  expect(response, `status ${answer.status} is documented for ${method} ${path}`).toBeDefined();
+  const operation = pathItem?.[method] as OpenAPIV3_1.OperationObject | undefined;
+  if (operation === undefined) return [`${method} ${path} is not in the ${name} contract`];
+  const response = responseFor(operation, answer.status);
+  if (response === undefined) return [`status ${answer.status} is not documented for ${method} ${path}`];
+  if (answer.status === 204) return [];
   const contentType = String(answer.headers["content-type"] ?? "").split(";")[0] ?? "";
-  const media = response?.content?.[contentType];
-  if (answer.status === 204) return;
-  expect(media, `${contentType} is documented for ${answer.status}`).toBeDefined();
-  const schema = media?.schema;
-  if (schema) {
-    const validate = compiled(schema);
+  const media = response.content?.[contentType];
+  if (media === undefined) return [`${contentType} is not documented for ${answer.status}`];
+  const violations: string[] = [];
+  if (media.schema) {
+    const validate = compiled(media.schema);
     const body = contentType.endsWith("json") ? answer.body : (answer.text ?? answer.body);
-    const valid = validate(body);
-    expect(valid, `body matches the contract: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body)}`).toBe(true);
+    if (!validate(body)) violations.push(`body does not match the contract: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body)}`);
   }
-  expectContractHeaders(answer, response);
-  if (answer.status >= 400) {
-    expect(answer.headers["x-sendmock-error-code"], "error answers carry X-Sendmock-Error-Code").toBeTypeOf("string");
+  violations.push(...headerViolations(answer, response));
+  if (answer.status >= 400 && typeof answer.headers["x-sendmock-error-code"] !== "string") {
+    violations.push("an error answer lacks X-Sendmock-Error-Code");
   }
+  return violations;
+}
+
+/** Asserts that an answer is one the contract allows for `method path` (see contractViolations). */
+export async function expectContract(answer: ResponseCheck, where: { contract?: ContractName; method?: string; path?: string } = {}): Promise<void> {
+  expect(await contractViolations(answer, where), `what breaks the contract in the ${answer.status} answer`).toEqual([]);
 }
 
 /** A header's text as the value its schema describes: an integer header must be written as one. */
@@ -157,22 +163,25 @@ function headerValue(text: string, schema: { type?: unknown }): unknown {
 }
 
 /**
- * Asserts that every header the contract documents for this answer matches its schema when
- * present (and is present when required): the app's validator looks at bodies only, so a
+ * Every header the contract documents for this answer that is missing though required, or
+ * present and off its schema: the app's validator looks at bodies only, so a
  * `RateLimit-Reset: NaN` or `1e+308` would otherwise pass.
  */
-export function expectContractHeaders(answer: ResponseCheck, response: OpenAPIV3_1.ResponseObject | undefined): void {
-  for (const [name, header] of Object.entries(response?.headers ?? {}) as [string, OpenAPIV3_1.HeaderObject][]) {
+function headerViolations(answer: ResponseCheck, response: OpenAPIV3_1.ResponseObject): string[] {
+  const violations: string[] = [];
+  for (const [name, header] of Object.entries(response.headers ?? {}) as [string, OpenAPIV3_1.HeaderObject][]) {
     const raw = answer.headers[name.toLowerCase()];
     if (raw === undefined) {
-      expect(header.required !== true, `${name} is required for ${answer.status}`).toBe(true);
+      if (header.required === true) violations.push(`${name} is required for ${answer.status}`);
       continue;
     }
     const schema = (header.schema ?? {}) as { type?: unknown };
     const validate = compiled(schema);
-    const value = headerValue(String(raw), schema);
-    expect(validate(value), `header ${name}: ${JSON.stringify(raw)} matches the contract: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    if (!validate(headerValue(String(raw), schema))) {
+      violations.push(`header ${name}: ${JSON.stringify(raw)} does not match the contract: ${ajv.errorsText(validate.errors)}`);
+    }
   }
+  return violations;
 }
 
 /** The error code of an answer in either shape, read from the header every error carries. */
