@@ -3,12 +3,20 @@
 import { existsSync } from "node:fs";
 import { chromium, type Browser, type Page } from "playwright-core";
 
-const CHROMIUM = process.env.SENDMOCK_CHROMIUM ?? "/usr/bin/chromium";
+/**
+ * Debian's headless shell first (package chromium-headless-shell): the same Chromium, built
+ * without the browser's own UI layer. The browser tests cost Chromium 11.7-12.7 s of CPU in it,
+ * against 19.9-20.4 s in the full browser (package chromium), which they fall back to; all
+ * processes summed, two runs each.
+ */
+const CANDIDATES = ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium"];
+const CHROMIUM = process.env.SENDMOCK_CHROMIUM ?? CANDIDATES.find((candidate) => existsSync(candidate));
 
 /** Why the browser tests cannot run here, or undefined when they can. In CI they must run. */
 export function chromiumMissing(): string | undefined {
-  if (existsSync(CHROMIUM)) return undefined;
-  const reason = `browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set SENDMOCK_CHROMIUM)`;
+  if (CHROMIUM !== undefined && existsSync(CHROMIUM)) return undefined;
+  const where = CHROMIUM ?? CANDIDATES.join(" or ");
+  const reason = `browser tests skipped: no Chromium at ${where} (apt-get install chromium-headless-shell, or set SENDMOCK_CHROMIUM)`;
   if (process.env.CI === "true") throw new Error(`${reason}; CI must run them`);
   console.warn(reason);
   return reason;
@@ -21,6 +29,7 @@ export function chromiumMissing(): string | undefined {
 export const CHROMIUM_LAUNCH_TIMEOUT_MS = 90_000;
 
 export function launchChromium(): Promise<Browser> {
+  if (CHROMIUM === undefined) throw new Error(`no Chromium at ${CANDIDATES.join(" or ")}`);
   return chromium.launch({
     executablePath: CHROMIUM,
     timeout: CHROMIUM_LAUNCH_TIMEOUT_MS,
