@@ -23,7 +23,6 @@ const LONGEST_FIRST = [
   "test/e2e/robustness/load.test.ts", // 8
   "test/e2e/package.test.ts", // 7
   "test/e2e/cli-log.test.ts", // 6
-  "test/e2e/robustness/slowloris.test.ts", // 5.3
   "test/e2e/cli.test.ts", // 5
   "test/e2e/check.test.ts", // 4.5
 ];

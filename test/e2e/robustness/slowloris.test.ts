@@ -2,7 +2,7 @@
 // are closed on their deadlines while the mock keeps answering everyone else.
 
 import { once } from "node:events";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it, type TestContext } from "vitest";
 import type { RunningSendMock, SendMockOptions } from "../../../src/index.js";
 import { API_KEY, aRunningMock, aSendRequest, bearer, expectContract } from "../../support/helpers.js";
 import { openConnection, parseRawResponse, type OpenConnection } from "./raw-http.js";
@@ -12,41 +12,48 @@ const HEADERS_TIMEOUT_MS = 1_000;
 /** Node checks its deadlines every quarter of the headers timeout; the rest is a busy CI machine. */
 const SLACK_MS = 1_500;
 
-let mock: RunningSendMock | undefined;
-const connections: OpenConnection[] = [];
-const tricklers: NodeJS.Timeout[] = [];
-
-afterEach(async () => {
-  for (const trickler of tricklers.splice(0)) clearInterval(trickler);
-  for (const connection of connections.splice(0)) connection.socket.destroy();
-  await mock?.close();
-  mock = undefined;
-});
-
-/** The mock of this test, closed after its connections by afterEach. */
-async function theMock(options: SendMockOptions): Promise<RunningSendMock> {
-  mock = await aRunningMock(options);
-  return mock;
-}
-
-async function connect(port: number): Promise<OpenConnection> {
-  const connection = await openConnection(port);
-  connections.push(connection);
-  return connection;
-}
-
-/** Writes `text` one byte every `everyMs`, the way a slowloris client keeps a socket busy. */
-function trickle(connection: OpenConnection, text: string, everyMs: number): void {
-  let next = 0;
-  const trickler = setInterval(() => {
-    if (next >= text.length || connection.socket.destroyed) {
-      clearInterval(trickler);
-      return;
-    }
-    connection.socket.write(text[next] ?? "");
-    next += 1;
-  }, everyMs);
-  tricklers.push(trickler);
+/**
+ * What one test opens: its mock, its connections and the timers trickling into them, all let go
+ * when the test finishes. Each test has its own, so the tests run side by side: nearly all their
+ * time is spent waiting for a deadline (5.3 s one after the other, in a full run).
+ */
+function slowClientsOf(onTestFinished: TestContext["onTestFinished"]): {
+  theMock: (options: SendMockOptions) => Promise<RunningSendMock>;
+  connect: (port: number) => Promise<OpenConnection>;
+  trickle: (connection: OpenConnection, text: string, everyMs: number) => void;
+} {
+  let mock: RunningSendMock | undefined;
+  const connections: OpenConnection[] = [];
+  const tricklers: NodeJS.Timeout[] = [];
+  onTestFinished(async () => {
+    for (const trickler of tricklers) clearInterval(trickler);
+    for (const connection of connections) connection.socket.destroy();
+    await mock?.close();
+  });
+  return {
+    async theMock(options) {
+      mock = await aRunningMock(options);
+      return mock;
+    },
+    async connect(port) {
+      const connection = await openConnection(port);
+      connections.push(connection);
+      return connection;
+    },
+    /** Writes `text` one byte every `everyMs`, the way a slowloris client keeps a socket busy. */
+    trickle(connection, text, everyMs) {
+      let next = 0;
+      const trickler = setInterval(() => {
+        if (next >= text.length || connection.socket.destroyed) {
+          clearInterval(trickler);
+          return;
+        }
+        connection.socket.write(text[next] ?? "");
+        next += 1;
+      }, everyMs);
+      tricklers.push(trickler);
+    },
+  };
 }
 
 async function postSend(url: string, headers: Record<string, string> = {}): Promise<Response> {
@@ -57,8 +64,9 @@ async function postSend(url: string, headers: Record<string, string> = {}): Prom
   });
 }
 
-describe("clients that send their headers too slowly", () => {
-  it(`keep the mock answering, and each of ${SLOW_CLIENTS} is answered 408 and closed after headers_timeout_ms`, async () => {
+describe.concurrent("clients that send their headers too slowly", () => {
+  it(`keep the mock answering, and each of ${SLOW_CLIENTS} is answered 408 and closed after headers_timeout_ms`, async ({ onTestFinished }) => {
+    const { theMock, connect, trickle } = slowClientsOf(onTestFinished);
     const running = await theMock({ headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: 2 * HEADERS_TIMEOUT_MS });
     const slowRequest = `POST /send HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Padding: ${"a".repeat(200)}`;
 
@@ -101,8 +109,9 @@ describe("clients that send their headers too slowly", () => {
   });
 });
 
-describe("clients that send their body too slowly", () => {
-  it("are answered 408 and closed after request_timeout_ms, in the configured shape", async () => {
+describe.concurrent("clients that send their body too slowly", () => {
+  it("are answered 408 and closed after request_timeout_ms, in the configured shape", async ({ onTestFinished }) => {
+    const { theMock, connect, trickle } = slowClientsOf(onTestFinished);
     const requestTimeoutMs = 1_000;
     const running = await theMock({ headersTimeoutMs: 500, requestTimeoutMs, responseShape: "b" });
     const connection = await connect(running.port);
@@ -121,7 +130,8 @@ describe("clients that send their body too slowly", () => {
     expect(JSON.parse(timedOut.body)).toEqual({ status: "error", message: expect.stringContaining("request_timeout_ms (1000 ms)") as unknown });
   });
 
-  it("do not cut a request that has arrived, however long the mock takes to answer it", async () => {
+  it("do not cut a request that has arrived, however long the mock takes to answer it", async ({ onTestFinished }) => {
+    const { theMock } = slowClientsOf(onTestFinished);
     const running = await theMock({ headersTimeoutMs: 500, requestTimeoutMs: 1_000 });
     const sentAt = performance.now();
 
@@ -132,8 +142,9 @@ describe("clients that send their body too slowly", () => {
   });
 });
 
-describe("idle keep-alive connections", () => {
-  it("are closed after keep_alive_timeout_ms (plus Node's 1 s grace)", async () => {
+describe.concurrent("idle keep-alive connections", () => {
+  it("are closed after keep_alive_timeout_ms (plus Node's 1 s grace)", async ({ onTestFinished }) => {
+    const { theMock, connect } = slowClientsOf(onTestFinished);
     const keepAliveTimeoutMs = 500;
     const running = await theMock({ keepAliveTimeoutMs });
     const connection = await connect(running.port);
