@@ -12,19 +12,19 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * A file missing here keeps vitest's order after these; one that grows past 4 s belongs in the list.
  */
 const LONGEST_FIRST = [
-  "test/http/check-generative-defects.test.ts", // 6, half of it waiting on a slow server
-  "test/http/faults.test.ts", // 6
-  "test/http/check-generative.test.ts", // 4
-  "test/e2e/robustness/fuzz.test.ts", // 34
-  "test/e2e/browser/inbox-message-tools.test.ts", // 14.5
-  "test/e2e/robustness/lifecycle.test.ts", // 10
-  "test/e2e/npm-start.test.ts", // 9.5
-  "test/e2e/browser/inbox.test.ts", // 9.5
-  "test/e2e/robustness/load.test.ts", // 8
-  "test/e2e/package.test.ts", // 7
-  "test/e2e/cli-log.test.ts", // 6
-  "test/e2e/cli.test.ts", // 5
-  "test/e2e/check.test.ts", // 4.5
+  "test/http/check-generative-defects.test.ts", // 8, half of it waiting on a slow server
+  "test/http/faults.test.ts", // 6.6
+  "test/http/check-generative.test.ts", // 4.7
+  "test/e2e/robustness/fuzz.test.ts", // 27
+  "test/e2e/browser/inbox-message-tools.test.ts", // 11
+  "test/e2e/robustness/lifecycle.test.ts", // 11
+  "test/e2e/cli-log.test.ts", // 8
+  "test/e2e/npm-start.test.ts", // 7.5
+  "test/e2e/browser/inbox.test.ts", // 7.5
+  "test/e2e/robustness/load.test.ts", // 7.5
+  "test/e2e/cli.test.ts", // 7
+  "test/e2e/package.test.ts", // 6
+  "test/e2e/check.test.ts", // 4.3
 ];
 
 /** vitest's own order (tiers by group order, then its cache or file size), with LONGEST_FIRST ahead within each tier. */
