@@ -5,10 +5,13 @@ import type { ErrorRequestHandler, NextFunction, Request, Response } from "expre
 import type { OperationChecks, OperationFinder } from "../contract/operation-checks.js";
 import { ContractRefusal } from "../contract/refusal.js";
 
+/** The path parameters of an operation without any, such as POST /send: one object for every request. */
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
+
 /** Refuses a request whose query, media type or JSON body (already parsed) breaks the contract of its operation. */
 export function refuseOffContractRequests(checks: OperationChecks) {
   return (req: Request, _res: Response, next: NextFunction): void => {
-    refuseIfOffContract(checks, {}, req, next);
+    refuseIfOffContract(checks, NO_PARAMS, req, next);
   };
 }
 

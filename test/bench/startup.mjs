@@ -117,24 +117,27 @@ export async function measureStartupSection(log) {
   // A package whose `npm start` only starts node and exits: npm's own share of `npm start`.
   const emptyPackage = mkdtempSync(path.join(os.tmpdir(), "sendmock-bench-npm-"));
   writeFileSync(path.join(emptyPackage, "package.json"), JSON.stringify({ name: "empty", private: true, scripts: { start: "node -e 0" } }));
-  for (let i = 1; i <= SAMPLES; i += 1) {
-    const inProcess = await inProcessOnce();
-    samples.importMs.push(inProcess.importMs);
-    samples.importFirstMockFirstSendMs.push(inProcess.importMs + inProcess.first.startMs + inProcess.first.sendMs);
-    samples.laterMockMs.push(median(inProcess.later.map((mock) => mock.totalMs)));
-    samples.serveMs.push(await spawnToFirstSend(process.execPath, (port) => [CLI, "serve", "--port", String(port)]));
-    samples.unbundledServeMs.push(await spawnToFirstSend(process.execPath, (port) => ["dist/cli.js", "serve", "--port", String(port)]));
-    samples.npmStartMs.push(await spawnToFirstSend("npm", (port) => ["start", "--silent", "--", "--port", String(port)]));
-    samples.npmStartOfNodeMs.push(await spawnToExit("npm", ["start", "--silent"], emptyPackage));
-    samples.nodeAloneMs.push(await spawnToExit(process.execPath, ["-e", "0"], emptyPackage));
-    samples.baselineMs.push(await spawnToFirstSend(process.execPath, (port) => ["test/bench/baseline-validator.mjs", String(port)]));
-    log(
-      `startup sample ${i}/${SAMPLES}: ${Object.entries(samples)
-        .map(([name, values]) => `${name} ${Math.round(/** @type {number} */ (values.at(-1)))}`)
-        .join(", ")}`,
-    );
+  try {
+    for (let i = 1; i <= SAMPLES; i += 1) {
+      const inProcess = await inProcessOnce();
+      samples.importMs.push(inProcess.importMs);
+      samples.importFirstMockFirstSendMs.push(inProcess.importMs + inProcess.first.startMs + inProcess.first.sendMs);
+      samples.laterMockMs.push(median(inProcess.later.map((mock) => mock.totalMs)));
+      samples.serveMs.push(await spawnToFirstSend(process.execPath, (port) => [CLI, "serve", "--port", String(port)]));
+      samples.unbundledServeMs.push(await spawnToFirstSend(process.execPath, (port) => ["dist/cli.js", "serve", "--port", String(port)]));
+      samples.npmStartMs.push(await spawnToFirstSend("npm", (port) => ["start", "--silent", "--", "--port", String(port)]));
+      samples.npmStartOfNodeMs.push(await spawnToExit("npm", ["start", "--silent"], emptyPackage));
+      samples.nodeAloneMs.push(await spawnToExit(process.execPath, ["-e", "0"], emptyPackage));
+      samples.baselineMs.push(await spawnToFirstSend(process.execPath, (port) => ["test/bench/baseline-validator.mjs", String(port)]));
+      log(
+        `startup sample ${i}/${SAMPLES}: ${Object.entries(samples)
+          .map(([name, values]) => `${name} ${Math.round(/** @type {number} */ (values.at(-1)))}`)
+          .join(", ")}`,
+      );
+    }
+  } finally {
+    rmSync(emptyPackage, { recursive: true, force: true });
   }
-  rmSync(emptyPackage, { recursive: true, force: true });
   const medians = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, Math.round(median(values) * 10) / 10]));
   return {
     samples: Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, values.map((ms) => Math.round(ms * 10) / 10)])),

@@ -80,6 +80,13 @@ export function sharedMock(options: SendMockOptions = {}): () => SendMock {
 
 type ContractName = "send" | "admin";
 
+/** Which operation an answer is checked against: POST /send of the send contract unless told. */
+interface ContractPlace {
+  contract?: ContractName;
+  method?: string;
+  path?: string;
+}
+
 interface ResponseCheck {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -120,7 +127,7 @@ function responseFor(operation: OpenAPIV3_1.OperationObject, status: number): Op
  * matching theirs, and for an error the `X-Sendmock-Error-Code` header. The validator in the app
  * cannot check the error bodies it writes itself.
  */
-export async function contractViolations(answer: ResponseCheck, where: { contract?: ContractName; method?: string; path?: string } = {}): Promise<string[]> {
+export async function contractViolations(answer: ResponseCheck, where: ContractPlace = {}): Promise<string[]> {
   const name = where.contract ?? "send";
   let document = documents.get(name);
   if (!document) {
@@ -152,7 +159,7 @@ export async function contractViolations(answer: ResponseCheck, where: { contrac
 }
 
 /** Asserts that an answer is one the contract allows for `method path` (see contractViolations). */
-export async function expectContract(answer: ResponseCheck, where: { contract?: ContractName; method?: string; path?: string } = {}): Promise<void> {
+export async function expectContract(answer: ResponseCheck, where: ContractPlace = {}): Promise<void> {
   expect(await contractViolations(answer, where), `what breaks the contract in the ${answer.status} answer`).toEqual([]);
 }
 
