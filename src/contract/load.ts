@@ -10,6 +10,8 @@ import { builtAhead, builtFile } from "./built-ahead.js";
 
 export const SEND_CONTRACT = packagePath("openapi", "send.yaml");
 export const ADMIN_CONTRACT = packagePath("openapi", "admin.yaml");
+/** The send API as the real service's spec publishes it: what `check` and `proxy` judge by default. */
+export const SERVICE_CONTRACT = packagePath("openapi", "service.yaml");
 
 /**
  * The documents swagger-parser passed when the package was built, parsed, by the digest of
@@ -66,8 +68,12 @@ async function checkedContract(file: string, source: string, digest: string): Pr
   } catch (error) {
     throw new ContractError(`${file}: ${firstLinesOf(error)}`);
   }
-  if (!document.openapi.startsWith("3.1")) {
-    throw new ContractError(`${file}: expected an OpenAPI 3.1 document, found openapi: ${document.openapi}`);
+  // `check --contract FILE` takes any OpenAPI 3.x document; a Swagger 2.0 one has no `openapi` member.
+  const version: unknown = (document as { openapi?: unknown }).openapi;
+  if (typeof version !== "string" || !/^3\.[01]\./.test(version)) {
+    throw new ContractError(
+      `${file}: expected an OpenAPI 3.0 or 3.1 document, found ${typeof version === "string" ? `openapi: ${version}` : "no openapi version"}`,
+    );
   }
   return Object.freeze({ file, digest, source, document });
 }
@@ -94,7 +100,7 @@ export async function loadContract(file: string): Promise<Contract> {
 /** Run by the build: checks the shipped documents and records their digests for later starts. */
 export async function recordCheckedContracts(): Promise<void> {
   const contracts = await Promise.all(
-    [SEND_CONTRACT, ADMIN_CONTRACT].map(async (file) => {
+    [SEND_CONTRACT, ADMIN_CONTRACT, SERVICE_CONTRACT].map(async (file) => {
       const source = await readFile(file, "utf8");
       const document = yaml().parse(source) as OpenAPIV3_1.Document;
       await check(document).catch((error: unknown) => {
