@@ -136,6 +136,11 @@ export interface ProxyOptions {
   strict?: boolean;
   /** How long to wait for the service's answer (default 30000). */
   timeoutMs?: number;
+  /**
+   * What both directions are judged by: `published` (default, openapi/service.yaml: what the
+   * service's spec publishes), `sendmock` (openapi/send.yaml) or an OpenAPI 3.x file with POST /send.
+   */
+  contract?: string;
 }
 
 export interface ResolvedConfig {
@@ -586,5 +591,7 @@ function resolveProxy(proxy: ProxyOptions, optionsSource: OptionsSource): Requir
   }
   const timeoutMs = proxy.timeoutMs ?? 30_000;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ConfigError(`${optionsSource}: the proxy timeout must be a whole number of milliseconds >= 1`);
-  return { target: proxy.target.replace(/\/+$/, ""), strict: proxy.strict ?? false, timeoutMs };
+  const contract = proxy.contract ?? "published";
+  if (contract.trim() === "") throw new ConfigError(`${optionsSource}: the proxy contract must be published, sendmock or an OpenAPI file, got ""`);
+  return { target: proxy.target.replace(/\/+$/, ""), strict: proxy.strict ?? false, timeoutMs, contract };
 }

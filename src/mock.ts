@@ -212,7 +212,9 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     },
     proxy: config.proxy && {
       ...config.proxy,
-      checker: await answerChecker(),
+      // Loaded here, as the answer checker above is: swagger-parser is a CommonJS module that
+      // requires an ES one, which a default jest project cannot load.
+      checker: (await (await import("./contract/choice.js")).chooseContract(config.proxy.contract)).checker,
       journal,
       journalBodyBytes: config.journalBodyBytes,
       // The real service decides what happens to what it accepted: no local lifecycle.

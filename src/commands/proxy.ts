@@ -6,7 +6,7 @@ import type { SendMockOptions } from "../config.js";
 import { isHttpUrl } from "../domain/addresses.js";
 import { bannerOf } from "./banner.js";
 import { createCommandLog } from "./log.js";
-import { addMockFlags, closeOnSignals, logDetailOf, optionsFromFlags, startMockOrFail, type ServeFlags } from "./shared.js";
+import { addMockFlags, closeOnSignals, fail, logDetailOf, optionsFromFlags, startMockOrFail, type ServeFlags } from "./shared.js";
 
 function parseTarget(value: string): string {
   if (!isHttpUrl(value)) throw new InvalidArgumentError("must be an http or https URL, such as https://api.example.com/v1");
@@ -16,17 +16,26 @@ function parseTarget(value: string): string {
 interface ProxyFlags extends ServeFlags {
   target: string;
   strict?: boolean;
+  contract: string;
 }
 
 async function proxy(flags: ProxyFlags, command: Command): Promise<void> {
+  // A contract file that cannot be used is a usage error, as for `check`; the mock then finds it loaded.
+  const { chooseContract } = await import("../contract/choice.js");
+  const contract = await chooseContract(flags.contract).catch((error: unknown) =>
+    fail(`--contract: ${error instanceof Error ? error.message : String(error)}`, 2),
+  );
   const log = createCommandLog({ format: flags.logFormat, detail: logDetailOf(flags), bufferBytes: flags.logBuffer });
-  const options: SendMockOptions = { ...optionsFromFlags(flags, log), proxy: { target: flags.target, strict: flags.strict ?? false } };
+  const options: SendMockOptions = {
+    ...optionsFromFlags(flags, log),
+    proxy: { target: flags.target, strict: flags.strict ?? false, contract: flags.contract },
+  };
   const mock = await startMockOrFail(options, command);
   closeOnSignals(mock, log);
   log.banner(
     await bannerOf(mock, {
       name: "sendmock proxy",
-      send: `POST ${mock.url}/send -> ${mock.config.proxy?.target ?? ""}/send${flags.strict === true ? " (strict)" : ""}`,
+      send: `POST ${mock.url}/send -> ${mock.config.proxy?.target ?? ""}/send, checked against the contract ${contract.label}${flags.strict === true ? " (strict)" : ""}`,
       inspect: `${mock.url}/_mock/requests`,
       configFile: flags.config === undefined ? undefined : path.resolve(flags.config),
       rulesApply: false,
@@ -39,7 +48,12 @@ export function registerProxy(program: Command): void {
     .command("proxy")
     .description("relay POST /send to the real service, checking both directions against the contract")
     .requiredOption("--target <url>", "base URL of the real service; requests go to <url>/send", parseTarget)
-    .option("--strict", "answer 502 contract_violation when the service's answer breaks the contract");
+    .option("--strict", "answer 502 contract_violation when the service's answer breaks the contract")
+    .option(
+      "--contract <contract>",
+      "what both directions are judged by: published (openapi/service.yaml, what the service's spec publishes), sendmock (openapi/send.yaml) or an OpenAPI 3.x file with POST /send",
+      "published",
+    );
   addMockFlags(command, {
     templates: "folder of templates used to render captured messages (default: the shipped fixtures/templates)",
     shape: "response shape of the proxy's own errors",

@@ -1,11 +1,12 @@
-// Checks any request or answer of the send API against openapi/send.yaml, outside express:
-// for `sendmock check` (another implementation's answers) and `sendmock proxy` (the real service's).
+// Checks any request or answer of the send API against a contract (openapi/send.yaml,
+// openapi/service.yaml or a user's document), outside express: for `sendmock check` (another
+// implementation's answers), `sendmock proxy` (the real service's) and the `respond` fault.
 
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { OpenAPIV3_1 } from "openapi-types";
-import type { Contract } from "./load.js";
+import { ContractError, type Contract } from "./load.js";
 import { show, violationOf, type ContractViolation } from "./violations.js";
 
 export interface ExchangeAnswer {
@@ -18,7 +19,13 @@ export interface ExchangeAnswer {
 export interface ContractChecker {
   /** POST /send's request body schema, dereferenced: what `sendmock check` generates requests from. */
   readonly requestSchema: OpenAPIV3_1.SchemaObject;
+  /** Whether POST /send lists this exact status (not only a `4XX` range): 401 for a missing key, 405 for another method. */
+  documentsStatus(status: number): boolean;
   checkRequest(body: unknown): ContractViolation[];
+  /**
+   * What breaks the contract: `/status` for the HTTP status, `/headers/<name>` for a header, and a
+   * pointer into the body under `/body` (`/body/error/code`) for the body.
+   */
   checkAnswer(answer: ExchangeAnswer): ContractViolation[];
 }
 
@@ -59,14 +66,20 @@ function responseFor(operation: OpenAPIV3_1.OperationObject, status: number): Op
 export async function createContractChecker(contract: Contract): Promise<ContractChecker> {
   const document = (await SwaggerParser.dereference(structuredClone(contract.document) as never)) as OpenAPIV3_1.Document;
   const operation = document.paths?.["/send"]?.post;
-  if (!operation) throw new Error(`${contract.file}: no POST /send operation`);
+  if (!operation) throw new ContractError(`${contract.file}: no POST /send operation`);
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats.default(ajv, { mode: "full" });
   const cache = new Map<object, ValidateFunction>();
-  const requestSchema = (operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined)?.content["application/json"]?.schema as Schema;
+  const body = operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined;
+  const requestSchema: Schema | undefined = body?.content["application/json"]?.schema;
+  if (!requestSchema) throw new ContractError(`${contract.file}: POST /send has no application/json request body schema`);
+  const inBody = (violation: ContractViolation): ContractViolation => ({ ...violation, path: `/body${violation.path}` });
 
   return {
     requestSchema,
+    documentsStatus(status) {
+      return Object.hasOwn(operation.responses, String(status));
+    },
     checkRequest(body) {
       return checkValue(ajv, cache, requestSchema, body);
     },
@@ -77,7 +90,7 @@ export async function createContractChecker(contract: Contract): Promise<Contrac
         return [
           {
             path: "/status",
-            message: `status ${answer.status} is not in the contract`,
+            message: `status ${answer.status} is not documented for POST /send`,
             expected: `one of ${Object.keys(operation.responses).join(", ")}`,
             actual: String(answer.status),
           },
@@ -112,10 +125,10 @@ export async function createContractChecker(contract: Contract): Promise<Contrac
       try {
         body = JSON.parse(answer.body);
       } catch {
-        violations.push({ path: "", message: "the body is not valid JSON", expected: "JSON", actual: show(answer.body) });
+        violations.push({ path: "/body", message: "the body is not valid JSON", expected: "JSON", actual: show(answer.body) });
         return violations;
       }
-      return [...violations, ...checkValue(ajv, cache, media.schema as Schema, body)];
+      return [...violations, ...checkValue(ajv, cache, media.schema as Schema, body).map(inBody)];
     },
   };
 }

@@ -55,8 +55,12 @@ beforeEach(() => {
 const proxies: SendMock[] = [];
 afterAll(async () => Promise.all(proxies.map((mock) => mock.close())));
 
+/**
+ * A proxy judging by sendmock's own contract: the stand-in's flaws here are departures from
+ * openapi/send.yaml. The published contract, the default, is tried in proxy-published.test.ts.
+ */
 async function aProxy(proxy: { strict?: boolean; timeoutMs?: number; target?: string } = {}, options: SendMockOptions = {}): Promise<SendMock> {
-  const mock = await createSendMock({ watchTemplates: false, ...options, proxy: { target: upstreamUrl, ...proxy } });
+  const mock = await createSendMock({ watchTemplates: false, ...options, proxy: { target: upstreamUrl, contract: "sendmock", ...proxy } });
   proxies.push(mock);
   return mock;
 }
@@ -138,9 +142,9 @@ describe("sendmock proxy", () => {
   });
 
   it.each([
-    ["a success without message_id", json({ success: true, status: "queued" }), "/response/message_id"],
-    ["an error without code", { ...json({ success: false, error: { message: "nope" } }), status: 422 }, "/response/error/code"],
-    ["a 200 that is not JSON", { headers: { "content-type": "application/json" }, body: "<html>oops" }, "/response"],
+    ["a success without message_id", json({ success: true, status: "queued" }), "/response/body/message_id"],
+    ["an error without code", { ...json({ success: false, error: { message: "nope" } }), status: 422 }, "/response/body/error/code"],
+    ["a 200 that is not JSON", { headers: { "content-type": "application/json" }, body: "<html>oops" }, "/response/body"],
   ])("passes on %s with X-Sendmock-Violations naming the /response pointers", async (_name, upstreamReply, pointer) => {
     reply = upstreamReply;
     const mock = await aProxy();
@@ -159,9 +163,9 @@ describe("sendmock proxy", () => {
     const answer = await send(mock);
     expect(answer.status).toBe(502);
     expect(answer.headers["x-sendmock-error-code"]).toBe("contract_violation");
-    expect(answer.headers["x-sendmock-violations"]).toContain("/response/message_id");
+    expect(answer.headers["x-sendmock-violations"]).toContain("/response/body/message_id");
     const message = shape === "a" ? (answer.body as { error: { message: string } }).error.message : (answer.body as { message: string }).message;
-    expect(message).toContain("/response/message_id message_id is required");
+    expect(message).toContain("/response/body/message_id message_id is required");
     if (shape === "a") expect(answer.body).toMatchObject({ success: false, error: { code: "contract_violation" } });
     else expect(answer.body).toMatchObject({ status: "error" });
     await expectContract({ status: answer.status, headers: answer.headers, body: answer.body });
@@ -266,9 +270,22 @@ describe("sendmock proxy on the command line", () => {
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
       expect(stdout).toMatch(/ POST \/send 200 up_123 to=ada@example\.com template_id=welcome key=…\w{4} \d+\.\dms\n/);
+      expect(stdout).toContain("checked against the contract published (openapi/service.yaml)");
       expect(stdout + stderr).not.toContain(SECRET_KEY);
     } finally {
       child.kill("SIGKILL");
     }
+  });
+
+  it("--contract with a file that is no OpenAPI document with POST /send is a usage error: exit 2, one line naming the problem", async () => {
+    const child = spawn(process.execPath, [CLI, "proxy", "--target", upstreamUrl, "--port", "0", "--contract", "no-such-contract.yaml"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+    expect(code).toBe(2);
+    expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(stderr).toMatch(/^sendmock: --contract: .*no-such-contract\.yaml: .*no such file/);
   });
 });

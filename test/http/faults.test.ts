@@ -1148,7 +1148,7 @@ describe("the respond fault: the rule's status, headers and body, as given, even
 
     expect(answer.status).toBe(403);
     expect(JSON.parse(answer.text)).toEqual(body);
-    expect((await lastJournalEntry(mock))?.response_violations).toEqual([expect.objectContaining({ path: "/error/code" })]);
+    expect((await lastJournalEntry(mock))?.response_violations).toEqual([expect.objectContaining({ path: "/body/error/code" })]);
   });
 
   it("sends a string body as text/plain, or with the Content-Type its headers name", async () => {
