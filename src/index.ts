@@ -1,6 +1,6 @@
 // The public API of the sendmock package: start a mock in tests, and the wire types.
 
-import type { CheckOptions, CheckResult } from "./check/run-check.js";
+import type { CheckOptions, CheckReport, CheckResult } from "./check/run-check.js";
 
 export { createSendMock, startSendMock, type RunningSendMock, type SendMock } from "./mock.js";
 export { ConfigError, type LifecycleOptions, type SendMockOptions } from "./config.js";
@@ -17,14 +17,14 @@ export type { InspectionCall, RequestLog } from "./domain/request-log.js";
 export type { TemplateCatalog } from "./domain/templates.js";
 export type * from "./wire.js";
 export type { paths as SendApiPaths, components as SendApiComponents } from "./generated/send-api.js";
-export type { CheckOptions, CheckResult };
+export type { CheckOptions, CheckReport, CheckResult };
 
 /**
  * `sendmock check` as a function. Its battery (swagger-parser, fast-check and what they pull in)
  * is loaded at the first call, not with the library: a test suite that only mocks paid ~20% of
  * `import("sendmock")` for it.
  */
-export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
+export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   const { runCheck: run } = await import("./check/run-check.js");
   return run(options);
 }

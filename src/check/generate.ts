@@ -1,5 +1,7 @@
-// Requests for `sendmock check --generate`, drawn with fast-check from send.yaml's request schema:
-// valid bodies (positive, to --recipient only) and bodies or HTTP framings that break one rule each.
+// Requests for `sendmock check --generate`, drawn with fast-check from the contract's request
+// schema: valid bodies (positive, to --recipient only) and bodies or HTTP framings that break one
+// rule each. `data` is an open map: it gets keys and values of any script whether or not the
+// template's placeholders are known.
 
 import fc from "fast-check";
 import type { OpenAPIV3_1 } from "openapi-types";
@@ -58,9 +60,18 @@ const articles: Record<string, string> = {
 const describeValue = (value: unknown): string =>
   typeof value === "string" ? `the string ${JSON.stringify(value)}` : (articles[jsonTypeOf(value)] ?? "a value");
 
-/** Text for string fields: ASCII half the time, any Unicode grapheme the other half (servers break on both). */
+/**
+ * Text for string fields: ASCII half the time, any Unicode grapheme the other half (servers break
+ * on both); fast-check's graphemes include astral characters and combining sequences.
+ */
 function text(minLength: number, maxLength: number): fc.Arbitrary<string> {
   return fc.oneof(fc.string({ unit: "grapheme-ascii", minLength, maxLength }), fc.string({ unit: "grapheme", minLength, maxLength }));
+}
+
+/** Whether the schema refuses members it does not name: only then is an unknown field a defect. */
+export function refusesUnknownFields(schema: Schema): boolean {
+  const closed = schema as { additionalProperties?: unknown; unevaluatedProperties?: unknown };
+  return closed.additionalProperties === false || closed.unevaluatedProperties === false;
 }
 
 /** A value the schema accepts. Kept short: a failure is shrunk, and short values read better in a curl line. */
@@ -124,10 +135,6 @@ function mutations(schema: Schema, dataKeys: readonly string[]): fc.Arbitrary<Mu
     fc.oneof(
       ...names.map((key) => wrongTypeValue(fields[key] as Schema).map((value) => ({ defect: `${key}: ${describeValue(value)}`, apply: setting(key, value) }))),
     ),
-    fc
-      .tuple(fc.string({ minLength: 1, maxLength: 10 }), fc.jsonValue({ maxDepth: 1 }))
-      .filter(([key]) => !names.includes(key))
-      .map(([key, value]) => ({ defect: `unknown field ${JSON.stringify(key)}`, apply: setting(key, value) })),
     fc.tuple(wrongTypeValue({ type: ["string", "array"] }), fc.constantFrom(...dataKeys, "zzz")).map(([value, key]) => ({
       defect: `data.${key}: ${describeValue(value)}`,
       apply: (body) => ({ ...body, data: { ...asObject(body.data), [key]: value } }),
@@ -137,6 +144,14 @@ function mutations(schema: Schema, dataKeys: readonly string[]): fc.Arbitrary<Mu
       .oneof(fc.array(fc.integer(), { maxLength: 2 }), fc.integer(), fc.string({ maxLength: 8 }), fc.constant(null))
       .map((value) => ({ defect: `the body is ${describeValue(value)}, not an object`, apply: () => value })),
   ];
+  if (refusesUnknownFields(schema)) {
+    choices.push(
+      fc
+        .tuple(fc.string({ minLength: 1, maxLength: 10 }), fc.jsonValue({ maxDepth: 1 }))
+        .filter(([key]) => !names.includes(key))
+        .map(([key, value]) => ({ defect: `unknown field ${JSON.stringify(key)}`, apply: setting(key, value) })),
+    );
+  }
   for (const [key, field] of Object.entries(fields)) {
     if (field.format === "email") {
       choices.push(notAnAddress.map((value) => ({ defect: `${key}: not an email address (${JSON.stringify(value)})`, apply: setting(key, value) })));
@@ -178,7 +193,7 @@ function coverageMutations(schema: Schema, dataKeys: readonly string[]): Mutatio
     if (itemsOf(field)?.format === "email") list.push({ defect: `${key}: an item that is not an email address (1)`, apply: setting(key, [1]) });
     list.push(...boundMutations(key, field));
   }
-  list.push({ defect: `unknown field "zzz"`, apply: setting("zzz", 1) });
+  if (refusesUnknownFields(schema)) list.push({ defect: `unknown field "zzz"`, apply: setting("zzz", 1) });
   for (const [, value] of ONE_OF_EACH_TYPE.filter(([type]) => type !== "string" && type !== "array")) {
     const key = dataKeys[0] ?? "zzz";
     list.push({ defect: `data.${key}: ${describeValue(value)}`, apply: (body) => ({ ...body, data: { ...asObject(body.data), [key]: value } }) });
@@ -237,10 +252,17 @@ export function requestArbitrary(requestSchema: Schema, inputs: GenerationInputs
   const dataSchema = properties(requestSchema).data ?? {};
   const valueSchema = (typeof dataSchema.additionalProperties === "object" ? dataSchema.additionalProperties : { type: "string" }) as Schema;
   const dataKeys = Object.keys(inputs.data);
-  const data = fc.record(Object.fromEntries(dataKeys.map((key) => [key, validValue(valueSchema, fc.constant(""))])));
-  const body = (address: fc.Arbitrary<string>) => validObject(requestSchema, address, { template_id: fc.constant(inputs.templateId), data });
+  const dataValue = validValue(valueSchema, fc.constant(""));
+  const known = fc.record(Object.fromEntries(dataKeys.map((key) => [key, dataValue])));
+  // Keys no template is known to have: a request that breaks another rule carries them anyway, to
+  // reach a parser or renderer that breaks on them; a valid send carries them only when no
+  // placeholder is known, as the spec wants every key to name one.
+  const open = fc.dictionary(text(1, 12), dataValue, { maxKeys: 3, noNullPrototype: true });
+  const withOpenKeys = fc.tuple(open, known).map(([extra, fixed]) => ({ ...extra, ...fixed }));
+  const body = (address: fc.Arbitrary<string>, data: fc.Arbitrary<Record<string, unknown>>) =>
+    validObject(requestSchema, address, { template_id: fc.constant(inputs.templateId), data });
   const undeliverable = fc.stringMatching(/^[a-z0-9]{1,10}$/).map((local) => `${local}@${UNDELIVERABLE_DOMAIN}`);
-  const harmless = body(undeliverable);
+  const harmless = body(undeliverable, withOpenKeys);
 
   const negatives: fc.WeightedArbitrary<GeneratedRequest>[] = [
     {
@@ -276,7 +298,7 @@ export function requestArbitrary(requestSchema: Schema, inputs: GenerationInputs
     },
   ];
   if (inputs.recipient === undefined) return fc.oneof(...negatives);
-  const positive = body(fc.constant(inputs.recipient)).map((valid) => request("positive", "valid", valid));
+  const positive = body(fc.constant(inputs.recipient), dataKeys.length > 0 ? known : open).map((valid) => request("positive", "valid", valid));
   return fc.oneof({ weight: 6, arbitrary: positive }, ...negatives);
 }
 

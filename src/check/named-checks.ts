@@ -4,6 +4,7 @@
 import type { ContractChecker } from "../contract/check.js";
 import type { ContractViolation } from "../contract/violations.js";
 import type { GeneratedRequest } from "./generate.js";
+import type { Answer } from "./transport.js";
 
 export const CHECK_NAMES = [
   "not_a_server_error",
@@ -20,6 +21,18 @@ export const CHECK_NAMES = [
 
 export type CheckName = (typeof CHECK_NAMES)[number];
 
+/**
+ * The checks that judge an answer's form alone (status, media type, headers, body). They judge
+ * even an inconclusive answer (a 429 after every retry, a 401 to the given key): it says nothing
+ * of the request, yet it can break the contract itself.
+ */
+export const ANSWER_CHECKS: ReadonlySet<CheckName> = new Set([
+  "status_code_conformance",
+  "content_type_conformance",
+  "response_headers_conformance",
+  "response_schema_conformance",
+]);
+
 /** What each check expects, as shown next to a failure. */
 export const EXPECTED: Record<CheckName, string> = {
   not_a_server_error: "no 5xx",
@@ -28,29 +41,33 @@ export const EXPECTED: Record<CheckName, string> = {
   response_headers_conformance: "headers per contract",
   response_schema_conformance: "a body per contract",
   negative_data_rejection: "4xx",
-  missing_required_header: "401",
-  unsupported_method: "405 with Allow: POST",
+  missing_required_header: "401 (any 4xx where the contract lists no 401)",
+  unsupported_method: "405 with Allow: POST (any 4xx where the contract lists no 405)",
   max_response_time: "a quick answer",
   positive_data_acceptance: "2xx",
 };
 
 export interface Exchange {
   request: GeneratedRequest;
-  /** Absent when no answer came; `failure` says why. */
-  answer?: { status: number; headers: Record<string, string>; body: string };
+  /** Absent when no answer came (`failure` says why). */
+  answer?: Answer;
   failure?: string;
+  /** Why the answer says nothing of the request (rate limited, the key refused): only ANSWER_CHECKS judge it. */
+  inconclusive?: string;
   durationMs: number;
 }
 
 export type Verdicts = Partial<Record<CheckName, ContractViolation>>;
 
-/** Which of the contract checker's findings belongs to which check: by what it points at. */
+/** Which of the contract checker's findings belongs to which check: by what it points at (`/status`, `/headers/…`, `/body…`). */
 function checkOfViolation(violation: ContractViolation): CheckName {
   if (violation.path === "/status") return "status_code_conformance";
   if (violation.path === "/headers/content-type") return "content_type_conformance";
   if (violation.path.startsWith("/headers/")) return "response_headers_conformance";
   return "response_schema_conformance";
 }
+
+const isClientError = (status: number): boolean => status >= 400 && status <= 499;
 
 const NEGATIVE_KINDS = new Set(["negative_body", "wrong_content_type", "malformed_json"]);
 
@@ -61,6 +78,10 @@ const NEGATIVE_KINDS = new Set(["negative_body", "wrong_content_type", "malforme
 export function judge(contract: ContractChecker, exchange: Exchange, maxResponseMs: number | undefined): Verdicts {
   const verdicts: Verdicts = {};
   const { request, answer } = exchange;
+  if (exchange.inconclusive !== undefined) {
+    for (const violation of answer === undefined ? [] : contract.checkAnswer(answer)) verdicts[checkOfViolation(violation)] ??= violation;
+    return verdicts;
+  }
   if (maxResponseMs !== undefined && exchange.durationMs > maxResponseMs) {
     verdicts.max_response_time = {
       path: "/time",
@@ -85,30 +106,33 @@ export function judge(contract: ContractChecker, exchange: Exchange, maxResponse
       expected: "4xx",
       actual,
     };
-  } else if ((request.kind === "missing_auth" || request.kind === "malformed_auth") && status !== 401) {
+  } else if (
+    (request.kind === "missing_auth" || request.kind === "malformed_auth") &&
+    !(contract.documentsStatus(401) ? status === 401 : isClientError(status))
+  ) {
     verdicts.missing_required_header = {
       path: "/status",
-      message: `a request with ${request.defect} was not refused as unauthorized`,
-      expected: "401",
+      message: `a request with ${request.defect} was not refused${contract.documentsStatus(401) ? " as unauthorized" : ""}`,
+      expected: contract.documentsStatus(401) ? "401" : "4xx",
       actual,
     };
-  } else if (request.kind === "other_method" && (status !== 405 || !/\bPOST\b/i.test(answer.headers.allow ?? ""))) {
+  } else if (request.kind === "other_method") {
+    // A 405 names what is allowed (RFC 9110 §15.5.6), whatever the contract; only a contract that lists 405 asks for one.
     const allow = answer.headers.allow;
-    verdicts.unsupported_method =
-      status === 405
-        ? {
-            path: "/headers/allow",
-            message: "405 without an Allow header naming POST",
-            expected: "Allow: POST",
-            actual: allow === undefined ? "absent" : `Allow: ${allow}`,
-          }
-        : { path: "/status", message: `${request.method} /send was not refused as a method it does not allow`, expected: "405", actual };
+    if (status === 405 && !/\bPOST\b/i.test(allow ?? "")) {
+      verdicts.unsupported_method = {
+        path: "/headers/allow",
+        message: "405 without an Allow header naming POST",
+        expected: "Allow: POST",
+        actual: allow === undefined ? "absent" : `Allow: ${allow}`,
+      };
+    } else if (contract.documentsStatus(405) ? status !== 405 : !isClientError(status)) {
+      const expected = contract.documentsStatus(405) ? "405" : "4xx";
+      verdicts.unsupported_method = { path: "/status", message: `${request.method} /send was not refused as a method it does not allow`, expected, actual };
+    }
   } else if (request.kind === "positive" && (status < 200 || status > 299)) {
     verdicts.positive_data_acceptance = { path: "/status", message: "a request the contract accepts was refused", expected: "2xx", actual };
   }
-  for (const violation of contract.checkAnswer({ status, headers: answer.headers, body: answer.body })) {
-    const check = checkOfViolation(violation);
-    verdicts[check] ??= violation;
-  }
+  for (const violation of contract.checkAnswer(answer)) verdicts[checkOfViolation(violation)] ??= violation;
   return verdicts;
 }

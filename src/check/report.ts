@@ -1,11 +1,12 @@
 // What `sendmock check` prints: a line per case as it runs, a table, the totals; and JUnit XML.
 
 import type { ContractViolation } from "../contract/violations.js";
-import type { CheckResult } from "./run-check.js";
+import type { CheckReport, CheckResult } from "./run-check.js";
+import { inconclusiveLine } from "./transport.js";
 
-/** A JSON pointer as shown: the empty pointer (the whole body) reads `(body)`. */
+/** What a problem is about as shown: `/status`, `/headers/…`, `/body/…`; the empty pointer (the exchange as a whole) reads `(answer)`. */
 export function showPointer(path: string): string {
-  return path === "" ? "(body)" : path;
+  return path === "" ? "(answer)" : path;
 }
 
 export function describeProblem(problem: ContractViolation): string {
@@ -15,6 +16,7 @@ export function describeProblem(problem: ContractViolation): string {
 /** `✓ missing to … 400`, `✗ unknown field … 200 (expected 4xx)`, then one indented line per problem. */
 export function progressLine(result: CheckResult): string {
   if (result.outcome === "skipped") return `- ${result.name} … skipped (${result.skipReason ?? "not run"})\n`;
+  if (result.outcome === "inconclusive") return `? ${result.name} … ${result.status ?? "-"} inconclusive (${result.skipReason ?? "no judgeable answer"})\n`;
   const status = result.status === undefined ? "no answer" : String(result.status);
   if (result.outcome === "passed") return `✓ ${result.name} … ${result.judged === undefined ? status : `${result.judged} requests`}\n`;
   const first = result.problems[0];
@@ -43,7 +45,11 @@ export function summaryTable(results: readonly CheckResult[]): string {
     result.name,
     result.status === undefined ? "-" : String(result.status),
     result.outcome,
-    result.problems[0] === undefined ? "" : clip(describeProblem(result.problems[0]), 100),
+    result.outcome === "inconclusive"
+      ? clip(result.skipReason ?? "", 100)
+      : result.problems[0] === undefined
+        ? ""
+        : clip(describeProblem(result.problems[0]), 100),
   ]);
   const header = ["case", "status", "result", "first problem"];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
@@ -55,17 +61,24 @@ export function summaryTable(results: readonly CheckResult[]): string {
   return line(header) + line(widths.map((width) => "-".repeat(width))) + rows.map(line).join("");
 }
 
-export function totals(results: readonly CheckResult[]): { passed: number; failed: number; skipped: number } {
+export function totals(results: readonly CheckResult[]): Record<CheckResult["outcome"], number> {
   const count = (outcome: CheckResult["outcome"]): number => results.filter((result) => result.outcome === outcome).length;
-  return { passed: count("passed"), failed: count("failed"), skipped: count("skipped") };
+  return { passed: count("passed"), failed: count("failed"), skipped: count("skipped"), inconclusive: count("inconclusive") };
 }
 
-/** The table, why cases were skipped, and `N passed, M failed` on its own line. */
-export function finalReport(results: readonly CheckResult[]): string {
+/** Whether the run failed: a case or check failed, or a request was left without a judgeable answer. */
+export function runFailed(report: CheckReport): boolean {
+  return report.results.some((result) => result.outcome === "failed") || inconclusiveLine(report.inconclusive) !== undefined;
+}
+
+/** The table, why cases were skipped, the one line about unjudged requests, and `N passed, M failed` on its own line. */
+export function finalReport(report: CheckReport): string {
+  const { results } = report;
   const { passed, failed, skipped } = totals(results);
   const reasons = [...new Set(results.filter((result) => result.outcome === "skipped").map((result) => result.skipReason ?? "not run"))];
   const note = skipped > 0 ? `${skipped} skipped (${reasons.join("; ")})\n` : "";
-  return `\n${summaryTable(results)}\n${note}${passed} passed, ${failed} failed\n`;
+  const inconclusive = inconclusiveLine(report.inconclusive);
+  return `\n${summaryTable(results)}\n${note}${inconclusive === undefined ? "" : `${inconclusive}\n`}${passed} passed, ${failed} failed\n`;
 }
 
 /** Escapes text for XML content and attributes; drops characters XML 1.0 cannot hold. */
@@ -82,25 +95,44 @@ export function xmlEscape(text: string): string {
   );
 }
 
-export function junitXml(results: readonly CheckResult[], target: string): string {
-  const { failed, skipped } = totals(results);
+/**
+ * JUnit XML: a test case per case and named check. What was not judged is an `<error>`: an
+ * inconclusive case or check, and, when any request was left without a judgeable answer, one more
+ * case, `judgeable answers`, so that the job's test report shows why the run failed.
+ */
+export function junitXml(report: CheckReport, target: string): string {
+  const { results } = report;
+  const { failed, skipped, inconclusive } = totals(results);
   const seconds = (ms: number): string => (ms / 1000).toFixed(3);
+  const unjudged = inconclusiveLine(report.inconclusive);
   const time = seconds(results.reduce((sum, result) => sum + result.durationMs, 0));
+  const testcase = (name: string, durationMs: number, inside?: string): string => {
+    const open = `    <testcase classname="sendmock check" name="${xmlEscape(name)}" time="${seconds(durationMs)}"`;
+    return inside === undefined ? `${open}/>\n` : `${open}>\n      ${inside}\n    </testcase>\n`;
+  };
+  const error = (message: string): string => `<error message="${xmlEscape(message)}" type="inconclusive"/>`;
   const cases = results.map((result) => {
-    const open = `    <testcase classname="sendmock check" name="${xmlEscape(result.name)}" time="${seconds(result.durationMs)}"`;
-    if (result.outcome === "passed") return `${open}/>\n`;
-    if (result.outcome === "skipped") return `${open}>\n      <skipped message="${xmlEscape(result.skipReason ?? "not run")}"/>\n    </testcase>\n`;
+    if (result.outcome === "passed") return testcase(result.name, result.durationMs);
+    if (result.outcome === "skipped") return testcase(result.name, result.durationMs, `<skipped message="${xmlEscape(result.skipReason ?? "not run")}"/>`);
+    if (result.outcome === "inconclusive")
+      return testcase(result.name, result.durationMs, error(`inconclusive: ${result.skipReason ?? "no judgeable answer"}`));
     const first = result.problems[0];
     const message = first === undefined ? "failed" : describeProblem(first);
     const reproduction = result.reproduction === undefined ? "" : `\nsmallest failing request: ${result.reproduction.request}\n${result.reproduction.curl}`;
     const details = result.problems.map(describeProblem).join("\n") + reproduction;
-    return `${open}>\n      <failure message="${xmlEscape(message)}" type="contract">${xmlEscape(`status: ${result.status ?? "no answer"}\n${details}`)}</failure>\n    </testcase>\n`;
+    return testcase(
+      result.name,
+      result.durationMs,
+      `<failure message="${xmlEscape(message)}" type="contract">${xmlEscape(`status: ${result.status ?? "no answer"}\n${details}`)}</failure>`,
+    );
   });
+  if (unjudged !== undefined) cases.push(testcase("judgeable answers", 0, error(unjudged)));
+  const counts = `tests="${cases.length}" failures="${failed}" errors="${inconclusive + (unjudged === undefined ? 0 : 1)}" skipped="${skipped}" time="${time}"`;
   return (
     `<?xml version="1.0" encoding="UTF-8"?>\n` +
-    `<testsuites name="sendmock check" tests="${results.length}" failures="${failed}" errors="0" skipped="${skipped}" time="${time}">\n` +
-    `  <testsuite name="sendmock check" tests="${results.length}" failures="${failed}" errors="0" skipped="${skipped}" time="${time}">\n` +
-    `    <properties>\n      <property name="target" value="${xmlEscape(target)}"/>\n    </properties>\n` +
+    `<testsuites name="sendmock check" ${counts}>\n` +
+    `  <testsuite name="sendmock check" ${counts}>\n` +
+    `    <properties>\n      <property name="target" value="${xmlEscape(target)}"/>\n      <property name="contract" value="${xmlEscape(report.contract)}"/>\n    </properties>\n` +
     cases.join("") +
     `  </testsuite>\n</testsuites>\n`
   );

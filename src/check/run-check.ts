@@ -1,14 +1,17 @@
 // Runs the battery of `sendmock check` against a base URL and judges every answer: the case's
-// own expectation, the requested shape, and openapi/send.yaml; then, if asked, the generated
-// requests and their named checks (run-generated). Returns results; prints nothing.
+// own expectation, the requested shape, and the chosen contract (published, sendmock or a file);
+// then, if asked, the generated requests and their named checks (run-generated). Every request
+// goes through one transport that paces it and waits out 429s; an answer that cannot be judged is
+// reported as inconclusive, never as a verdict. Returns the report; prints nothing.
 
-import { createContractChecker } from "../contract/check.js";
-import type { ContractViolation } from "../contract/violations.js";
-import { loadContract, SEND_CONTRACT } from "../contract/load.js";
 import { randomInt, randomUUID } from "node:crypto";
-import { CASES, IDEMPOTENCY_CASE, type CheckCase, type CaseInputs } from "./cases.js";
+import { chooseContract, type ContractChoice } from "../contract/choice.js";
+import type { ContractChecker } from "../contract/check.js";
+import type { ContractViolation } from "../contract/violations.js";
 import { parseJson } from "../domain/json.js";
+import { CASES, IDEMPOTENCY_CASE, type CaseInputs, type CheckCase } from "./cases.js";
 import { runGenerated, type Reproduction } from "./run-generated.js";
+import { createTransport, type Answer, type Delivery, type InconclusiveTally, type Pace } from "./transport.js";
 
 export type ShapeOption = "a" | "b" | "any";
 
@@ -16,6 +19,8 @@ export interface CheckOptions {
   /** Base URL of the implementation; `POST {baseUrl}/send` is what gets checked. */
   baseUrl: string;
   apiKey: string;
+  /** What the target is judged by: `published` (default, openapi/service.yaml), `sendmock` (openapi/send.yaml) or an OpenAPI 3.x file. */
+  contract?: ContractChoice;
   /** An existing template for the cases (default `welcome`). */
   templateId?: string;
   /** Placeholder values; default: the template's sample_data when the target is a sendmock, else `{}`. */
@@ -26,11 +31,19 @@ export interface CheckOptions {
   shape?: ShapeOption;
   /** Per request (default 10 s). */
   timeoutMs?: number;
+  /** How often a 429 is waited out (its Retry-After, 1 s when absent) and the request sent again (default 3). */
+  maxRetries?: number;
+  /** The longest Retry-After waited for; a longer one leaves the request rate limited at once (default 60 s). */
+  maxRetryWaitMs?: number;
+  /** At most this many requests started per period, as `--rate-limit 10/s` (default: no pacing). */
+  pace?: Pace;
+  /** After this many inconclusive requests in a row the rest are not sent (default 10). */
+  maxInconclusive?: number;
   /** Called as each case finishes, for progress output. */
   onResult?: (result: CheckResult) => void;
   /** Only these case ids (default: all). */
   only?: string[];
-  /** Requests to generate from send.yaml after the fixed cases, each judged by the named checks (default 0: none). */
+  /** Requests to generate from the contract after the fixed cases, each judged by the named checks (default 0: none). */
   generate?: number;
   /** Seeds the generated requests: the same seed draws the same requests (default: a random one, given to `onGeneration`). */
   seed?: number;
@@ -38,6 +51,8 @@ export interface CheckOptions {
   maxResponseMs?: number;
   /** How long shrinking one failure may take before its smallest request so far is kept (default 30 s). */
   shrinkTimeLimitMs?: number;
+  /** Called once the contract is loaded, before the first request: its name as printed. */
+  onContract?: (label: string) => void;
   /** Called before the generated requests are sent: the seed that replays them, the coverage pass's size and `generate`. */
   onGeneration?: (run: { seed: number; coverage: number; random: number }) => void;
   /** Called after each generated request. */
@@ -47,19 +62,29 @@ export interface CheckOptions {
 export interface CheckResult {
   id: string;
   name: string;
-  outcome: "passed" | "failed" | "skipped";
+  /** `inconclusive`: no answer it was given could be judged (rate limited, the key refused). */
+  outcome: "passed" | "failed" | "skipped" | "inconclusive";
   /** The HTTP status; undefined when there was no answer (or the case was skipped). */
   status?: number;
-  /** What the case expects, as shown: `4xx` or `200`. */
+  /** What the case expects, as shown: `4xx` or `2xx`. */
   expected: string;
   /** Every problem found, own expectations first; empty when passed. */
   problems: ContractViolation[];
   durationMs: number;
+  /** Why a case was skipped, or why it is inconclusive. */
   skipReason?: string;
   /** For a named check: how many generated requests it judged. */
   judged?: number;
   /** A named check's failure brought down to its smallest request, with a curl line that sends it again. */
   reproduction?: Reproduction;
+}
+
+export interface CheckReport {
+  /** The contract the target was judged by, as printed: `published (openapi/service.yaml)`. */
+  contract: string;
+  results: CheckResult[];
+  /** Requests left without a judgeable answer, by why: any of them fails the run. */
+  inconclusive: Readonly<InconclusiveTally>;
 }
 
 /** The target could not be reached at all (first request failed to connect). */
@@ -81,64 +106,58 @@ function urlOf(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, "")}${path}`;
 }
 
-/** Own expectations of a case: status class, error code where visible, tracking id. */
-function expectationProblems(testCase: CheckCase, status: number, headers: Record<string, string | undefined>, body: unknown): ContractViolation[] {
-  const problems: ContractViolation[] = [];
+/** The error's code and message where the body shows them: `error.code` and `error.message` in shape a, `message` in shape b. */
+function errorOf(body: unknown): { code?: unknown; message?: unknown } {
+  const shape = shapeOf(body);
+  if (shape === "a") return (body as { error?: { code?: unknown; message?: unknown } }).error ?? {};
+  if (shape === "b") return { message: (body as { message?: unknown }).message };
+  return {};
+}
+
+/** Own expectations of a case: status class, error code and message where visible, tracking id. */
+function expectationProblems(testCase: CheckCase, answer: Answer, body: unknown): ContractViolation[] {
+  const { status } = answer;
   const expect = testCase.expect;
-  if (expect.status === 200) {
-    if (status !== 200) {
-      problems.push({ path: "/status", message: `the send was not accepted (${status})`, expected: "200", actual: String(status) });
-      return problems;
-    }
+  if (expect.status === "2xx") {
+    if (status < 200 || status > 299) return [{ path: "/status", message: `the send was not accepted (${status})`, expected: "2xx", actual: String(status) }];
     const record = (body ?? {}) as Record<string, unknown>;
     const id = record.message_id ?? record.email_id;
-    if (typeof id !== "string" || id === "") {
-      problems.push({
-        path: shapeOf(body) === "b" ? "/email_id" : "/message_id",
+    if (typeof id === "string" && id !== "") return [];
+    return [
+      {
+        path: shapeOf(body) === "b" ? "/body/email_id" : "/body/message_id",
         message: "no tracking id (message_id or email_id)",
         expected: "a non-empty message_id or email_id",
         actual: id === undefined ? "absent" : JSON.stringify(id),
-      });
-    }
-    return problems;
+      },
+    ];
   }
   if (status < 400 || status > 499) {
     const why = status < 300 ? "the server accepted a request it must refuse" : "the server did not answer with a client error";
-    problems.push({ path: "/status", message: why, expected: "4xx", actual: String(status) });
-    return problems;
+    return [{ path: "/status", message: why, expected: "4xx", actual: String(status) }];
   }
-  if (status === 429) {
-    problems.push({ path: "/status", message: "rate limited, so the case proved nothing", expected: "4xx other than 429", actual: "429" });
-  } else if ((status === 401 || status === 403) && expect.authRejectionOk !== true) {
-    problems.push({
-      path: "/status",
-      message: "the API key was rejected, so the case proved nothing (pass a working --api-key)",
-      expected: "4xx other than 401/403",
-      actual: String(status),
-    });
-  }
+  const problems: ContractViolation[] = [];
+  const error = errorOf(body);
   if (expect.errorCode !== undefined) {
-    const shown = shapeOf(body) === "a" ? (body as { error?: { code?: unknown } }).error?.code : undefined;
-    if (shown !== undefined && shown !== expect.errorCode) {
-      problems.push({ path: "/error/code", message: "wrong error code", expected: expect.errorCode, actual: JSON.stringify(shown) });
+    if (error.code !== undefined && error.code !== expect.errorCode) {
+      problems.push({ path: "/body/error/code", message: "wrong error code", expected: expect.errorCode, actual: JSON.stringify(error.code) });
     }
-    const header = headers["x-sendmock-error-code"];
+    const header = answer.headers["x-sendmock-error-code"];
     if (header !== undefined && header !== expect.errorCode) {
       problems.push({ path: "/headers/x-sendmock-error-code", message: "wrong error code", expected: expect.errorCode, actual: header });
     }
   }
+  const word = expect.messageMentions;
+  if (word !== undefined && typeof error.message === "string" && !error.message.toLowerCase().includes(word)) {
+    const path = shapeOf(body) === "a" ? "/body/error/message" : "/body/message";
+    problems.push({
+      path,
+      message: `the message does not mention the ${word}`,
+      expected: `a message about the ${word}`,
+      actual: JSON.stringify(error.message),
+    });
+  }
   return problems;
-}
-
-function describeFetchError(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) return `timed out after ${timeoutMs} ms`;
-  const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
-}
-
-/** A network failure other than a timeout: refused, no such host, reset, a port fetch blocks. */
-function isConnectionError(error: unknown): boolean {
-  return error instanceof TypeError;
 }
 
 /** The template's sample_data when the target is a sendmock (`GET /_mock/templates/{id}`); else `{}`. */
@@ -154,13 +173,43 @@ async function sampleData(baseUrl: string, templateId: string, timeoutMs: number
   }
 }
 
-export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
+/** A case or check that got no judgeable answer: why, as a problem and a reason. */
+function inconclusiveResult(base: { id: string; name: string; expected: string }, delivery: Delivery & { kind: "inconclusive" }): CheckResult {
+  return {
+    ...base,
+    outcome: "inconclusive",
+    status: delivery.answer?.status,
+    problems: [
+      {
+        path: "/status",
+        message: delivery.detail,
+        expected: "a judgeable answer",
+        actual: delivery.answer === undefined ? "not sent" : String(delivery.answer.status),
+      },
+    ],
+    durationMs: delivery.durationMs,
+    skipReason: delivery.detail,
+  };
+}
+
+export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const wanted = options.shape ?? "any";
   if (options.allowSend === true && (options.recipient === undefined || options.recipient === "")) {
     throw new Error("allowSend needs a recipient");
   }
-  const contract = await createContractChecker(await loadContract(SEND_CONTRACT));
+  const chosen = await chooseContract(options.contract);
+  const contract: ContractChecker = chosen.checker;
+  options.onContract?.(chosen.label);
+  const transport = createTransport({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    timeoutMs,
+    maxRetries: options.maxRetries,
+    maxRetryWaitMs: options.maxRetryWaitMs,
+    pace: options.pace,
+    maxInconclusive: options.maxInconclusive,
+  });
   const templateId = options.templateId ?? "welcome";
   const inputs: CaseInputs = {
     templateId,
@@ -168,53 +217,42 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
     recipient: options.recipient ?? "",
   };
   const results: CheckResult[] = [];
-  let answered = false;
+  const report = (result: CheckResult): void => {
+    results.push(result);
+    options.onResult?.(result);
+  };
 
   for (const testCase of CASES) {
     if (options.only && !options.only.includes(testCase.id)) continue;
-    const expected = String(testCase.expect.status);
-    let result: CheckResult;
+    const base = { id: testCase.id, name: testCase.name, expected: testCase.expect.status, problems: [], durationMs: 0 };
     if (testCase.sends && options.allowSend !== true) {
-      result = {
-        id: testCase.id,
-        name: testCase.name,
-        outcome: "skipped",
-        expected,
-        problems: [],
-        durationMs: 0,
-        skipReason: "delivers mail: needs --allow-send --recipient ADDR",
-      };
+      report({ ...base, outcome: "skipped", skipReason: "delivers mail: needs --allow-send --recipient ADDR" });
+    } else if (testCase.condition !== undefined && !testCase.condition.applies(contract.requestSchema)) {
+      report({ ...base, outcome: "skipped", skipReason: testCase.condition.reason });
     } else {
-      result = await runCase(testCase);
+      report(await runCase(testCase));
     }
-    results.push(result);
-    options.onResult?.(result);
   }
-  if (options.allowSend === true && (!options.only || options.only.includes(IDEMPOTENCY_CASE.id))) {
-    const result = await runIdempotencyCase();
-    results.push(result);
-    options.onResult?.(result);
-  }
+  if (options.allowSend === true && (!options.only || options.only.includes(IDEMPOTENCY_CASE.id))) report(await runIdempotencyCase());
   if ((options.generate ?? 0) > 0) await runNamedChecks(options.generate ?? 0);
-  return results;
+  return { contract: chosen.label, results, inconclusive: transport.inconclusive };
 
   async function runNamedChecks(count: number): Promise<void> {
     const seed = options.seed ?? randomInt(2 ** 31);
     const run = await runGenerated({
       baseUrl: options.baseUrl,
-      apiKey: options.apiKey,
+      transport,
       contract,
       inputs: { ...inputs, recipient: options.allowSend === true ? inputs.recipient : undefined },
       count,
       seed,
       maxResponseMs: options.maxResponseMs,
-      timeoutMs,
       shrinkTimeLimitMs: options.shrinkTimeLimitMs ?? 30_000,
       onStart: (passes) => options.onGeneration?.({ seed, ...passes }),
       onProgress: options.onGeneratedProgress,
     });
     for (const named of run.results) {
-      const result: CheckResult = {
+      report({
         id: named.name,
         name: named.name,
         outcome: named.outcome,
@@ -225,28 +263,14 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
         skipReason: named.skipReason,
         reproduction: named.reproduction,
         judged: named.judged,
-      };
-      results.push(result);
-      options.onResult?.(result);
+      });
     }
   }
 
-  /** One POST /send with an Idempotency-Key; undefined when the request got no answer. */
-  async function sendWithKey(key: string): Promise<{ status: number; replayed: boolean; trackingId: unknown } | undefined> {
-    try {
-      const answer = await fetch(urlOf(options.baseUrl, "/send"), {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Authorization: `Bearer ${options.apiKey}`, "Idempotency-Key": key },
-        body: JSON.stringify({ to: inputs.recipient, template_id: inputs.templateId, data: inputs.data }),
-        redirect: "manual",
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      const json = parseJson(await answer.text());
-      const record = (json.ok && json.value !== null && typeof json.value === "object" ? json.value : {}) as Record<string, unknown>;
-      return { status: answer.status, replayed: answer.headers.get("idempotency-replayed") === "true", trackingId: record.message_id ?? record.email_id };
-    } catch {
-      return undefined;
-    }
+  /** One POST /send with an Idempotency-Key. */
+  async function sendWithKey(key: string): Promise<Delivery> {
+    const body = JSON.stringify({ to: inputs.recipient, template_id: inputs.templateId, data: inputs.data });
+    return transport.send({ method: "POST", authorization: undefined, contentType: "application/json", body, headers: { "Idempotency-Key": key } });
   }
 
   /**
@@ -256,41 +280,55 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
    */
   async function runIdempotencyCase(): Promise<CheckResult> {
     const started = performance.now();
-    const base = { ...IDEMPOTENCY_CASE, expected: "200 replayed" };
+    const base = { ...IDEMPOTENCY_CASE, expected: "2xx replayed" };
     const key = `sendmock-check-${randomUUID()}`;
     const first = await sendWithKey(key);
-    const second = first?.status === 200 ? await sendWithKey(key) : undefined;
+    const accepted = first.kind === "answer" && first.answer.status >= 200 && first.answer.status <= 299;
+    const second = accepted ? await sendWithKey(key) : undefined;
     const durationMs = Math.round(performance.now() - started);
-    if (first === undefined || second === undefined) {
-      const actual = first === undefined || first.status === 200 ? "no answer" : String(first.status);
+    for (const delivery of [first, second]) if (delivery?.kind === "inconclusive") return inconclusiveResult(base, delivery);
+    if (first.kind !== "answer" || second?.kind !== "answer") {
+      const actual = first.kind === "answer" ? String(first.answer.status) : "no answer";
       return {
         ...base,
         outcome: "failed",
-        problems: [{ path: "/status", message: "the send with an Idempotency-Key was not answered 200", expected: "200", actual }],
+        problems: [
+          {
+            path: "/status",
+            message: "the send with an Idempotency-Key was not accepted",
+            expected: "2xx",
+            actual: second === undefined ? actual : "no answer",
+          },
+        ],
         durationMs,
       };
     }
+    const trackingId = (answer: Answer): unknown => {
+      const json = parseJson(answer.body);
+      const record = (json.ok && json.value !== null && typeof json.value === "object" ? json.value : {}) as Record<string, unknown>;
+      return record.message_id ?? record.email_id;
+    };
+    const [firstId, secondId] = [trackingId(first.answer), trackingId(second.answer)];
+    const replayed = second.answer.headers["idempotency-replayed"] === "true";
+    const status = second.answer.status;
     // The same id is one message, marked as a replay or not.
-    if (second.status === 200 && second.trackingId !== undefined && second.trackingId === first.trackingId) {
-      return { ...base, outcome: "passed", status: 200, problems: [], durationMs };
+    if (status === first.answer.status && secondId !== undefined && secondId === firstId)
+      return { ...base, outcome: "passed", status, problems: [], durationMs };
+    if (status >= 200 && status <= 299 && !replayed) {
+      return { ...base, outcome: "skipped", status, problems: [], durationMs, skipReason: "not supported: the target sent the message again under a new id" };
     }
-    if (second.status === 200 && !second.replayed) {
-      return {
-        ...base,
-        outcome: "skipped",
-        status: 200,
-        problems: [],
-        durationMs,
-        skipReason: "not supported: the target sent the message again under a new id",
-      };
-    }
-    const actual = `${second.status}, ${second.replayed ? "" : "no "}Idempotency-Replayed, id ${JSON.stringify(second.trackingId)} after ${JSON.stringify(first.trackingId)}`;
+    const actual = `${status}, ${replayed ? "" : "no "}Idempotency-Replayed, id ${JSON.stringify(secondId)} after ${JSON.stringify(firstId)}`;
     return {
       ...base,
       outcome: "failed",
-      status: second.status,
+      status,
       problems: [
-        { path: "", message: "the repeated send did not replay the first answer", expected: "200 with the first id and Idempotency-Replayed: true", actual },
+        {
+          path: "",
+          message: "the repeated send did not replay the first answer",
+          expected: "the first answer's status and id, Idempotency-Replayed: true",
+          actual,
+        },
       ],
       durationMs,
     };
@@ -298,41 +336,30 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
 
   async function runCase(testCase: CheckCase): Promise<CheckResult> {
     const request = testCase.request(inputs);
-    const headers: Record<string, string> = { "Content-Type": request.contentType ?? "application/json" };
-    if (request.authorization !== null) headers.Authorization = request.authorization ?? `Bearer ${options.apiKey}`;
     const body = request.raw === true ? String(request.body) : JSON.stringify(request.body);
-    const started = performance.now();
-    const base = { id: testCase.id, name: testCase.name, expected: String(testCase.expect.status) };
-    let status: number;
-    let answerHeaders: Record<string, string>;
-    let text: string;
-    try {
-      const answer = await fetch(urlOf(options.baseUrl, "/send"), {
-        method: "POST",
-        headers,
-        body,
-        redirect: "manual",
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      status = answer.status;
-      answerHeaders = Object.fromEntries(answer.headers);
-      text = await answer.text();
-    } catch (error) {
-      if (!answered && isConnectionError(error)) {
-        throw new UnreachableError(`cannot reach ${urlOf(options.baseUrl, "/send")}: ${describeFetchError(error, timeoutMs)}`);
+    const base = { id: testCase.id, name: testCase.name, expected: testCase.expect.status };
+    const delivery = await transport.send({
+      method: "POST",
+      authorization: request.authorization,
+      contentType: request.contentType ?? "application/json",
+      body,
+    });
+    if (delivery.kind === "inconclusive") return inconclusiveResult(base, delivery);
+    if (delivery.kind === "no_answer") {
+      if (!transport.answered && delivery.connectionError) {
+        throw new UnreachableError(`cannot reach ${urlOf(options.baseUrl, "/send")}: ${delivery.failure}`);
       }
-      const reason = describeFetchError(error, timeoutMs);
-      const problem = { path: "", message: `no answer: ${reason}`, expected: "an answer", actual: reason };
-      return { ...base, outcome: "failed", problems: [problem], durationMs: Math.round(performance.now() - started) };
+      const problem = { path: "", message: `no answer: ${delivery.failure}`, expected: "an answer", actual: delivery.failure };
+      return { ...base, outcome: "failed", problems: [problem], durationMs: delivery.durationMs };
     }
-    answered = true;
-    const json = parseJson(text);
+    const { answer } = delivery;
+    const json = parseJson(answer.body);
     const parsed = json.ok ? json.value : undefined;
-    const problems = expectationProblems(testCase, status, answerHeaders, parsed);
+    const problems = expectationProblems(testCase, answer, parsed);
     const shape = shapeOf(parsed);
     if (wanted !== "any" && shape !== undefined && shape !== wanted) {
       problems.push({
-        path: "",
+        path: "/body",
         message: `the answer is in shape ${shape}, not the shape ${wanted} asked for`,
         expected: `shape ${wanted}`,
         actual: `shape ${shape}`,
@@ -340,9 +367,9 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult[]> {
     }
     // The same finding from both sides (an undocumented status, a missing id) is reported once.
     const seen = new Set(problems.map((problem) => `${problem.path} ${problem.actual}`));
-    for (const violation of contract.checkAnswer({ status, headers: answerHeaders, body: text })) {
+    for (const violation of contract.checkAnswer(answer)) {
       if (!seen.has(`${violation.path} ${violation.actual}`)) problems.push(violation);
     }
-    return { ...base, outcome: problems.length === 0 ? "passed" : "failed", status, problems, durationMs: Math.round(performance.now() - started) };
+    return { ...base, outcome: problems.length === 0 ? "passed" : "failed", status: answer.status, problems, durationMs: delivery.durationMs };
   }
 }

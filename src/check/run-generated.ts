@@ -1,22 +1,24 @@
 // The generated part of `sendmock check`: sends N requests drawn from the contract with one seed,
-// judges each answer with the named checks, then shrinks each failing check's first failure.
+// judges each answer with the named checks, then shrinks each failing check's first failure. An
+// answer the transport could not judge (rate limited, the key refused) is judged by no check.
 
 import fc from "fast-check";
 import type { ContractChecker } from "../contract/check.js";
 import type { ContractViolation } from "../contract/violations.js";
 import { contractAccepts, coverageRequests, requestArbitrary, type GeneratedRequest, type GenerationInputs } from "./generate.js";
-import { CHECK_NAMES, EXPECTED, judge, type CheckName, type Exchange } from "./named-checks.js";
+import { ANSWER_CHECKS, CHECK_NAMES, EXPECTED, judge, type CheckName, type Exchange } from "./named-checks.js";
+import type { Transport } from "./transport.js";
 
 export interface GeneratedRunOptions {
+  /** For the curl lines. */
   baseUrl: string;
-  apiKey: string;
+  transport: Transport;
   contract: ContractChecker;
   inputs: GenerationInputs;
   /** How many random requests to generate, after the coverage pass. */
   count: number;
   seed: number;
   maxResponseMs?: number;
-  timeoutMs: number;
   /** How long the shrinking of one failure may take before its smallest request so far is kept; 0 does not shrink. */
   shrinkTimeLimitMs: number;
   /** Called before the first request, with how many of each pass there will be. */
@@ -34,7 +36,8 @@ export interface Reproduction {
 
 export interface NamedCheckResult {
   name: CheckName;
-  outcome: "passed" | "failed" | "skipped";
+  /** `inconclusive`: every request it would have judged was left without a judgeable answer. */
+  outcome: "passed" | "failed" | "skipped" | "inconclusive";
   expected: string;
   status?: number;
   problem?: ContractViolation;
@@ -90,29 +93,14 @@ function describeRequest(request: GeneratedRequest): string {
 }
 
 async function send(options: GeneratedRunOptions, request: GeneratedRequest): Promise<Exchange> {
-  const headers: Record<string, string> = {};
-  if (request.authorization !== null) headers.Authorization = request.authorization ?? `Bearer ${options.apiKey}`;
-  if (request.contentType !== undefined) headers["Content-Type"] = request.contentType;
-  const started = performance.now();
-  try {
-    const answer = await fetch(`${options.baseUrl}/send`, {
-      method: request.method,
-      headers,
-      body: request.body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-    const body = await answer.text();
-    return {
-      request,
-      answer: { status: answer.status, headers: Object.fromEntries(answer.headers), body },
-      durationMs: Math.round(performance.now() - started),
-    };
-  } catch (error) {
-    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    const failure = timedOut ? `timed out after ${options.timeoutMs} ms` : (cause ?? (error instanceof Error ? error.message : String(error)));
-    return { request, failure, durationMs: Math.round(performance.now() - started) };
+  const delivery = await options.transport.send(request);
+  switch (delivery.kind) {
+    case "answer":
+      return { request, answer: delivery.answer, durationMs: delivery.durationMs };
+    case "no_answer":
+      return { request, failure: delivery.failure, durationMs: delivery.durationMs };
+    default:
+      return { request, answer: delivery.answer, inconclusive: delivery.detail, durationMs: delivery.durationMs };
   }
 }
 
@@ -133,6 +121,9 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
   const safe = (request: GeneratedRequest): boolean => contractAccepts(options.contract, request) === (allowSend && request.kind === "positive");
   const first = new Map<CheckName, Failure>();
   const judged = new Map<CheckName, number>();
+  /** Requests a check would have judged that got no judgeable answer. */
+  const unjudged = new Map<CheckName, number>();
+  const count = (counts: Map<CheckName, number>, check: CheckName): void => void counts.set(check, (counts.get(check) ?? 0) + 1);
   let sent = 0;
   let discarded = 0;
   let runIndex = 0;
@@ -149,7 +140,11 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
         const verdicts = judge(options.contract, exchange, options.maxResponseMs);
         for (const check of CHECK_NAMES) {
           if (!appliesTo(check, request, options.maxResponseMs)) continue;
-          judged.set(check, (judged.get(check) ?? 0) + 1);
+          if (exchange.inconclusive !== undefined && !(exchange.answer !== undefined && ANSWER_CHECKS.has(check))) {
+            count(unjudged, check);
+            continue;
+          }
+          count(judged, check);
           const problem = verdicts[check];
           if (problem !== undefined && !first.has(check)) first.set(check, { runIndex: index, exchange, problem });
         }
@@ -175,7 +170,10 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
     }
     const failure = first.get(name);
     if (failure === undefined) {
-      results.push({ ...base, outcome: "passed", durationMs: 0 });
+      const left = unjudged.get(name) ?? 0;
+      const inconclusive = base.judged === 0 && left > 0;
+      const skipReason = inconclusive ? `none of its ${left} requests got a judgeable answer` : undefined;
+      results.push({ ...base, outcome: inconclusive ? "inconclusive" : "passed", durationMs: 0, skipReason });
       continue;
     }
     const shrinkStarted = performance.now();

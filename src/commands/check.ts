@@ -1,12 +1,14 @@
 // `sendmock check <base_url>`: runs the contract battery and the generated requests against any
-// implementation of the send API, prints a line per case and check, a table and the totals; exit 0
-// all passed, 1 a failure, 2 usage.
+// implementation of the send API, judged by the contract --contract names; prints a line per case
+// and check, a table and the totals; exit 0 all passed, 1 a failure or a request left unjudged, 2 usage.
 
 import { writeFile } from "node:fs/promises";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { apiKeyHint } from "../domain/api-keys.js";
-import { finalReport, junitXml, progressLine } from "../check/report.js";
+import { finalReport, junitXml, progressLine, runFailed } from "../check/report.js";
 import type { ShapeOption } from "../check/run-check.js";
+import { DEFAULT_MAX_INCONCLUSIVE, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_WAIT_MS, type Pace } from "../check/transport.js";
+import { DEFAULT_CONTRACT } from "../contract/choice.js";
 import { fail } from "./shared.js";
 
 const USAGE = 2;
@@ -14,6 +16,11 @@ const DEFAULT_API_KEY = "sendmock-check-key";
 
 interface CheckFlags {
   apiKey?: string;
+  contract: string;
+  maxRetries: number;
+  maxRetryWait: number;
+  rateLimit?: Pace;
+  maxInconclusive: number;
   template: string;
   data?: Record<string, unknown>;
   allowSend?: boolean;
@@ -50,6 +57,15 @@ function parseData(value: string): Record<string, unknown> {
   return data as Record<string, unknown>;
 }
 
+/** `--rate-limit 10/s` or `600/m`, as Schemathesis' option reads (per second or per minute). */
+function parseRate(value: string): Pace {
+  const match = /^(\d+)\/(s|m)$/.exec(value.trim());
+  const requests = Number(match?.[1]);
+  if (match === null || requests < 1 || requests > 1_000_000)
+    throw new InvalidArgumentError("must be N/s or N/m, N a whole number from 1 to 1000000 (such as 5/s or 100/m)");
+  return { requests, perMs: match[2] === "s" ? 1000 : 60_000 };
+}
+
 function parseTimeout(value: string): number {
   const ms = Number(value);
   if (!/^\d+$/.test(value) || ms < 1) throw new InvalidArgumentError("must be a whole number of milliseconds, at least 1");
@@ -80,11 +96,16 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
 
   // Written with the first result, so that a target that cannot be reached leaves only the one stderr line.
   // Imported here, not with the CLI: the battery brings swagger-parser, 4 % of `sendmock serve`'s CPU to its first answer.
-  const { runCheck, UnreachableError } = await import("../check/run-check.js");
-  let header = `sendmock check ${baseUrl}/send (API key …${apiKeyHint(apiKey)}, shape ${flags.shape}${flags.allowSend === true ? `, sending to ${flags.recipient ?? ""}` : ""})\n\n`;
-  const results = await runCheck({
+  const [{ runCheck, UnreachableError }, { ContractError }] = await Promise.all([import("../check/run-check.js"), import("../contract/load.js")]);
+  let header = "";
+  const report = await runCheck({
     baseUrl,
     apiKey,
+    contract: flags.contract,
+    maxRetries: flags.maxRetries,
+    maxRetryWaitMs: flags.maxRetryWait * 1000,
+    pace: flags.rateLimit,
+    maxInconclusive: flags.maxInconclusive,
     templateId: flags.template,
     data: flags.data,
     allowSend: flags.allowSend,
@@ -95,27 +116,30 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
     seed: flags.seed,
     maxResponseMs: flags.maxResponseMs,
     shrinkTimeLimitMs: flags.shrinkTimeMs,
+    onContract: (label) => {
+      const sending = flags.allowSend === true ? `, sending to ${flags.recipient ?? ""}` : "";
+      header = `sendmock check ${baseUrl}/send against the contract ${label} (API key …${apiKeyHint(apiKey)}, shape ${flags.shape}${sending})\n\n`;
+    },
     onGeneration: ({ seed, coverage, random }) => {
-      process.stdout.write(
-        `\n${coverage} + ${random} requests generated from openapi/send.yaml (coverage, then random), seed ${seed} (replay: --seed ${seed})\n`,
-      );
+      process.stdout.write(`\n${coverage} + ${random} requests generated from the contract (coverage, then random), seed ${seed} (replay: --seed ${seed})\n`);
     },
     onGeneratedProgress: progressBar(),
     onResult: (result) => {
       process.stdout.write(header + progressLine(result));
       header = "";
     },
-  }).catch((error: unknown) =>
-    fail(error instanceof UnreachableError ? error.message : `check failed: ${error instanceof Error ? error.message : String(error)}`, USAGE),
-  );
+  }).catch((error: unknown) => {
+    if (error instanceof ContractError) return fail(`--contract: ${error.message}`, USAGE);
+    return fail(error instanceof UnreachableError ? error.message : `check failed: ${error instanceof Error ? error.message : String(error)}`, USAGE);
+  });
 
-  process.stdout.write(finalReport(results));
+  process.stdout.write(finalReport(report));
   if (flags.junit !== undefined) {
-    await writeFile(flags.junit, junitXml(results, baseUrl)).catch((error: unknown) =>
+    await writeFile(flags.junit, junitXml(report, baseUrl)).catch((error: unknown) =>
       fail(`cannot write --junit ${flags.junit ?? ""}: ${(error as Error).message}`, USAGE),
     );
   }
-  process.exitCode = results.some((result) => result.outcome === "failed") ? 1 : 0;
+  process.exitCode = runFailed(report) ? 1 : 0;
 }
 
 /**
@@ -138,11 +162,14 @@ function progressBar(): ((done: number, total: number) => void) | undefined {
 export function registerCheck(program: Command): void {
   program
     .command("check")
-    .description(
-      "run the contract battery and requests generated from openapi/send.yaml against any implementation of the send API, judging every answer by the contract",
-    )
+    .description("run the contract battery and requests generated from the contract against any implementation of the send API, judging every answer by it")
     .argument("<base_url>", "base URL of the implementation (POST <base_url>/send is checked)")
     .option("--api-key <key>", `API key sent as Bearer (default: $SENDMOCK_API_KEY, else "${DEFAULT_API_KEY}", which any default sendmock accepts)`)
+    .option(
+      "--contract <contract>",
+      "what the target is judged by: published (openapi/service.yaml, what the service's spec publishes), sendmock (openapi/send.yaml, sendmock's own stricter contract) or an OpenAPI 3.x file with POST /send",
+      DEFAULT_CONTRACT,
+    )
     .option("--template <id>", "an existing template for the cases", "welcome")
     .option("--data <json>", "placeholder values for --template (default: its sample_data on a sendmock, else {})", parseData)
     .option("--allow-send", "also run the case that delivers a real email (only to --recipient)")
@@ -158,6 +185,25 @@ export function registerCheck(program: Command): void {
     )
     .option("--seed <s>", "seed of the generated requests: the same seed replays a run (default: random, printed)", wholeNumber(0, 2 ** 31 - 1, ""))
     .option("--max-response-ms <ms>", "fail max_response_time on any answer slower than this", wholeNumber(1, 3_600_000, "of milliseconds"))
+    .option("--rate-limit <rate>", "pace the whole run: at most N requests a second (N/s) or a minute (N/m)", parseRate)
+    .option(
+      "--max-retries <n>",
+      "how often a 429 is waited out (its Retry-After, 1 s when absent) and the request sent again",
+      wholeNumber(0, 100, ""),
+      DEFAULT_MAX_RETRIES,
+    )
+    .option(
+      "--max-retry-wait <seconds>",
+      "the longest Retry-After to wait for; a longer one leaves the request rate limited at once",
+      wholeNumber(0, 86_400, "of seconds"),
+      DEFAULT_MAX_RETRY_WAIT_MS / 1000,
+    )
+    .option(
+      "--max-inconclusive <n>",
+      "after this many requests in a row without a judgeable answer (rate limited, key refused), send no more (0: never stop)",
+      wholeNumber(0, 1_000_000, ""),
+      DEFAULT_MAX_INCONCLUSIVE,
+    )
     .option("--shrink-time-ms <ms>", "how long shrinking one failing check may take", wholeNumber(0, 3_600_000, "of milliseconds"), 30_000)
     // Usage errors (a bad flag value, a missing argument) exit 2, like the checks above.
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : USAGE))

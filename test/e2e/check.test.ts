@@ -3,7 +3,7 @@
 // and the usage errors. The named checks themselves are proven in test/http/check-generative.test.ts.
 
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -11,6 +11,7 @@ import path from "node:path";
 import { describe, it, type ExpectStatic } from "vitest";
 import { startSendMock, type RunningSendMock } from "../../src/index.js";
 import { brokenSendApi } from "../support/broken-send-api.js";
+import { startSpecService } from "../support/spec-service.js";
 import { CLI, ROOT } from "../support/cli-process.js";
 
 interface Run {
@@ -96,24 +97,36 @@ function expectOneCleanLine(expect: ExpectStatic, stderr: string): void {
 
 describe.concurrent("sendmock check against sendmock itself", { timeout: 30_000 }, () => {
   for (const shape of ["a", "b"] as const) {
-    it(`passes every case in shape ${shape}, delivers nothing without --allow-send, and writes JUnit`, async ({ expect, onTestFinished }) => {
+    it(`passes every case in shape ${shape} under both contracts, delivers nothing without --allow-send, and writes JUnit naming the contract`, async ({
+      expect,
+      onTestFinished,
+    }) => {
       const target = await mock(shape, onTestFinished);
-      const junit = path.join(await mkdtemp(path.join(os.tmpdir(), "sendmock-check-")), "report.xml");
-      const run = await check([target.url, "--generate", "0", "--shape", shape, "--api-key", "secret-key-abcd", "--junit", junit]);
-      expect(run.code, run.stdout + run.stderr).toBe(0);
-      expect(run.stdout).toMatch(/^10 passed, 0 failed$/m);
-      expect(run.stdout).not.toContain("✗");
-      expect(run.stdout).toMatch(/✓ missing to … 400\n/);
-      expect(run.stdout).toMatch(/- valid send … skipped/);
-      expect((await target.outbox.list()).total).toBe(0);
-      // The key is shown only by its last 4 characters.
-      expect(run.stdout).toContain("API key …abcd");
-      expect(run.stdout + run.stderr).not.toContain("secret-key-abcd");
+      for (const [contract, passed, label] of [
+        // The published contract never says unknown fields are refused: that case is sendmock's own promise.
+        ["published", 9, "published (openapi/service.yaml)"],
+        ["sendmock", 10, "sendmock (openapi/send.yaml)"],
+      ] as const) {
+        const junit = path.join(await mkdtemp(path.join(os.tmpdir(), "sendmock-check-")), "report.xml");
+        const run = await check([target.url, "--contract", contract, "--generate", "0", "--shape", shape, "--api-key", "secret-key-abcd", "--junit", junit]);
+        expect(run.code, run.stdout + run.stderr).toBe(0);
+        expect(run.stdout.split("\n")[0]).toBe(`sendmock check ${target.url}/send against the contract ${label} (API key …abcd, shape ${shape})`);
+        expect(run.stdout).toMatch(new RegExp(`^${passed} passed, 0 failed$`, "m"));
+        expect(run.stdout).not.toContain("✗");
+        expect(run.stdout).toMatch(/✓ missing to … 400\n/);
+        expect(run.stdout).toMatch(/- valid send … skipped/);
+        expect(run.stdout).toMatch(
+          contract === "published" ? /- unknown field … skipped \(the contract allows members it does not name\)/ : /✓ unknown field … 400/,
+        );
+        expect(run.stdout + run.stderr).not.toContain("secret-key-abcd");
 
-      const xml = await readFile(junit, "utf8");
-      expect(xml).toContain('tests="11" failures="0" errors="0" skipped="1"');
-      expect(xml).not.toContain("<failure");
-      expect(xml).toMatch(/name="valid send"[^>]*>\s*<skipped message="delivers mail/);
+        const xml = await readFile(junit, "utf8");
+        expect(xml).toContain(`tests="11" failures="0" errors="0" skipped="${11 - passed}"`);
+        expect(xml).toContain(`<property name="contract" value="${label}"/>`);
+        expect(xml).not.toContain("<failure");
+        expect(xml).toMatch(/name="valid send"[^>]*>\s*<skipped message="delivers mail/);
+      }
+      expect((await target.outbox.list()).total).toBe(0);
     });
 
     it(`with --allow-send sends the valid send, and one message twice with one Idempotency-Key, to --recipient, in shape ${shape}`, async ({
@@ -121,7 +134,7 @@ describe.concurrent("sendmock check against sendmock itself", { timeout: 30_000 
       onTestFinished,
     }) => {
       const target = await mock(shape, onTestFinished);
-      const run = await check([target.url, "--generate", "0", "--allow-send", "--recipient", "qa@example.com"]);
+      const run = await check([target.url, "--contract", "sendmock", "--generate", "0", "--allow-send", "--recipient", "qa@example.com"]);
       expect(run.code, run.stdout + run.stderr).toBe(0);
       expect(run.stdout).toMatch(/^12 passed, 0 failed$/m);
       expect(run.stdout).toMatch(/✓ valid send … 200\n/);
@@ -135,9 +148,9 @@ describe.concurrent("sendmock check against sendmock itself", { timeout: 30_000 
 
   it("fails every answer in the other shape with --shape b against a shape-a mock", async ({ expect, onTestFinished }) => {
     const target = await mock("a", onTestFinished);
-    const run = await check([target.url, "--generate", "0", "--shape", "b"]);
+    const run = await check([target.url, "--contract", "sendmock", "--generate", "0", "--shape", "b"]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain("✗ missing to … 400 ((body): expected shape b, actual shape a)");
+    expect(run.stdout).toContain("✗ missing to … 400 (/body: expected shape b, actual shape a)");
     expect(run.stdout).toMatch(/^0 passed, 10 failed$/m);
   });
 });
@@ -146,16 +159,16 @@ describe.concurrent("sendmock check against a broken implementation", { timeout:
   it("reports each defect with its case, pointer, expected and actual, writes JUnit, and exits 1", async ({ expect, onTestFinished }) => {
     const target = await brokenServer(onTestFinished);
     const junit = path.join(await mkdtemp(path.join(os.tmpdir(), "sendmock-check-")), "report.xml");
-    const run = await check([target, "--generate", "0", "--allow-send", "--recipient", "qa@example.com", "--junit", junit]);
+    const run = await check([target, "--contract", "sendmock", "--generate", "0", "--allow-send", "--recipient", "qa@example.com", "--junit", junit]);
     expect(run.code, run.stdout + run.stderr).toBe(1);
     const out = run.stdout;
     // wrong status
     expect(out).toContain("✗ missing to … 200 (expected 4xx)");
     expect(out).toMatch(/\/status: the server accepted a request it must refuse \(expected 4xx, actual 200\)/);
     // success without message_id
-    expect(out).toMatch(/✗ valid send … 200 \(\/message_id: expected a non-empty message_id or email_id, actual absent\)/);
+    expect(out).toMatch(/✗ valid send … 200 \(\/body\/message_id: expected a non-empty message_id or email_id, actual absent\)/);
     // error without a code
-    expect(out).toMatch(/✗ missing data … 400 \(\/error\/code: expected a code, actual absent\)/);
+    expect(out).toMatch(/✗ missing data … 400 \(\/body\/error\/code: expected a code, actual absent\)/);
     // 500 on bad input
     expect(out).toContain("✗ malformed JSON … 500 (expected 4xx)");
     expect(out).toMatch(/^malformed JSON +\| 500 +\| failed +\| \/status: /m);
@@ -170,7 +183,7 @@ describe.concurrent("sendmock check against a broken implementation", { timeout:
     expect(xml.match(/<failure /g)).toHaveLength(11);
     expect(xml).toContain('<testcase classname="sendmock check" name="missing to"');
     expect(xml).toContain('message="/status: the server accepted a request it must refuse (expected 4xx, actual 200)"');
-    expect(xml).toContain('message="/error/code: code is required (expected a code, actual absent)"');
+    expect(xml).toContain('message="/body/error/code: code is required (expected a code, actual absent)"');
     // Balanced and escaped: no raw ampersands or stray angle brackets inside attributes.
     expect(xml.match(/<testcase /g)?.length).toBe(xml.match(/<\/testcase>/g)?.length);
     expect(xml).not.toMatch(/&(?!(amp|lt|gt|quot|apos);)/);
@@ -180,7 +193,7 @@ describe.concurrent("sendmock check against a broken implementation", { timeout:
     const target = await listen(onTestFinished, () => undefined);
     const run = await check([target, "--generate", "0", "--timeout", "150"]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain("✗ missing to … no answer ((body): expected an answer, actual timed out after 150 ms)");
+    expect(run.stdout).toContain("✗ missing to … no answer ((answer): expected an answer, actual timed out after 150 ms)");
   });
 });
 
@@ -193,11 +206,11 @@ describe.concurrent("sendmock check --generate through the CLI", { timeout: 30_0
     const junit = path.join(await mkdtemp(path.join(os.tmpdir(), "sendmock-check-")), "report.xml");
     const run = await check([target.url, "--generate", "20", "--junit", junit]);
     expect(run.code, run.stdout + run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^\d+ \+ 20 requests generated from openapi\/send\.yaml \(coverage, then random\), seed \d+ \(replay: --seed \d+\)$/m);
+    expect(run.stdout).toMatch(/^\d+ \+ 20 requests generated from the contract \(coverage, then random\), seed \d+ \(replay: --seed \d+\)$/m);
     expect(run.stdout).toMatch(/^✓ not_a_server_error … \d+ requests$/m);
     expect(run.stdout).toContain("- max_response_time … skipped (needs --max-response-ms)");
     expect(run.stdout).toContain("- positive_data_acceptance … skipped (sends mail: needs --allow-send --recipient ADDR)");
-    expect(run.stdout).toMatch(/^18 passed, 0 failed$/m);
+    expect(run.stdout).toMatch(/^17 passed, 0 failed$/m);
     expect(run.stderr).toBe("");
     const xml = await readFile(junit, "utf8");
     for (const name of ["not_a_server_error", "status_code_conformance", "unsupported_method", "max_response_time", "positive_data_acceptance"]) {
@@ -213,8 +226,8 @@ describe.concurrent("sendmock check --generate through the CLI", { timeout: 30_0
     onTestFinished(() => target.close());
     const junit = path.join(await mkdtemp(path.join(os.tmpdir(), "sendmock-check-")), "report.xml");
     const runs = [
-      await check([target.url, "--generate", "15", "--seed", "77", "--junit", junit]),
-      await check([target.url, "--generate", "15", "--seed", "77"]),
+      await check([target.url, "--contract", "sendmock", "--generate", "15", "--seed", "77", "--junit", junit]),
+      await check([target.url, "--contract", "sendmock", "--generate", "15", "--seed", "77"]),
     ];
     const failure = (stdout: string) => /^✗ negative_data_rejection[^]*?(?=^\S)/m.exec(stdout)?.[0];
     expect(runs[0]?.code, runs[0]?.stdout).toBe(1);
@@ -227,6 +240,37 @@ describe.concurrent("sendmock check --generate through the CLI", { timeout: 30_0
       /<testcase classname="sendmock check" name="negative_data_rejection"[^>]*>\s*<failure message="\/status: a request the contract forbids \(to: a number\)/,
     );
     expect(xml).toContain("smallest failing request: (to: a number)");
+  });
+});
+
+describe.concurrent("sendmock check against a service that is not sendmock", { timeout: 30_000 }, () => {
+  it("a rate-limited service: exit 1, one line saying how many requests were rate limited and the flag that helps, an <error> in JUnit", async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const target = await startSpecService("rate-limited", { rateLimit: { requests: 3, windowSeconds: 3600 } });
+    onTestFinished(() => target.close());
+    const junit = path.join(await mkdtemp(path.join(os.tmpdir(), "sendmock-check-")), "report.xml");
+    const run = await check([target.url, "--generate", "0", "--junit", junit]);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stdout.split("\n")[0]).toContain("against the contract published (openapi/service.yaml)");
+    expect(run.stdout).toContain("? invalid recipient … 429 inconclusive (rate limited: 429 asking for a wait of 3600 s, over --max-retry-wait)");
+    const lines = run.stdout.trimEnd().split("\n");
+    expect(lines.at(-2)).toMatch(/^inconclusive: 4 requests without a judgeable answer: 4 rate limited \(pace the run with --rate-limit N\/s or N\/m/);
+    expect(lines.at(-1)).toBe("5 passed, 0 failed");
+    const xml = await readFile(junit, "utf8");
+    expect(xml).toContain('tests="12" failures="0" errors="5" skipped="2"');
+    expect(xml).toMatch(/name="invalid recipient"[^>]*>\s*<error message="inconclusive: rate limited/);
+    expect(xml).toMatch(/name="judgeable answers"[^>]*>\s*<error message="inconclusive: 4 requests/);
+  });
+
+  it("--contract FILE judges by that document and names it on the first line", async ({ expect, onTestFinished }) => {
+    const target = await startSpecService("conforming");
+    onTestFinished(() => target.close());
+    const file = path.join(ROOT, "openapi", "service.yaml");
+    const run = await check([target.url, "--contract", file, "--generate", "5"]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout.split("\n")[0]).toContain(`against the contract ${file} (`);
   });
 });
 
@@ -273,6 +317,34 @@ describe.concurrent("sendmock check usage errors exit 2 with one clear line", { 
       expect(run.stderr).toContain("must be a whole number");
     });
   }
+
+  for (const [what, content, problem] of [
+    ["a file that is not there", undefined, /no such file/],
+    ["a file that is not OpenAPI", "hello: world\n", /--contract: .*contract\.yaml: /],
+    ["a Swagger 2.0 document", JSON.stringify({ swagger: "2.0", info: { title: "t", version: "1" }, paths: {} }), /expected an OpenAPI 3\.0 or 3\.1 document/],
+    [
+      "an OpenAPI 3.0 document without POST /send",
+      JSON.stringify({ openapi: "3.0.3", info: { title: "t", version: "1" }, paths: { "/mail": { post: { responses: { "200": { description: "ok" } } } } } }),
+      /no POST \/send operation/,
+    ],
+  ] as const) {
+    it(`--contract with ${what}`, async ({ expect }) => {
+      const file = path.join(await mkdtemp(path.join(os.tmpdir(), "sendmock-contract-")), "contract.yaml");
+      if (content !== undefined) await writeFile(file, content);
+      const run = await check(["http://127.0.0.1:1", "--contract", file]);
+      expect(run.code).toBe(2);
+      expectOneCleanLine(expect, run.stderr);
+      expect(run.stderr).toMatch(problem);
+      expect(run.stdout).toBe("");
+    });
+  }
+
+  it("--rate-limit that is not N/s or N/m", async ({ expect }) => {
+    const run = await check(["http://127.0.0.1:1", "--rate-limit", "10/h"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--rate-limit");
+    expect(run.stderr).toContain("must be N/s or N/m");
+  });
 
   it("a bad flag value", async ({ expect }) => {
     const run = await check(["http://127.0.0.1:1", "--shape", "c"]);

@@ -9,13 +9,14 @@ import { brokenApisClosedAfterEach, checkAgainst as check, failedChecks, named, 
 const api = brokenApisClosedAfterEach();
 
 describe("sendmock check --generate against a send API broken in one way", SLOW_MACHINE, () => {
-  const cases: [Defect, string, { allowSend?: boolean; maxResponseMs?: number }][] = [
+  const cases: [Defect, string, { allowSend?: boolean; maxResponseMs?: number; maxRetries?: number }][] = [
     ["server error on non-ASCII data", "not_a_server_error", {}],
     ["accepts a number as to", "negative_data_rejection", {}],
     ["ignores auth", "missing_required_header", {}],
     ["405 without Allow", "unsupported_method", {}],
     ["errors as text/plain", "content_type_conformance", {}],
-    ["429 without Retry-After", "response_headers_conformance", {}],
+    // Its 429s are inconclusive about the requests, but their form is judged; not retried, as the limit lasts a day.
+    ["429 without Retry-After", "response_headers_conformance", { maxRetries: 0 }],
     ["an extra field in a 200", "response_schema_conformance", { allowSend: true }],
     ["slow", "max_response_time", { maxResponseMs: 25 }],
   ];

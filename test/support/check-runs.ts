@@ -30,13 +30,28 @@ export const failedChecks = (results: CheckResult[]): string[] =>
     .filter((result) => result.outcome === "failed")
     .map((result) => result.id);
 
-export function checkAgainst(
-  target: BrokenSendApi,
-  options: { seed?: number; allowSend?: boolean; maxResponseMs?: number; generate?: number; shrinkTimeLimitMs?: number } = {},
+/**
+ * `sendmock check` against a sendmock broken in one way, judged by sendmock's own contract: the
+ * defects are departures from openapi/send.yaml (the published contract is tried against a
+ * stand-in for the real service in check-published.test.ts).
+ */
+export async function checkAgainst(
+  target: { url: string },
+  options: {
+    seed?: number;
+    allowSend?: boolean;
+    maxResponseMs?: number;
+    generate?: number;
+    shrinkTimeLimitMs?: number;
+    contract?: string;
+    maxRetries?: number;
+  } = {},
 ): Promise<CheckResult[]> {
-  return runCheck({
+  const report = await runCheck({
     baseUrl: target.url,
     apiKey: "check-key-1234",
+    contract: options.contract ?? "sendmock",
+    maxRetries: options.maxRetries,
     generate: options.generate ?? 30,
     seed: options.seed ?? 1,
     maxResponseMs: options.maxResponseMs,
@@ -44,4 +59,5 @@ export function checkAgainst(
     allowSend: options.allowSend,
     recipient: options.allowSend === true ? "qa@example.com" : undefined,
   });
+  return report.results;
 }
