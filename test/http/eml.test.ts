@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
 import request from "supertest";
+import YAML from "yaml";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { SendMock, SendRequest } from "../../src/index.js";
 import { aMockForThisTest, aSendRequest, bearer, expectContract, sharedMock } from "../support/helpers.js";
@@ -31,6 +32,14 @@ async function downloadEml(mock: SendMock, id: string): Promise<Answer> {
   const body: unknown = isJson ? JSON.parse((answer.body as Buffer).toString("utf8")) : (answer.body as Buffer).toString("utf8");
   await expectContract({ status: answer.status, headers: answer.headers, body }, { contract: "admin", method: "get", path: "/_mock/messages/{id}/eml" });
   return answer;
+}
+
+/** RFC 5322 §2.1.1 and §2.3: every line ends CRLF (no lone CR or LF) and holds at most 998 characters. */
+function expectMailLines(raw: Buffer): void {
+  const source = raw.toString("latin1");
+  expect(source.match(/\r(?!\n)|(?<!\r)\n/g) ?? []).toEqual([]);
+  const longest = Math.max(...source.split("\r\n").map((line) => line.length));
+  expect(longest).toBeLessThanOrEqual(998);
 }
 
 const addresses = (field: AddressObject | AddressObject[] | undefined) => (Array.isArray(field) ? field : field ? [field] : []).flatMap((entry) => entry.value);
@@ -117,6 +126,51 @@ describe("GET /_mock/messages/{id}/eml", () => {
     const mail = await simpleParser(answer.body as Buffer);
     expect(mail.text?.trim()).toBe("Hi Ada, plain text only.");
     expect(mail.html).toBe(false);
+  });
+
+  it("writes every line end as CRLF and no line over 998 characters, in the body parts and for a 998-character subject", async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), "sendmock-eml-"));
+    onTestFinished(() => rm(folder, { recursive: true, force: true }));
+    await writeFile(
+      path.join(folder, "letter.yaml"),
+      YAML.stringify({ subject: "Hello {name}", text: "Hi {name},\n\nline two\r\nline three\rend\n", html: "<p>Hi {name},</p>\n<p>line two</p>\n" }),
+    );
+    const mock = await aMockForThisTest({ templates: folder });
+    const subject = "x".repeat(998);
+    const id = await sendOk(mock, { template_id: "letter", subject, data: { name: "Ada" } });
+
+    const answer = await downloadEml(mock, id);
+
+    const raw = answer.body as Buffer;
+    expectMailLines(raw);
+    const mail = await simpleParser(raw);
+    expect(mail.subject).toBe(subject);
+    expect(mail.text).toBe("Hi Ada,\n\nline two\nline three\nend\n");
+    expect(mail.html).toBe("<p>Hi Ada,</p>\n<p>line two</p>\n");
+  });
+
+  it("encodes a long rendered subject without a space in it into short header lines that a mail parser reads back whole", async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), "sendmock-eml-"));
+    onTestFinished(() => rm(folder, { recursive: true, force: true }));
+    await writeFile(path.join(folder, "long.yaml"), YAML.stringify({ subject: "{title}!", text: "Hi" }));
+    const mock = await aMockForThisTest({ templates: folder });
+    const title = `${"y".repeat(5000)} =?UTF-8?Q?not_a_word?= ${"z".repeat(100)}`;
+    const id = await sendOk(mock, { template_id: "long", data: { title } });
+
+    const raw = (await downloadEml(mock, id)).body as Buffer;
+
+    expectMailLines(raw);
+    expect((await simpleParser(raw)).subject).toBe(`${title}!`);
+  });
+
+  it("refuses to start with a sender whose From line cannot fold within 998 characters", async () => {
+    // nodemailer quotes this name and escapes each backslash: one From line of 1,804 characters.
+    const unfoldable = `${"\\".repeat(900)}N <a@b>`;
+
+    await expect(aMockForThisTest({ sender: unfoldable })).rejects.toThrow(
+      "sender must fit a mail header line of 998 characters (RFC 5322 §2.1.1): put a space in its name",
+    );
+    await expect(aMockForThisTest({ sender: `${"N ".repeat(495)}<a@b>` })).resolves.toBeDefined();
   });
 
   it("answers 404 not_found for an unknown id", async () => {
