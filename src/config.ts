@@ -7,7 +7,7 @@ import bytes from "bytes";
 import type { YAMLParseError } from "yaml";
 import { ERROR_CODES, type ErrorCode } from "./errors.js";
 import { checkFaultRule, FAULT_RULE_SCHEMA } from "./domain/faults.js";
-import { DEFAULT_MAX_EVENTS, DEFAULT_STEP_MS, MAX_STEP_MS, type LifecycleSettings } from "./domain/lifecycle.js";
+import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_LINK_BYTES, DEFAULT_STEP_MS, MAX_STEP_MS, type LifecycleSettings } from "./domain/lifecycle.js";
 import { OUTCOME_RULE_SCHEMA } from "./domain/outcomes.js";
 import {
   DEFAULT_MAX_WEBHOOK_DELIVERIES,
@@ -122,6 +122,8 @@ export interface LifecycleOptions {
   enabled?: boolean;
   /** Most events one message keeps (default 100); a by-hand event past it answers 400. */
   maxEvents?: number;
+  /** Most of the link a `message.clicked` event keeps, in bytes (default 8192); a longer one is cut, whole in the message's `links`. */
+  maxLinkBytes?: number;
 }
 
 /** The state store of a mock, as resolved. */
@@ -286,6 +288,8 @@ export const configSchema = {
         default_outcome: { enum: OUTCOMES },
         enabled: { type: "boolean" },
         max_events: { type: "integer", minimum: 10, maximum: 10_000 },
+        // Room for a link's start and the marker that says it was cut; up to the default body_limit.
+        max_link_bytes: { type: "integer", minimum: 256, maximum: 1_048_576 },
       },
     },
     webhooks: { type: "array", items: WEBHOOK_INPUT_SCHEMA },
@@ -527,6 +531,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
       defaultOutcome: merged.lifecycle?.defaultOutcome ?? "delivered",
       enabled: merged.lifecycle?.enabled ?? true,
       maxEvents: merged.lifecycle?.maxEvents ?? DEFAULT_MAX_EVENTS,
+      maxLinkBytes: merged.lifecycle?.maxLinkBytes ?? DEFAULT_MAX_LINK_BYTES,
     },
     webhooks: webhookInputs.map(newWebhook),
     webhookTimeoutMs: merged.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,

@@ -6,6 +6,7 @@
 import { ApiError } from "../errors.js";
 import type { CapturedMessage, MessageEvent, MessageEventType, MessageStatus, Outcome } from "../wire.js";
 import type { Clock } from "./clock.js";
+import { startWithinJsonBytes } from "./excerpt.js";
 import type { RecordedEvent } from "./outbox.js";
 import { decideOutcome, type OutcomeBook } from "./outcomes.js";
 import type { RuleTarget } from "./rule-book.js";
@@ -16,6 +17,14 @@ export const DEFAULT_STEP_MS = 1000;
 export const MAX_STEP_MS = 86_400_000;
 /** Most events one message keeps: the outcomes add at most 4, the rest come by hand. */
 export const DEFAULT_MAX_EVENTS = 100;
+/**
+ * Most of a link one `message.clicked` event keeps, in bytes of JSON: each event used to copy
+ * the message's first link, so 100 clicks on a message whose link was 800 KB made it 81.6 MB,
+ * past max_bytes. 8 KB is the URI length HTTP asks every party to take (RFC 9110 §4.1).
+ */
+export const DEFAULT_MAX_LINK_BYTES = 8192;
+/** Room kept for the marker that says a link was cut, `…[N more characters, …]`. */
+const CUT_MARKER_BYTES = 64;
 /** The scheduler's name for lifecycle steps. */
 export const LIFECYCLE_STEP = "lifecycle";
 
@@ -26,6 +35,8 @@ export interface LifecycleSettings {
   enabled: boolean;
   /** Most events one message keeps; a by-hand event past it is refused, so no message grows without bound. */
   maxEvents: number;
+  /** Most of the link a `message.clicked` event keeps, in bytes of JSON; the whole link stays in the message's `links`. */
+  maxLinkBytes: number;
 }
 
 interface Step {
@@ -55,12 +66,30 @@ export const STATUS_AFTER: Readonly<Record<MessageEventType, MessageStatus>> = {
   "message.clicked": "clicked",
 };
 
-/** The event of `type` at `atMs`, with the fields its type carries; `links` are the message's. */
-export function eventFor(type: MessageEventType, atMs: number, links: readonly string[], bounceType: "hard" | "soft" = "hard"): MessageEvent {
+/** What an event of a type needs to know beyond its time. */
+interface EventContext {
+  /** The message's links: a click names the first. */
+  links: readonly string[];
+  maxLinkBytes: number;
+  bounceType?: "hard" | "soft";
+}
+
+/** The event of `type` at `atMs`, with the fields its type carries. */
+export function eventFor(type: MessageEventType, atMs: number, { links, maxLinkBytes, bounceType = "hard" }: EventContext): MessageEvent {
   const at = new Date(atMs).toISOString();
   if (type === "message.bounced") return { type, at, bounce_type: bounceType };
-  if (type === "message.clicked") return { type, at, link: links[0] ?? null };
+  if (type === "message.clicked") return { type, at, link: links[0] === undefined ? null : linkWithin(links[0], maxLinkBytes) };
   return { type, at };
+}
+
+/**
+ * The link whole when it takes at most `maxBytes` of JSON, else its start and a marker naming
+ * where the whole link is: the event refers to the message's link instead of copying it.
+ */
+function linkWithin(link: string, maxBytes: number): string {
+  if (!startWithinJsonBytes(link, maxBytes).truncated) return link;
+  const start = startWithinJsonBytes(link, maxBytes - CUT_MARKER_BYTES).text;
+  return `${start}…[${link.length - start.length} more characters, the whole link is links[0]]`;
 }
 
 /** What the lifecycle needs of the outbox. */
@@ -108,6 +137,8 @@ export function createLifecycle(deps: LifecycleDeps): Lifecycle {
   const { settings, outbox, scheduler, clock } = deps;
 
   const scheduleStep = (payload: StepPayload, dueAtMs: number): Promise<void> => scheduler.schedule(LIFECYCLE_STEP, payload.messageId, payload, dueAtMs);
+  const forget = (messageIds: readonly string[]): Promise<void> =>
+    messageIds.length === 0 ? Promise.resolve() : scheduler.unschedule(LIFECYCLE_STEP, messageIds);
 
   return {
     async outcomeFor(target) {
@@ -120,7 +151,7 @@ export function createLifecycle(deps: LifecycleDeps): Lifecycle {
       await scheduleStep({ messageId: message.id, outcome, step: 0 }, Date.parse(message.created_at) + settings.stepMs);
     },
 
-    forget: (messageIds) => (messageIds.length === 0 ? Promise.resolve() : scheduler.unschedule(LIFECYCLE_STEP, messageIds)),
+    forget,
 
     clearPending: () => scheduler.clear(LIFECYCLE_STEP),
 
@@ -130,9 +161,11 @@ export function createLifecycle(deps: LifecycleDeps): Lifecycle {
       if (message.events.length >= settings.maxEvents) {
         throw new ApiError("invalid_request", `Message ${message.id} has ${message.events.length} events, the most a message keeps (lifecycle.max_events)`);
       }
-      const event = eventFor(type, clock.nowMs(), message.links);
+      const event = eventFor(type, clock.nowMs(), { links: message.links, maxLinkBytes: settings.maxLinkBytes });
       const recorded = await outbox.recordEvent(message.id, event, STATUS_AFTER[type]);
       if (!recorded) throw new ApiError("not_found", `Message ${message.id} left the outbox before its event was recorded`);
+      // Messages dropped for the room the event took take their steps with them, as at capture.
+      await forget(recorded.dropped);
       await deps.onRecorded?.(recorded, event);
       return event;
     },
@@ -144,11 +177,17 @@ export function createLifecycle(deps: LifecycleDeps): Lifecycle {
       if (current === undefined) return;
       // Only a click names a link: the other steps need not read the message.
       const links = current.type === "message.clicked" ? ((await outbox.get(messageId))?.links ?? []) : [];
-      const event = eventFor(current.type, dueAtMs, links, current.bounceType);
+      const event = eventFor(current.type, dueAtMs, {
+        links,
+        maxLinkBytes: settings.maxLinkBytes,
+        ...(current.bounceType && { bounceType: current.bounceType }),
+      });
       // Undefined when the message was deleted, cleared or dropped for room: nothing more happens to it.
       const recorded = await outbox.recordEvent(messageId, event, STATUS_AFTER[current.type]);
       if (!recorded) return;
       if (step + 1 < steps.length) await scheduleStep({ messageId, outcome, step: step + 1 }, dueAtMs + settings.stepMs);
+      // After scheduling: the message itself may be among those its event dropped for room.
+      await forget(recorded.dropped);
       await deps.onRecorded?.(recorded, event);
     },
   };

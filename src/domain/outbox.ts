@@ -35,6 +35,8 @@ export interface RecordedEvent {
    * were recorded, and reading a 900 KB message twice per send was ~14% of a large send's CPU.
    */
   message(): CapturedMessage;
+  /** The messages dropped for room: an event grows its message, and the kept messages stay within `maxBytes`. */
+  dropped: string[];
 }
 
 /** What bounds an outbox: messages kept, bytes kept, bytes in one page. */

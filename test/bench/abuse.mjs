@@ -97,12 +97,31 @@ async function hostileGlob(url) {
   await call(`${url}/_mock/faults`, "POST", JSON.stringify({ fault: "server_error", match: { to: "a".repeat(70_000) } }));
 }
 
+/**
+ * Issue 28 row 7: a message whose first link is ~800 KB, then 101 `message.clicked` events by
+ * hand (the last one past lifecycle.max_events). Each event used to copy the link.
+ */
+async function clickedHugeLink(url) {
+  const link = `https://x.example/${"l".repeat(800_000)}`;
+  const sent = await fetch(`${url}/send`, {
+    method: "POST",
+    headers: HEADERS,
+    body: JSON.stringify({ to: "clicker@example.com", template_id: "welcome", data: { name: "A", company: "B", login_url: link } }),
+  });
+  const { message_id: id } = await sent.json();
+  for (let index = 0; index < 101; index += 1) {
+    await call(`${url}/_mock/messages/${id}/events`, "POST", JSON.stringify({ type: "message.clicked" }));
+  }
+  return id;
+}
+
 /** @returns {Promise<{ lines: string[], targets: { name: string, pass: boolean, detail: string }[], report: Record<string, unknown> }>} */
 export async function measureAbuse() {
   const cases = [
     ["300 sends of 900 KB values", (url) => bigSends(url, 300)],
     ["20 event streams never read, 500 large messages", (url) => unreadStreams(url, 20, 500)],
     ["hostile glob +(*a)b and a 70,000-char glob", (url) => hostileGlob(url)],
+    ["~800 KB first link, 101 message.clicked by hand", (url) => clickedHugeLink(url)],
   ];
   const results = [];
   for (const [label, attack] of cases) {

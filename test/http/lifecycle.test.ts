@@ -289,6 +289,42 @@ describe("events by hand: POST /_mock/messages/{id}/events", () => {
   });
 });
 
+describe("a message.clicked event's link", () => {
+  it("keeps a long first link once, in links: 101 clicks by hand each carry at most lifecycle.max_link_bytes of it", async () => {
+    const mock = await aMockForThisTest({ lifecycle: { stepMs: STEP_MS, maxLinkBytes: 1024 } });
+    const link = `https://app.example.com/login?token=${"t".repeat(40_000)}`;
+    const id = await send(mock, { data: { name: "Ada", company: "Acme", login_url: link } });
+    const capturedBytes = (await admin(mock, "get", `/_mock/messages/${id}`)).text.length;
+
+    const statuses: number[] = [];
+    for (let click = 0; click < 101; click += 1) {
+      statuses.push((await admin(mock, "post", `/_mock/messages/${id}/events`, { type: "message.clicked" })).status);
+    }
+
+    expect(statuses.filter((status) => status === 201)).toHaveLength(100);
+    expect(statuses.at(-1)).toBe(400);
+    const answer = await admin(mock, "get", `/_mock/messages/${id}`);
+    const message = answer.body as CapturedMessage;
+    expect(message.links[0]).toBe(link);
+    const [first] = message.events;
+    expect(first?.link?.startsWith(link.slice(0, 900))).toBe(true);
+    expect(first?.link).toMatch(/…\[\d+ more characters, the whole link is links\[0\]\]$/);
+    expect(Buffer.byteLength(JSON.stringify(first?.link))).toBeLessThanOrEqual(1024 + 2);
+    // Each event adds its type, time and cut link: ~1.1 KB, where a copy of the link was 40 KB.
+    expect(answer.text.length - capturedBytes).toBeLessThan(100 * 1200);
+  });
+
+  it("keeps a link within the bound whole", async () => {
+    const mock = await aMockForThisTest({ lifecycle: { stepMs: STEP_MS, maxLinkBytes: 1024 } });
+    const link = `https://app.example.com/login?token=${"t".repeat(1024 - 40)}`;
+    const id = await send(mock, { data: { name: "Ada", company: "Acme", login_url: link } });
+
+    const answer = await admin(mock, "post", `/_mock/messages/${id}/events`, { type: "message.clicked" });
+
+    expect(answer.body).toEqual({ type: "message.clicked", at: expect.any(String) as string, link });
+  });
+});
+
 describe("the status filter", () => {
   const mock = sharedMock({ lifecycle: { stepMs: STEP_MS } });
 

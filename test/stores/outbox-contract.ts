@@ -740,6 +740,26 @@ export function describeOutboxContract(name: string, makeOutbox: MakeOutbox, opt
         expect(await outbox.add(third)).toEqual({ dropped: [first.id] });
       });
 
+      it("keeps messages and their events within max_bytes: an event past it drops the oldest, and answers their ids", async () => {
+        const outbox = await makeOutbox({ capacity: 100, maxBytes: 100_000 });
+        const messages = [aMessage({ text: "x".repeat(3_000) }), aMessage({ text: "x".repeat(3_000) }), aMessage()];
+        for (const message of messages) await outbox.add(message);
+        const [oldest, middle, newest] = messages as [CapturedMessage, CapturedMessage, CapturedMessage];
+        const click = { type: "message.clicked", at: "2025-03-14T09:00:03.000Z", link: `https://a.example/${"l".repeat(5_000)}` } as const;
+
+        // 19 clicks of 5 KB: the newest message alone stays under the bound, with the others it does not.
+        const dropped: string[] = [];
+        for (let index = 0; index < 19; index += 1) dropped.push(...((await outbox.recordEvent(newest.id, click, "clicked"))?.dropped ?? []));
+
+        const stats = await outbox.stats();
+        expect(stats.bytes).toBeLessThanOrEqual(100_000);
+        expect(dropped[0]).toBe(oldest.id);
+        expect([oldest.id, middle.id]).toEqual(expect.arrayContaining(dropped));
+        expect(stats).toMatchObject({ count: 3 - dropped.length, dropped: dropped.length });
+        expect(idsOf(await outbox.list())).toEqual([newest, middle].slice(0, 3 - dropped.length).map((message) => message.id));
+        expect((await outbox.get(newest.id))?.events).toHaveLength(19);
+      });
+
       it("forgets a message's events when it is cleared", async () => {
         const message = aMessage();
         const outbox = await anOutbox([message]);

@@ -37,6 +37,7 @@ describe("a bad config file names the file and the key, in words", () => {
     ["a lifecycle step over a day", "lifecycle: { step_ms: 86400001 }", "lifecycle.step_ms must be at most 86400000"],
     ["an unknown default outcome", "lifecycle: { default_outcome: lost }", `lifecycle.default_outcome must be one of ${OUTCOMES.join(", ")}`],
     ["a misspelt lifecycle key", "lifecycle: { step: 2 }", "lifecycle: unknown key step (did you mean step_ms?)"],
+    ["a clicked link cut below 256 bytes", "lifecycle: { max_link_bytes: 100 }", "lifecycle.max_link_bytes must be at least 256"],
     [
       "more outcome rules than max_rules",
       "max_rules: 1\noutcome_rules: [{ outcome: bounced }, { outcome: opened }]",

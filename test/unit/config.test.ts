@@ -104,8 +104,8 @@ describe("config files", () => {
 });
 
 describe("the lifecycle settings", () => {
-  it("default to a step of 1000 ms, delivered, enabled", () => {
-    expect(resolveConfig({}).lifecycle).toEqual({ stepMs: 1000, defaultOutcome: "delivered", enabled: true, maxEvents: 100 });
+  it("default to a step of 1000 ms, delivered, enabled, 100 events, 8192 bytes of a clicked link", () => {
+    expect(resolveConfig({}).lifecycle).toEqual({ stepMs: 1000, defaultOutcome: "delivered", enabled: true, maxEvents: 100, maxLinkBytes: 8192 });
     expect(resolveConfig({}).outcomeRules).toEqual([]);
   });
 
@@ -117,7 +117,11 @@ describe("the lifecycle settings", () => {
     const fromFile = resolveConfig({ config: file });
     expect(fromFile.lifecycle).toMatchObject({ stepMs: 250, defaultOutcome: "bounced", enabled: false });
     expect(fromFile.outcomeRules).toEqual([{ outcome: "opened", match: { template_id: "welcome" } }]);
-    expect(resolveConfig({ lifecycle: { stepMs: 10, maxEvents: 20 } }).lifecycle).toMatchObject({ stepMs: 10, maxEvents: 20 });
+    expect(resolveConfig({ lifecycle: { stepMs: 10, maxEvents: 20, maxLinkBytes: 300 } }).lifecycle).toMatchObject({
+      stepMs: 10,
+      maxEvents: 20,
+      maxLinkBytes: 300,
+    });
   });
 });
 

@@ -12,16 +12,16 @@ import { createMemoryDueWork, createMemoryOutbox, createMemoryRuleBook } from ".
 import { MESSAGE_EVENT_TYPES, OUTCOMES } from "../../src/wire.js";
 import { aSendRequest, SHIPPED_TEMPLATES } from "../support/helpers.js";
 
-async function aLifecycle(options: { capacity?: number } = {}) {
+async function aLifecycle(options: { capacity?: number; maxBytes?: number } = {}) {
   const offset = createLocalClockOffset();
   const clock = createClock(offset);
   const dueWork = createMemoryDueWork();
-  const outbox = createMemoryOutbox({ capacity: options.capacity ?? 100 });
+  const outbox = createMemoryOutbox({ capacity: options.capacity ?? 100, ...(options.maxBytes !== undefined && { maxBytes: options.maxBytes }) });
   const handlers: Record<string, DueHandler> = {};
   const scheduler = createScheduler({ store: dueWork, clock, handlers });
   const outcomes = createMemoryRuleBook(OUTCOME_RULES, { initialRules: [], seed: 1 });
   const lifecycle = createLifecycle({
-    settings: { stepMs: 1000, defaultOutcome: "delivered", enabled: true, maxEvents: 100 },
+    settings: { stepMs: 1000, defaultOutcome: "delivered", enabled: true, maxEvents: 100, maxLinkBytes: 8192 },
     outbox,
     outcomes,
     scheduler,
@@ -50,6 +50,22 @@ describe("the lifecycle", () => {
     const { dueWork, sendService, scheduler } = await aLifecycle({ capacity: 3 });
     for (let index = 0; index < 50; index += 1) await sendService.send(aSendRequest(), { apiKeyHint: "0001", strictData: false });
     expect(await dueWork.size()).toBe(3);
+    scheduler.stop();
+  });
+
+  it("keeps no pending step for messages that events by hand dropped for room", async () => {
+    const { dueWork, outbox, sendService, lifecycle, scheduler } = await aLifecycle({ maxBytes: 30_000 });
+    const options = { apiKeyHint: "0001", strictData: false };
+    for (let index = 0; index < 3; index += 1) await sendService.send(aSendRequest(), options);
+    const link = `https://app.example.com/login?token=${"t".repeat(2_000)}`;
+    const clicked = await sendService.send(aSendRequest({ data: { name: "Ada", company: "Acme", login_url: link } }), options);
+    expect(await dueWork.size()).toBe(4);
+
+    for (let index = 0; index < 8; index += 1) await lifecycle.appendNow(clicked.id, "message.clicked");
+
+    const stats = await outbox.stats();
+    expect(stats.dropped).toBeGreaterThan(0);
+    expect(await dueWork.size()).toBe(stats.count);
     scheduler.stop();
   });
 

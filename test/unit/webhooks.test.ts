@@ -55,7 +55,7 @@ describe("a payload that breaks the contract", () => {
     Object.assign(handlers, { [WEBHOOK_ATTEMPT]: (payload: string, dueAtMs: number) => delivering.runAttempt(payload, dueAtMs) });
     const message = { id: "msg_1", to: "ada@example.com", template_id: "welcome", subject: "Hi", status: "sent" } as CapturedMessage;
 
-    await delivering.eventRecorded({ message: () => message }, { type: "message.sent", at: clock.now().toISOString() });
+    await delivering.eventRecorded({ message: () => message, dropped: [] }, { type: "message.sent", at: clock.now().toISOString() });
     await scheduler.runDue();
     scheduler.stop();
 

@@ -244,6 +244,16 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
     return gone.id;
   }
 
+  /** Drops the oldest while past `capacity` or `maxBytes`, the newest always kept; answers their ids. */
+  function dropPastBounds(): string[] {
+    const ids: string[] = [];
+    while (captured.size > capacity || (keptBytes() > maxBytes && captured.size > 1)) {
+      const id = dropOldest();
+      if (id !== undefined) ids.push(id);
+    }
+    return ids;
+  }
+
   /** Files every kept entry again from number 0: the word index keeps numbers as 32-bit integers, which 2^32 captures would run out of. */
   function renumber(): void {
     words?.clear();
@@ -274,13 +284,9 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
       entryBytes += entry.bytes;
       if (words !== undefined) fileWords(words, entry);
       // 900 KB messages under the count alone filled a default heap after ~900 sends.
-      const droppedIds: string[] = [];
-      while (captured.size > capacity || (keptBytes() > maxBytes && captured.size > 1)) {
-        const id = dropOldest();
-        if (id !== undefined) droppedIds.push(id);
-      }
+      const dropped = dropPastBounds();
       for (const listener of listeners) listener(message);
-      return Promise.resolve({ dropped: droppedIds });
+      return Promise.resolve({ dropped });
     },
 
     recordEvent(id, event, status) {
@@ -297,10 +303,12 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
       setJson(entry, headOf(entry), entry.rest);
       entry.bytes += grown;
       entryBytes += grown;
+      // 100 clicks on a message with an 800 KB link once grew it past max_bytes, and nothing went.
+      const dropped = dropPastBounds();
       for (const listener of eventListeners) listener(messageOf(entry), event);
       // As it is now: a later event must not show in what this one is read as.
       const { json } = entry;
-      return Promise.resolve({ message: () => JSON.parse(json) as CapturedMessage });
+      return Promise.resolve({ message: () => JSON.parse(json) as CapturedMessage, dropped });
     },
 
     list(filter = {}) {

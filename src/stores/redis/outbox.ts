@@ -38,12 +38,41 @@ local function forgetWords(id, wordSetPrefix)
 end
 `;
 
+// KEYS as for ADD_SCRIPT (below). Drops the oldest while past capacity or max_bytes, the
+// newest always kept, and answers their ids.
+const DROP_PAST_BOUNDS = `${FORGET_WORDS}
+local function dropPastBounds(capacity, maxBytes, sameToPrefix, wordSetPrefix)
+  local bytes = tonumber(redis.call('GET', KEYS[5]) or '0')
+  local count = redis.call('LLEN', KEYS[1])
+  local dropped = {}
+  while count > 1 and (count > capacity or bytes > maxBytes) do
+    local keys = cjson.decode(redis.call('RPOP', KEYS[1]))
+    forgetWords(keys.id, wordSetPrefix)
+    redis.call('HDEL', KEYS[2], keys.id)
+    redis.call('HDEL', KEYS[6], keys.id)
+    local events = redis.call('HGET', KEYS[7], keys.id)
+    if events then
+      bytes = redis.call('DECRBY', KEYS[5], string.len(events))
+      redis.call('HDEL', KEYS[7], keys.id)
+    end
+    local sameTo = sameToPrefix .. keys.to
+    redis.call('RPOP', sameTo)
+    if redis.call('LLEN', sameTo) == 0 then redis.call('SREM', KEYS[4], keys.to) end
+    bytes = redis.call('DECRBY', KEYS[5], keys.bytes or 0)
+    count = count - 1
+    dropped[#dropped + 1] = keys.id
+  end
+  if #dropped > 0 then redis.call('INCRBY', KEYS[3], #dropped) end
+  return dropped
+end
+`;
+
 // KEYS: key list, messages hash, drop counter, set of recipients, bytes counter, status hash,
 // events hash, word vocabulary, words per message. ARGV: keys JSON, id, message JSON (without
 // status and events), capacity, channel, event, prefix of the per-recipient lists, lowercased to,
 // the message's bytes, max_bytes, prefix of the per-word sets, the message's words as a JSON array.
 // The oldest go past either bound; the newest always stays. Answers the dropped ids.
-const ADD_SCRIPT = `${FORGET_WORDS}
+const ADD_SCRIPT = `${DROP_PAST_BOUNDS}
 redis.call('LPUSH', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 redis.call('HSET', KEYS[6], ARGV[2], 'queued')
@@ -54,39 +83,20 @@ for _, word in ipairs(cjson.decode(ARGV[12])) do
   redis.call('HINCRBY', KEYS[8], word, 1)
 end
 redis.call('HSET', KEYS[9], ARGV[2], ARGV[12])
-local bytes = redis.call('INCRBY', KEYS[5], tonumber(ARGV[9]))
-local count = redis.call('LLEN', KEYS[1])
-local capacity = tonumber(ARGV[4])
-local maxBytes = tonumber(ARGV[10])
-local dropped = {}
-while count > 1 and (count > capacity or bytes > maxBytes) do
-  local keys = cjson.decode(redis.call('RPOP', KEYS[1]))
-  forgetWords(keys.id, ARGV[11])
-  redis.call('HDEL', KEYS[2], keys.id)
-  redis.call('HDEL', KEYS[6], keys.id)
-  local events = redis.call('HGET', KEYS[7], keys.id)
-  if events then
-    bytes = redis.call('DECRBY', KEYS[5], string.len(events))
-    redis.call('HDEL', KEYS[7], keys.id)
-  end
-  local sameTo = ARGV[7] .. keys.to
-  redis.call('RPOP', sameTo)
-  if redis.call('LLEN', sameTo) == 0 then redis.call('SREM', KEYS[4], keys.to) end
-  bytes = redis.call('DECRBY', KEYS[5], keys.bytes or 0)
-  count = count - 1
-  dropped[#dropped + 1] = keys.id
-end
-if #dropped > 0 then redis.call('INCRBY', KEYS[3], #dropped) end
+redis.call('INCRBY', KEYS[5], tonumber(ARGV[9]))
+local dropped = dropPastBounds(tonumber(ARGV[4]), tonumber(ARGV[10]), ARGV[7], ARGV[11])
 redis.call('PUBLISH', ARGV[5], ARGV[6])
 return dropped`;
 
-// KEYS: messages hash, status hash, events hash, bytes counter. ARGV: id, status, event JSON,
-// channel, status as JSON. Appends the event to the message's comma-joined events and answers
-// the message as it is now (nil when it is gone), told to every replica in the same step.
-const EVENT_SCRIPT = `
-local rest = redis.call('HGET', KEYS[1], ARGV[1])
+// KEYS as for ADD_SCRIPT. ARGV: id, status, event JSON, channel, status as JSON, capacity,
+// max_bytes, prefix of the per-recipient lists, prefix of the per-word sets. Appends the event to
+// the message's comma-joined events, told to every replica in the same step, then drops the
+// oldest past max_bytes (an event grows its message). Answers the message as it is now and the
+// dropped ids (nil when the message is gone).
+const EVENT_SCRIPT = `${DROP_PAST_BOUNDS}
+local rest = redis.call('HGET', KEYS[2], ARGV[1])
 if not rest then return false end
-local events = redis.call('HGET', KEYS[3], ARGV[1])
+local events = redis.call('HGET', KEYS[7], ARGV[1])
 local added = string.len(ARGV[3])
 if events and events ~= '' then
   events = events .. ',' .. ARGV[3]
@@ -94,12 +104,12 @@ if events and events ~= '' then
 else
   events = ARGV[3]
 end
-redis.call('HSET', KEYS[3], ARGV[1], events)
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('INCRBY', KEYS[4], added)
+redis.call('HSET', KEYS[7], ARGV[1], events)
+redis.call('HSET', KEYS[6], ARGV[1], ARGV[2])
+redis.call('INCRBY', KEYS[5], added)
 local message = '{"status":' .. ARGV[5] .. ',"events":[' .. events .. '],' .. string.sub(rest, 2)
 redis.call('PUBLISH', ARGV[4], '{"type":"event","event":' .. ARGV[3] .. ',"message":' .. message .. '}')
-return message`;
+return {message, dropPastBounds(tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], ARGV[9])}`;
 
 // KEYS as for ADD_SCRIPT. ARGV: the opening of the message's keys JSON, `{"id":"…",` (ids are
 // written first; empty for the newest), prefix of the per-recipient lists, prefix of the
@@ -323,22 +333,25 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
     },
 
     async recordEvent(id, event, status) {
-      const json = await connection.run((redis) =>
+      const answer = await connection.run((redis) =>
         redis.eval(
           EVENT_SCRIPT,
-          4,
-          messagesHash,
-          statusHash,
-          eventsHash,
-          bytesCounter,
+          scriptKeys.length,
+          ...scriptKeys,
           id,
           status,
           JSON.stringify(event),
           channel.name,
           JSON.stringify(status),
+          capacity,
+          maxBytes,
+          sameToPrefix,
+          wordSetPrefix,
         ),
       );
-      return typeof json === "string" ? { message: () => JSON.parse(json) as CapturedMessage } : undefined;
+      if (!Array.isArray(answer)) return undefined;
+      const [json, dropped] = answer as [string, string[]];
+      return { message: () => JSON.parse(json) as CapturedMessage, dropped };
     },
 
     listSerialized,
