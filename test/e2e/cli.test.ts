@@ -1,5 +1,7 @@
 import type { ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { cp, mkdtemp, mkdir, symlink, writeFile } from "node:fs/promises";
+import http from "node:http";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -22,6 +24,32 @@ function run(args: string[], options: CliOptions = {}): CliRun {
 /** Starts `sendmock serve` and resolves once it prints the URL it serves on. */
 function serve(args: string[], options: CliOptions = {}): Promise<Started> {
   return serveCli(args, running, options);
+}
+
+/**
+ * GETs `url` on a keep-alive connection the server has already accepted (a first request went
+ * over it), resolving once the request is handed to the operating system, so it waits in the
+ * server's socket whatever the load: a stopping server still reads it, where a connection not
+ * yet accepted would be refused. Resolves with the answer to come.
+ */
+async function sentOnAcceptedConnection(url: string): Promise<{ answer: Promise<{ status: number; body: string }> }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const get = (target: string): { request: http.ClientRequest; answer: Promise<{ status: number; body: string }> } => {
+    const request = http.get(target, { agent });
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      request.once("error", reject);
+      request.once("response", (response) => {
+        let body = "";
+        response.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+        response.once("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+    });
+    return { request, answer };
+  };
+  await get(new URL("/_mock/health", url).href).answer;
+  const { request, answer } = get(url);
+  await once(request, "finish");
+  return { answer: answer.finally(() => agent.destroy()) };
 }
 
 /** Runs a start that must fail; answers its exit code and stderr. */
@@ -183,13 +211,11 @@ describe("a start that cannot work exits non-zero with one clear line", () => {
 describe("stopping", () => {
   it.each(["SIGTERM", "SIGINT"] as const)("finishes the in-flight request and exits 0 on %s", async (signal) => {
     const mock = await serve(["--port", "0"]);
-    const inFlight = fetch(`${mock.url}/_mock/messages?wait_ms=10000`);
-    // The long poll is in flight once the server has it; a captured-nothing answer follows the signal.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const inFlight = await sentOnAcceptedConnection(`${mock.url}/_mock/messages?wait_ms=10000`);
     mock.child.kill(signal);
-    const answer = await inFlight;
+    const answer = await inFlight.answer;
     expect(answer.status).toBe(200);
-    expect(await answer.json()).toEqual({ messages: [], total: 0 });
+    expect(JSON.parse(answer.body)).toEqual({ messages: [], total: 0 });
     expect(await mock.exited).toBe(0);
     expect(mock.stderr()).toContain(`${signal} received`);
   });

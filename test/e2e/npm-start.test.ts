@@ -67,7 +67,8 @@ async function startAndSend(folder: string): Promise<{ stderr: string; status: n
       const match = /http:\/\/127\.0\.0\.1:\d+/.exec(stdout);
       if (match) resolve(match[0]);
     });
-    child.once("exit", (code) => reject(new Error(`exited with ${String(code)}: ${stderr}`)));
+    // "close": once its stderr has all been read, so the error says why it stopped.
+    child.once("close", (code) => reject(new Error(`exited with ${String(code)}: ${stderr}`)));
   });
   const answer = await fetch(`${url}/send`, {
     method: "POST",

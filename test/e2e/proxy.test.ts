@@ -250,7 +250,8 @@ describe("sendmock proxy on the command line", () => {
       let stdout = "";
       let stderr = "";
       child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      // "close": once its output has all been read, which the checks of its log below need.
+      const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
       const url = await new Promise<string>((resolve, reject) => {
         child.stdout.on("data", (chunk: Buffer) => {
           stdout += chunk.toString();

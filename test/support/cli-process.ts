@@ -14,6 +14,7 @@ export interface CliRun {
   child: ChildProcessWithoutNullStreams;
   stdout: () => string;
   stderr: () => string;
+  /** The exit code, once the child has exited and all its output has been read. */
   exited: Promise<number | null>;
 }
 
@@ -38,7 +39,9 @@ export function runCli(args: string[], running: { push(child: ChildProcessWithou
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // "close", not "exit": a child's last writes may still be in its pipes when it exits, and a
+  // test that reads stdout or stderr once it exited would miss them.
+  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   return { child, exited, stdout: () => stdout, stderr: () => stderr };
 }
 

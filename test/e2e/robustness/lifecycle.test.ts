@@ -65,7 +65,8 @@ async function serveInChild(args: string[] = [], options: { heldToFileModes?: bo
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // "close": once its stderr has all been read, which the checks of its stop line need.
+  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
