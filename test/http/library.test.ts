@@ -1,9 +1,18 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, expectTypeOf, it, vi } from "vitest";
-import { startSendMock, WaitTimeoutError, type CapturedMessage, type RunningSendMock, type SendRequest, type SendSuccessA } from "../../src/index.js";
+import {
+  startSendMock,
+  WaitTimeoutError,
+  type CapturedMessage,
+  type RunningSendMock,
+  type SendRequest,
+  type SendSuccessA,
+  type TemplateCatalog,
+} from "../../src/index.js";
 import { aRunningMockForThisTest, aSendRequest, bearer } from "../support/helpers.js";
 
 /** What an application under test does: a plain HTTP call to the mocked service. */
@@ -177,6 +186,45 @@ describe("inspecting and resetting from a test", () => {
     expectTypeOf<CapturedMessage["cc"]>().toEqualTypeOf<string[]>();
     expectTypeOf<SendSuccessA["status"]>().toEqualTypeOf<"queued">();
     expectTypeOf<SendRequest>().toHaveProperty("template_id");
+  });
+});
+
+describe("the library's reference in README.md", () => {
+  const librarySection = async (): Promise<string> => {
+    const readme = await readFile(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8");
+    return readme.slice(readme.indexOf("## In tests: the library"), readme.indexOf("\n## ", readme.indexOf("## In tests: the library") + 1));
+  };
+
+  it("names every method of every handle of a mock, with what it returns", async () => {
+    const mock = await aRunningMockForThisTest();
+    const section = await librarySection();
+    const handles = {
+      outbox: mock.outbox,
+      journal: mock.journal,
+      faults: mock.faults,
+      outcomes: mock.outcomes,
+      clock: mock.clock,
+      webhooks: mock.webhooks,
+      settings: mock.settings,
+    };
+    const methods = Object.entries(handles).flatMap(([handle, object]) =>
+      Object.entries(object as object)
+        .filter(([, value]) => typeof value === "function")
+        .map(([method]) => `${handle}.${method}(`),
+    );
+    // The catalog is a class, whose prototype also holds what only the mock calls.
+    const catalogMethods = ["get", "list", "onChange", "close"] satisfies (keyof TemplateCatalog)[];
+    methods.push(...catalogMethods.map((method) => `templates.${method}(`));
+
+    expect(methods.filter((method) => !section.includes(`\`${method}`))).toEqual([]);
+  });
+
+  it("says what journal.list() answers: {requests, total, truncated}", async () => {
+    const mock = await aRunningMockForThisTest();
+    const section = await librarySection();
+
+    expect(Object.keys(await mock.journal.list()).sort()).toEqual(["requests", "total", "truncated"]);
+    expect(section).toContain("| `journal.list({limit})` | `Promise<{requests, total, truncated}>`");
   });
 });
 
