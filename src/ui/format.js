@@ -115,3 +115,19 @@ export function offsetText(startIso, iso) {
 export function countText(shown, total) {
   return `${shown.toLocaleString()} of ${total.toLocaleString()}`;
 }
+
+/**
+ * A template's description as nodes: each `backticked` part as code, the rest as text (a
+ * description is written by whoever wrote the template file, so nothing in it is markup). A
+ * backtick without its pair stays a character.
+ */
+export function withInlineCode(text) {
+  const nodes = [];
+  let rest = 0;
+  for (const match of text.matchAll(/`([^`]+)`/g)) {
+    nodes.push(text.slice(rest, match.index), h("code", {}, match[1]));
+    rest = match.index + match[0].length;
+  }
+  nodes.push(text.slice(rest));
+  return nodes.filter((node) => node !== "");
+}

@@ -314,15 +314,15 @@ function ruleRow(rule, onRemove) {
   return h(
     "tr",
     { class: "fault-row", "data-testid": "fault-row", "data-id": rule.id },
-    h("td", {}, h("span", { class: "badge badge-fault" }, rule.fault)),
-    h("td", {}, matchText(rule)),
-    h("td", { class: "numeric" }, rule.times === null ? h("span", { title: "until removed" }, "∞") : String(rule.times)),
-    h("td", { class: "numeric" }, `${Math.round(rule.probability * 1000) / 10}%`),
-    h("td", {}, parametersText(rule)),
-    h("td", {}, rule.source),
+    h("td", { "data-label": "Fault" }, h("span", { class: "badge badge-fault" }, rule.fault)),
+    h("td", { "data-label": "Match" }, matchText(rule)),
+    h("td", { class: "numeric", "data-label": "Times left" }, rule.times === null ? h("span", { title: "until removed" }, "∞") : String(rule.times)),
+    h("td", { class: "numeric", "data-label": "Probability" }, `${Math.round(rule.probability * 1000) / 10}%`),
+    h("td", { "data-label": "Parameters" }, parametersText(rule)),
+    h("td", { "data-label": "Source" }, rule.source),
     h(
       "td",
-      {},
+      { class: "cell-actions" },
       h(
         "button",
         {

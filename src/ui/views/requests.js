@@ -63,19 +63,19 @@ function requestRow(entry) {
   return h(
     "tr",
     { class: classes.join(" "), "data-testid": "request-row", "data-id": entry.id },
-    h("td", { class: "cell-time" }, preciseTimeOf(entry.at)),
+    h("td", { class: "cell-time", "data-label": "Time" }, preciseTimeOf(entry.at)),
     h(
       "td",
-      { class: "cell-request" },
+      { class: "cell-request", "data-label": "Request" },
       h("code", {}, `${entry.method} ${entry.path}`),
       entry.api_key_hint === null ? null : h("span", { class: "muted block" }, `key …${entry.api_key_hint}`),
     ),
-    h("td", { class: "cell-status" }, statusBadge(entry.status)),
-    h("td", { class: "cell-error" }, errorDetails(entry)),
-    h("td", { class: "cell-to" }, orDash(entry.to)),
-    h("td", { class: "cell-template" }, entry.template_id === null ? "—" : h("code", {}, entry.template_id)),
-    h("td", { class: "cell-duration" }, durationText(entry.duration_ms)),
-    h("td", { class: "cell-message" }, messageLink(entry.message_id)),
+    h("td", { class: "cell-status", "data-label": "Status" }, statusBadge(entry.status)),
+    h("td", { class: "cell-error", "data-label": "Error" }, errorDetails(entry)),
+    h("td", { class: "cell-to", "data-label": "To" }, orDash(entry.to)),
+    h("td", { class: "cell-template", "data-label": "Template" }, entry.template_id === null ? "—" : h("code", {}, entry.template_id)),
+    h("td", { class: "cell-duration", "data-label": "Duration" }, durationText(entry.duration_ms)),
+    h("td", { class: "cell-message", "data-label": "Message" }, messageLink(entry.message_id)),
   );
 }
 

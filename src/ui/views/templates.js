@@ -3,7 +3,7 @@
 
 import { listTemplates, previewTemplate } from "../api.js";
 import { byId, h, replaceContent, syncList } from "../dom.js";
-import { dataValueText } from "../format.js";
+import { dataValueText, withInlineCode } from "../format.js";
 import { errorText } from "../notice.js";
 import { previewFrame } from "../preview-frame.js";
 
@@ -63,7 +63,7 @@ export function createTemplatesView({ openTemplate, closeTemplate, onTemplatesLo
         ),
         template.ok ? h("span", { class: "badge status-2xx" }, "ok") : h("span", { class: "badge status-5xx", "data-testid": "template-broken" }, "error"),
       ),
-      template.description === null ? null : h("p", { class: "template-description" }, template.description),
+      template.description === null ? null : h("p", { class: "template-description" }, withInlineCode(template.description)),
       template.ok ? null : h("p", { class: "error-text", "data-testid": "template-error" }, template.error),
       template.subject === null ? null : h("p", {}, h("span", { class: "muted" }, "Subject: "), template.subject),
       template.placeholders.length === 0
@@ -122,7 +122,7 @@ export function createTemplatesView({ openTemplate, closeTemplate, onTemplatesLo
           heading,
           h("button", { type: "button", class: "button-quiet", onclick: closeTemplate, "aria-label": "Close the preview (Escape)" }, "Close"),
         ),
-        template.description === null ? null : h("p", {}, template.description),
+        template.description === null ? null : h("p", {}, withInlineCode(template.description)),
         template.ok
           ? h("p", {}, h("button", { type: "button", class: "button-small", onclick: () => showMessagesOf(template.id) }, "Show its messages"))
           : null,

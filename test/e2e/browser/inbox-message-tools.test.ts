@@ -1,12 +1,12 @@
 // The inbox page's Mailpit-level tools in real Chromium: message tabs, preview widths, search, delete, .eml download,
 // editable settings, no sideways overflow at 390 px, keyboard use, and an axe-core accessibility check.
 
-import { readFile, mkdir, mkdtemp } from "node:fs/promises";
+import { readFile, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { simpleParser } from "mailparser";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startSendMock, type RunningSendMock, type SendMockOptions } from "../../../src/index.js";
 import { aSendRequest, bearer } from "../../support/helpers.js";
@@ -98,6 +98,16 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
   }
 
   const messageTab = (name: string) => page.getByRole("tablist", { name: "Parts of the message" }).getByRole("tab", { name, exact: true });
+
+  /** Whether the element `testId`, or the box it sits in, scrolls sideways. */
+  async function sidewaysScroll(testId: string): Promise<boolean> {
+    return page.getByTestId(testId).evaluate((element) => {
+      for (let at = element as unknown as (Box & { parentElement: unknown }) | null; at !== null; at = at.parentElement as typeof at) {
+        if (at.scrollWidth > at.clientWidth) return true;
+      }
+      return false;
+    });
+  }
 
   async function shownPanelText(): Promise<string> {
     return (await page.getByRole("tabpanel").filter({ visible: true }).last().textContent()) ?? "";
@@ -347,6 +357,85 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
       await page.getByRole("tabpanel", { name: view }).waitFor();
       await fits(`the ${view} view`);
     }
+  });
+
+  it("shows every request and fault rule whole at 390 px: each row a card, nothing in a sideways scroll, Remove in reach", async () => {
+    await openInbox({ width: 390, height: 844 });
+    await send(mock, aSendRequest({ to: "a-rather-long-address.for-a-narrow-screen@example.com" }));
+    const headers = { "Content-Type": "application/json", ...bearer() };
+    expect((await fetch(`${mock.url}/send`, { method: "POST", headers, body: JSON.stringify({ to: 42 }) })).status).toBe(400);
+    const faulted = { method: "POST", headers: { ...headers, "X-Sendmock-Fault": "server_error" }, body: JSON.stringify(aSendRequest()) };
+    expect((await fetch(`${mock.url}/send`, faulted)).status).toBe(500);
+    await mock.faults.add({ fault: "server_error", status: 503, match: { to: "*@a-long-domain-for-a-narrow-screen.example.com" } });
+    await mock.faults.add({ fault: "latency", delay_ms: 2000, times: 3 });
+
+    // Every part of `row` lies inside the 390 px of the screen: none cut off or scrolled out of it.
+    const outside = async (row: Locator, parts: string): Promise<string[]> => {
+      const boxes = await row.locator(parts).evaluateAll((elements) =>
+        elements.map((element) => {
+          const { left, right } = (element as unknown as { getBoundingClientRect(): { left: number; right: number } }).getBoundingClientRect();
+          return { text: (element as unknown as { textContent: string | null }).textContent ?? "", left, right };
+        }),
+      );
+      return boxes.filter(({ left, right }) => left < 0 || right > 390).map(({ text, left, right }) => `${text.slice(0, 40)}: ${left}-${right}`);
+    };
+
+    await page.getByRole("tab", { name: "Requests" }).click();
+    await expect.poll(() => page.getByTestId("request-row").count()).toBe(3);
+    for (const row of await page.getByTestId("request-row").all()) expect(await outside(row, "td, td *")).toEqual([]);
+    expect(await page.getByTestId("request-row").getByTestId("request-fault").count()).toBe(1);
+    expect(await sidewaysScroll("request-list")).toBe(false);
+    await page.screenshot({ path: `${SCREENSHOTS}/inbox-390-requests.png`, fullPage: true });
+
+    await page.getByRole("tab", { name: "Faults" }).click();
+    await expect.poll(() => page.getByTestId("fault-row").count()).toBe(2);
+    for (const row of await page.getByTestId("fault-row").all()) expect(await outside(row, "td, td *")).toEqual([]);
+    expect(await sidewaysScroll("fault-list")).toBe(false);
+    await page.screenshot({ path: `${SCREENSHOTS}/inbox-390-faults.png`, fullPage: true });
+    await page
+      .getByTestId("fault-row")
+      .first()
+      .getByRole("button", { name: /^Remove the server_error rule/ })
+      .click();
+    await expect.poll(async () => (await mock.faults.list()).map((rule) => rule.fault)).toEqual(["latency"]);
+  });
+
+  it("keeps the fault: pill of a request apart from its error code at 1280 px", async () => {
+    await openInbox();
+    const faulted = {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Sendmock-Fault": "server_error", ...bearer() },
+      body: JSON.stringify(aSendRequest()),
+    };
+    expect((await fetch(`${mock.url}/send`, faulted)).status).toBe(500);
+    await page.getByRole("tab", { name: "Requests" }).click();
+    const row = page.getByTestId("request-row").first();
+    const pill = await row.getByTestId("request-fault").boundingBox();
+    const code = await row.locator(".error-code").boundingBox();
+
+    if (pill === null || code === null) throw new Error("the pill or the error code is not shown");
+    const apart = code.y >= pill.y + pill.height || code.x >= pill.x + pill.width + 4;
+    expect(apart, `pill ${JSON.stringify(pill)}, code ${JSON.stringify(code)}`).toBe(true);
+    await row.screenshot({ path: `${SCREENSHOTS}/inbox-1280-request-fault.png` });
+  });
+
+  it("shows a template description's `backticks` as code, and its other characters as text", async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), "sendmock-descriptions-"));
+    await writeFile(
+      path.join(folder, "note.yaml"),
+      'description: "Fill `name` and `items`; <b>not bold</b> & `<i>` stays text; a lone ` too"\nsubject: Hi {name}\ntext: "{items}"\n',
+    );
+    await openInbox({ templates: folder });
+    await page.getByRole("tab", { name: "Templates" }).click();
+    const card = page.locator(".template-card").filter({ hasText: "note" });
+    const description = card.locator(".template-description");
+    await description.waitFor();
+
+    expect(await description.locator("code").allTextContents()).toEqual(["name", "items", "<i>"]);
+    expect(await description.locator("b, i").count()).toBe(0);
+    expect(await description.textContent()).toBe("Fill name and items; <b>not bold</b> & <i> stays text; a lone ` too");
+    await card.getByRole("button", { name: "Preview note" }).click();
+    expect(await page.getByTestId("template-detail").locator("p code").allTextContents()).toEqual(["name", "items", "<i>"]);
   });
 
   it("has no serious or critical accessibility violation (axe-core) on the list, each message tab, requests, faults and templates", async () => {
