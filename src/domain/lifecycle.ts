@@ -66,8 +66,8 @@ export function eventFor(type: MessageEventType, atMs: number, links: readonly s
 /** What the lifecycle needs of the outbox. */
 export interface MessageEvents {
   get(id: string): Promise<CapturedMessage | undefined>;
-  /** Appends `event` and sets `status`; the message as it is now, or undefined when it is gone. */
-  recordEvent(id: string, event: MessageEvent, status: MessageStatus): Promise<RecordedEvent | undefined>;
+  /** Appends `event` and sets `status`; the message as it is now, or undefined when it is gone or has `maxEvents` events. */
+  recordEvent(id: string, event: MessageEvent, status: MessageStatus, maxEvents?: number): Promise<RecordedEvent | undefined>;
 }
 
 export interface LifecycleDeps {
@@ -127,12 +127,17 @@ export function createLifecycle(deps: LifecycleDeps): Lifecycle {
     async appendNow(messageId, type) {
       const message = await outbox.get(messageId);
       if (!message) throw new ApiError("not_found", `No captured message with id ${JSON.stringify(messageId)}`);
-      if (message.events.length >= settings.maxEvents) {
-        throw new ApiError("invalid_request", `Message ${message.id} has ${message.events.length} events, the most a message keeps (lifecycle.max_events)`);
-      }
+      const full = (count: number): ApiError =>
+        new ApiError("invalid_request", `Message ${message.id} has ${count} events, the most a message keeps (lifecycle.max_events)`);
+      if (message.events.length >= settings.maxEvents) throw full(message.events.length);
       const event = eventFor(type, clock.nowMs(), message.links);
-      const recorded = await outbox.recordEvent(message.id, event, STATUS_AFTER[type]);
-      if (!recorded) throw new ApiError("not_found", `Message ${message.id} left the outbox before its event was recorded`);
+      // The store counts again as it appends: events racing through other replicas may have filled it since.
+      const recorded = await outbox.recordEvent(message.id, event, STATUS_AFTER[type], settings.maxEvents);
+      if (!recorded) {
+        const now = await outbox.get(message.id);
+        if (now) throw full(now.events.length);
+        throw new ApiError("not_found", `Message ${message.id} left the outbox before its event was recorded`);
+      }
       await deps.onRecorded?.(recorded, event);
       return event;
     },

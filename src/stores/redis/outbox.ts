@@ -81,12 +81,15 @@ redis.call('PUBLISH', ARGV[5], ARGV[6])
 return dropped`;
 
 // KEYS: messages hash, status hash, events hash, bytes counter. ARGV: id, status, event JSON,
-// channel, status as JSON. Appends the event to the message's comma-joined events and answers
-// the message as it is now (nil when it is gone), told to every replica in the same step.
+// channel, status as JSON, most events ("" for no bound). Appends the event to the message's
+// comma-joined events and answers the message as it is now (nil when it is gone or already has
+// the most events), told to every replica in the same step. Counted here, not by the caller
+// beforehand: by-hand events racing through two replicas both read 99 and made it 101.
 const EVENT_SCRIPT = `
 local rest = redis.call('HGET', KEYS[1], ARGV[1])
 if not rest then return false end
 local events = redis.call('HGET', KEYS[3], ARGV[1])
+if ARGV[6] ~= '' and events and events ~= '' and #cjson.decode('[' .. events .. ']') >= tonumber(ARGV[6]) then return false end
 local added = string.len(ARGV[3])
 if events and events ~= '' then
   events = events .. ',' .. ARGV[3]
@@ -322,7 +325,7 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
       return { dropped: dropped as string[] };
     },
 
-    async recordEvent(id, event, status) {
+    async recordEvent(id, event, status, maxEvents) {
       const json = await connection.run((redis) =>
         redis.eval(
           EVENT_SCRIPT,
@@ -336,6 +339,7 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
           JSON.stringify(event),
           channel.name,
           JSON.stringify(status),
+          maxEvents === undefined ? "" : String(maxEvents),
         ),
       );
       return typeof json === "string" ? { message: () => JSON.parse(json) as CapturedMessage } : undefined;
