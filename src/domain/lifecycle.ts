@@ -153,8 +153,10 @@ export function createLifecycle(deps: LifecycleDeps): Lifecycle {
       // Undefined when the message was deleted, cleared or dropped for room: nothing more happens to it.
       const recorded = await outbox.recordEvent(messageId, event, STATUS_AFTER[current.type]);
       if (!recorded) return;
-      if (step + 1 < steps.length) await scheduleStep({ messageId, outcome, step: step + 1 }, dueAtMs + settings.stepMs);
+      // The event's webhooks first: scheduling the next step under this step's id ends this
+      // step's hold on a shared store, and a replica killed in between would leave them unsent.
       await deps.onRecorded?.(recorded, event);
+      if (step + 1 < steps.length) await scheduleStep({ messageId, outcome, step: step + 1 }, dueAtMs + settings.stepMs);
     },
   };
 }

@@ -102,7 +102,10 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
 
   describeRateLimiterContract("redis rate limiter", async () => createRedisRateLimiter(await aConnection()));
 
-  describeDueWorkContract("redis due work", async () => createRedisDueWork(await aConnection()));
+  describeDueWorkContract("redis due work", async () => {
+    const connection = await aConnection();
+    return createRedisDueWork(connection, await aLeaseOn(connection));
+  });
 
   describeIdempotencyContract("redis idempotency keys", async (limits, nowMs) => {
     const connection = await aConnection();
@@ -111,6 +114,50 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
 
   describe("work held by a replica that goes", () => {
     const leaseMs = 300;
+    const anItem = (key: string) => ({ id: `lifecycle:${key}`, kind: "lifecycle", payload: "{}", dueAtMs: 1000 });
+
+    /** Two replicas on one prefix, each with its lease and its due work. */
+    async function twoReplicasWithDueWork() {
+      const prefix = aKeyPrefix();
+      const [one, other] = [await aConnection(prefix), await aConnection(prefix)];
+      const [oneLease, otherLease] = [await aLeaseOn(one, leaseMs), await aLeaseOn(other, leaseMs)];
+      return { one, oneLease, oneWork: createRedisDueWork(one, oneLease), otherWork: createRedisDueWork(other, otherLease) };
+    }
+
+    it("gives the due items a killed replica had taken, and not completed, to another once its lease runs out", async () => {
+      const { oneLease, oneWork, otherWork } = await twoReplicasWithDueWork();
+      for (const key of ["a", "b", "c"]) await oneWork.put(anItem(key));
+      const [done] = await oneWork.claimDue(1000, 10);
+      if (done) await oneWork.complete(done);
+
+      oneLease.stopRenewing();
+
+      expect(await otherWork.claimDue(1000, 10)).toEqual([]);
+      await expect
+        .poll(async () => (await otherWork.claimDue(1000, 10)).map((item) => item.id), { timeout: 5000, interval: 50 })
+        .toEqual(["lifecycle:b", "lifecycle:c"]);
+    });
+
+    it("gives them to another at once when the replica lets go of its lease, as it does when it stops", async () => {
+      const { oneLease, oneWork, otherWork } = await twoReplicasWithDueWork();
+      await oneWork.put(anItem("a"));
+      expect(await oneWork.claimDue(1000, 10)).toHaveLength(1);
+
+      await oneLease.release();
+
+      expect(await otherWork.claimDue(1000, 10)).toEqual([anItem("a")]);
+      expect(await oneWork.claimDue(1000, 10)).toEqual([]);
+    });
+
+    it("keeps the items of a replica that lives its own past the lease length: it renews its lease", async () => {
+      const { one, oneLease, oneWork, otherWork } = await twoReplicasWithDueWork();
+      await oneWork.put(anItem("a"));
+      expect(await oneWork.claimDue(1000, 10)).toHaveLength(1);
+
+      await pastTheFirstLease(one, oneLease, leaseMs);
+
+      expect(await otherWork.claimDue(1000, 10)).toEqual([]);
+    });
 
     /** Two replicas on one prefix, each with its lease and its idempotency keys. */
     async function twoReplicasWithKeys() {
