@@ -92,6 +92,8 @@ export interface SendMockOptions {
   journalBodyBytes?: number | string;
   /** A Redis command not answered by then answers 503 (default 2000). */
   redisTimeoutMs?: number;
+  /** With the Redis store, how long a replica that stops without letting go holds its due work and in-flight Idempotency-Keys (default 10000). */
+  replicaLeaseMs?: number;
   /** After SIGTERM/SIGINT or `close()`, connections still open are cut after it (default 5000). */
   shutdownGraceMs?: number;
   /** A JSON or YAML config file; options given here win over it. */
@@ -185,6 +187,7 @@ export interface ResolvedConfig {
   eventBufferBytes: number;
   journalBodyBytes: number;
   redisTimeoutMs: number;
+  replicaLeaseMs: number;
   shutdownGraceMs: number;
   log: (line: string) => void;
   requestLog: RequestLog | null;
@@ -258,6 +261,9 @@ export const DEFAULT_LIMITS = {
   // rest, an entry stays below ~150 KB, so the journal's eighth of max_bytes keeps ~100 of the worst.
   journalBodyBytes: 64 * 1024,
   redisTimeoutMs: 2000,
+  // Renewed every third of it: a replica must miss three renewals (a stalled event loop, a busy
+  // Redis) before the others take over its work, and a killed one's is taken within seconds.
+  replicaLeaseMs: 10_000,
   shutdownGraceMs: 5000,
 } as const;
 
@@ -332,6 +338,7 @@ export const configSchema = {
     event_buffer_bytes: sizeSchema,
     journal_body_bytes: sizeSchema,
     redis_timeout_ms: timeoutMsSchema,
+    replica_lease_ms: timeoutMsSchema,
     // Up to 10 minutes: the longest a latency fault may hold an answer.
     shutdown_grace_ms: { type: "integer", minimum: 0, maximum: 600_000 },
   },
@@ -563,6 +570,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
     // 0 keeps no body at all, for bodies that must not be kept.
     journalBodyBytes: size("journalBodyBytes", 0),
     redisTimeoutMs: merged.redisTimeoutMs ?? DEFAULT_LIMITS.redisTimeoutMs,
+    replicaLeaseMs: merged.replicaLeaseMs ?? DEFAULT_LIMITS.replicaLeaseMs,
     shutdownGraceMs: merged.shutdownGraceMs ?? DEFAULT_LIMITS.shutdownGraceMs,
     log: log ?? (() => undefined),
     requestLog: requestLog ?? null,

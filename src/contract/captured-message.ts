@@ -32,7 +32,7 @@ export function withCapturedMessageCheck(outbox: Outbox, adminContract: Contract
       const refusal = check(message);
       return refusal ? Promise.reject(refusal) : outbox.add(message);
     },
-    recordEvent: (id, event, status) => outbox.recordEvent(id, event, status),
+    recordEvent: (id, event, status, maxEvents) => outbox.recordEvent(id, event, status, maxEvents),
     list: (filter) => outbox.list(filter),
     listSerialized: (filter) => outbox.listSerialized(filter),
     get: (id) => outbox.get(id),

@@ -95,8 +95,8 @@ function linkWithin(link: string, maxBytes: number): string {
 /** What the lifecycle needs of the outbox. */
 export interface MessageEvents {
   get(id: string): Promise<CapturedMessage | undefined>;
-  /** Appends `event` and sets `status`; the message as it is now, or undefined when it is gone. */
-  recordEvent(id: string, event: MessageEvent, status: MessageStatus): Promise<RecordedEvent | undefined>;
+  /** Appends `event` and sets `status`; the message as it is now, or undefined when it is gone or has `maxEvents` events. */
+  recordEvent(id: string, event: MessageEvent, status: MessageStatus, maxEvents?: number): Promise<RecordedEvent | undefined>;
 }
 
 export interface LifecycleDeps {
@@ -158,12 +158,17 @@ export function createLifecycle(deps: LifecycleDeps): Lifecycle {
     async appendNow(messageId, type) {
       const message = await outbox.get(messageId);
       if (!message) throw new ApiError("not_found", `No captured message with id ${JSON.stringify(messageId)}`);
-      if (message.events.length >= settings.maxEvents) {
-        throw new ApiError("invalid_request", `Message ${message.id} has ${message.events.length} events, the most a message keeps (lifecycle.max_events)`);
-      }
+      const full = (count: number): ApiError =>
+        new ApiError("invalid_request", `Message ${message.id} has ${count} events, the most a message keeps (lifecycle.max_events)`);
+      if (message.events.length >= settings.maxEvents) throw full(message.events.length);
       const event = eventFor(type, clock.nowMs(), { links: message.links, maxLinkBytes: settings.maxLinkBytes });
-      const recorded = await outbox.recordEvent(message.id, event, STATUS_AFTER[type]);
-      if (!recorded) throw new ApiError("not_found", `Message ${message.id} left the outbox before its event was recorded`);
+      // The store counts again as it appends: events racing through other replicas may have filled it since.
+      const recorded = await outbox.recordEvent(message.id, event, STATUS_AFTER[type], settings.maxEvents);
+      if (!recorded) {
+        const now = await outbox.get(message.id);
+        if (now) throw full(now.events.length);
+        throw new ApiError("not_found", `Message ${message.id} left the outbox before its event was recorded`);
+      }
       // Messages dropped for the room the event took take their steps with them, as at capture.
       await forget(recorded.dropped);
       await deps.onRecorded?.(recorded, event);
@@ -185,10 +190,12 @@ export function createLifecycle(deps: LifecycleDeps): Lifecycle {
       // Undefined when the message was deleted, cleared or dropped for room: nothing more happens to it.
       const recorded = await outbox.recordEvent(messageId, event, STATUS_AFTER[current.type]);
       if (!recorded) return;
+      // The event's webhooks first: scheduling the next step under this step's id ends this
+      // step's hold on a shared store, and a replica killed in between would leave them unsent.
+      await deps.onRecorded?.(recorded, event);
       if (step + 1 < steps.length) await scheduleStep({ messageId, outcome, step: step + 1 }, dueAtMs + settings.stepMs);
       // After scheduling: the message itself may be among those its event dropped for room.
       await forget(recorded.dropped);
-      await deps.onRecorded?.(recorded, event);
     },
   };
 }

@@ -82,8 +82,12 @@ export interface OutboxStats {
 export interface Outbox {
   /** Resolves with the ids of the messages dropped to make room for it (past `capacity` or `maxBytes`). */
   add(message: CapturedMessage): Promise<{ dropped: string[] }>;
-  /** Appends a lifecycle event and sets the status; undefined when the message is gone. */
-  recordEvent(id: string, event: MessageEvent, status: MessageStatus): Promise<RecordedEvent | undefined>;
+  /**
+   * Appends a lifecycle event and sets the status; undefined when the message is gone, or when
+   * it already has `maxEvents` events (counted in the same step as the append, so that appends
+   * racing through several replicas never pass it).
+   */
+  recordEvent(id: string, event: MessageEvent, status: MessageStatus, maxEvents?: number): Promise<RecordedEvent | undefined>;
   list(filter?: MessageFilter): Promise<MessageList>;
   /** `list` without parsing: an answer can write the stored text as it is. */
   listSerialized(filter?: MessageFilter): Promise<SerializedMessageList>;

@@ -19,10 +19,16 @@ export interface DueWorkStore {
   /** Forgets these ids (those already gone are ignored). */
   remove(ids: readonly string[]): Promise<void>;
   /**
-   * Takes, atomically, up to `limit` items due at or before `nowMs`, earliest first: an item
-   * taken here is taken by no other replica.
+   * Takes, atomically, up to `limit` items due at or before `nowMs`, earliest first, and holds
+   * them: an item taken here is taken by no other replica while this one lives. It stays held
+   * until `complete`; a replica that goes first (killed, or stopped) leaves it to the others.
    */
   claimDue(nowMs: number, limit: number): Promise<DueItem[]>;
+  /**
+   * Ends the hold on an item `claimDue` gave once it has run: it is forgotten, unless it was put
+   * again under its id since (the next step of its message), which stays.
+   */
+  complete(item: DueItem): Promise<void>;
   /** The due time of the earliest item, if any. */
   nextDueAtMs(): Promise<number | undefined>;
   /** Forgets every item of `kind`. */
@@ -125,6 +131,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           break;
         }
         await runItem(item);
+        await store.complete(item);
       }
     }
     arm(await store.nextDueAtMs());

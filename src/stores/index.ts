@@ -81,6 +81,11 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
   // Loaded only for the redis store: a plain mock has no use for the client.
   const redis = await import("./redis/index.js");
   const connection = await redis.connectRedis({ url: config.store.url, keyPrefix: config.store.keyPrefix, commandTimeoutMs: config.redisTimeoutMs });
+  // What this replica holds (due work it runs, keys it answers) is the others' once it is gone.
+  const lease = await redis.startReplicaLease(connection, config.replicaLeaseMs).catch(async (error: unknown) => {
+    await connection.close();
+    throw error;
+  });
   try {
     const channel = await redis.openStoreChannel(connection);
     const clockOffset = await redis.createRedisClockOffset(connection, channel);
@@ -91,20 +96,23 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
       faults: await redis.createRedisFaultPlan(connection, faultOptions),
       outcomes: await redis.createRedisRuleBook(connection, OUTCOME_RULES, outcomeOptions),
       limiter: redis.createRedisRateLimiter(connection, () => clockOffset.current()),
-      idempotency: redis.createRedisIdempotencyStore(connection, idempotencyLimits, () => clock.nowMs()),
+      idempotency: redis.createRedisIdempotencyStore(connection, idempotencyLimits, () => clock.nowMs(), lease),
       settings: await redis.createRedisSettingsStore(connection, channel, startUpSettings),
       clockOffset,
       clock,
-      dueWork: redis.createRedisDueWork(connection),
+      dueWork: redis.createRedisDueWork(connection, lease),
       webhooks: await redis.createRedisWebhookStore(connection, config.webhooks),
       deliveries: redis.createRedisDeliveryLog(connection, channel, config.maxWebhookDeliveries),
       shared: true,
       async close() {
+        // First: the others take over at once what this replica still held, instead of a lease later.
+        await lease.release().catch(() => undefined);
         await channel.close();
         await connection.close();
       },
     };
   } catch (error) {
+    await lease.release().catch(() => undefined);
     await connection.close();
     throw error;
   }

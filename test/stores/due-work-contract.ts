@@ -1,5 +1,5 @@
 // What every store of due work promises, whichever keeps it: items taken earliest first, each
-// once, replaced by id, removed, cleared by kind.
+// once, held until completed, replaced by id, removed, cleared by kind.
 
 import { describe, expect, it } from "vitest";
 import type { DueItem, DueWorkStore } from "../../src/domain/scheduler.js";
@@ -23,6 +23,19 @@ export function describeDueWorkContract(name: string, makeDueWork: MakeDueWork):
       expect(await store.claimDue(3000, 10)).toEqual([]);
       expect(await store.nextDueAtMs()).toBe(9000);
       expect(await store.size()).toBe(1);
+    });
+
+    it("forgets an item once completed, but keeps what was put under its id while it ran (its next step)", async () => {
+      const store = await makeDueWork();
+      await store.put(anItem("a", 1000));
+      await store.put(anItem("b", 1000));
+      const [a, b] = await store.claimDue(1000, 10);
+      await store.put(anItem("b", 2000));
+
+      for (const item of [a, b]) if (item) await store.complete(item);
+
+      expect(await store.claimDue(1000, 10)).toEqual([]);
+      expect(await store.claimDue(9000, 10)).toEqual([anItem("b", 2000)]);
     });
 
     it("takes at most limit items", async () => {

@@ -691,6 +691,16 @@ export function describeOutboxContract(name: string, makeOutbox: MakeOutbox, opt
         expect(await outbox.get("msg_gone")).toBeUndefined();
       });
 
+      it("with maxEvents, appends none past it however many are recorded at once, and answers undefined for those", async () => {
+        const message = aMessage();
+        const outbox = await anOutbox([message]);
+
+        const recorded = await Promise.all(Array.from({ length: 30 }, () => outbox.recordEvent(message.id, sent, "sent", 10)));
+
+        expect(recorded.filter((event) => event !== undefined)).toHaveLength(10);
+        expect((await outbox.get(message.id))?.events).toHaveLength(10);
+      });
+
       it("counts the events' bytes", async () => {
         const message = aMessage();
         const outbox = await anOutbox([message]);

@@ -96,9 +96,22 @@ export async function startRedisServer(): Promise<RedisProcess> {
 
 let shared: Promise<{ url: string; stop: () => Promise<void> }> | undefined;
 
-/** The Redis the contract and replica tests share; each test keeps to its own key prefix. */
+/**
+ * The Redis the contract and replica tests share; each test keeps to its own key prefix. Each
+ * file stops it after its tests, and the files of a worker may share this module (`isolate:
+ * false`): a call after a stop starts another, instead of handing out the stopped one.
+ */
 export function sharedRedis(): Promise<{ url: string; stop: () => Promise<void> }> {
-  shared ??= SHARED_URL !== undefined ? Promise.resolve({ url: SHARED_URL, stop: () => Promise.resolve() }) : startRedisServer();
+  shared ??=
+    SHARED_URL !== undefined
+      ? Promise.resolve({ url: SHARED_URL, stop: () => Promise.resolve() })
+      : startRedisServer().then((server) => ({
+          url: server.url,
+          async stop() {
+            shared = undefined;
+            await server.stop();
+          },
+        }));
   return shared;
 }
 

@@ -24,6 +24,7 @@ const LONGEST_FIRST = [
   "test/e2e/robustness/load.test.ts", // 7.5
   "test/e2e/cli.test.ts", // 7
   "test/e2e/package.test.ts", // 6
+  "test/e2e/redis/replica-processes.test.ts", // 5 timed alone: replicas in child processes, killed and waited for
   "test/e2e/check.test.ts", // 4.3
 ];
 

@@ -141,6 +141,7 @@ describe("a bad config file names the file and the key, in words", () => {
     ["max_event_streams of 0", "max_event_streams: 0", "max_event_streams must be at least 1"],
     ["event_buffer_bytes that is not whole", "event_buffer_bytes: 1.5", "event_buffer_bytes must be a whole number"],
     ["a redis timeout of 0", "redis_timeout_ms: 0", "redis_timeout_ms must be at least 100"],
+    ["a replica lease under 100 ms", "replica_lease_ms: 99", "replica_lease_ms must be at least 100"],
     ["a shutdown grace over 10 minutes", "shutdown_grace_ms: 600001", "shutdown_grace_ms must be at most 600000"],
     ["a list instead of a mapping", "- port: 1", "must be a mapping of settings, not a list"],
   ])("%s", async (_case, yaml, expected) => {

@@ -111,6 +111,8 @@ export function createMemoryDueWork(): DueWorkStore {
       }
       return Promise.resolve(due);
     },
+    // Taken items leave at once: the process that holds them is the only one, and goes with them.
+    complete: () => Promise.resolve(),
     nextDueAtMs: () => Promise.resolve(earliest()?.dueAtMs),
     clear(kind) {
       for (const [id, { item }] of items) if (item.kind === kind) items.delete(id);

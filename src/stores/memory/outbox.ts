@@ -30,6 +30,8 @@ interface Entry extends SearchableKeys {
   number: number;
   /** The events as a JSON array. */
   eventsJson: string;
+  /** How many events that array holds, for `maxEvents`. */
+  eventCount: number;
   /** The whole JSON text, flat. */
   json: string;
   /** Everything after the events, `,"created_at":…}`: a slice of `json`, so it holds no copy. */
@@ -58,6 +60,7 @@ function entryOf(message: CapturedMessage, number: number): Entry {
     id: message.id,
     status: message.status,
     eventsJson: JSON.stringify(message.events),
+    eventCount: message.events.length,
     json: "",
     rest: "",
     bytes: 0,
@@ -289,9 +292,9 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
       return Promise.resolve({ dropped });
     },
 
-    recordEvent(id, event, status) {
+    recordEvent(id, event, status, maxEvents = Number.POSITIVE_INFINITY) {
       const entry = byId.get(id);
-      if (entry === undefined) return Promise.resolve(undefined);
+      if (entry === undefined || entry.eventCount >= maxEvents) return Promise.resolve(undefined);
       const eventJson = JSON.stringify(event);
       const first = entry.eventsJson === "[]";
       // What the text grows by, counted from what changed rather than by measuring the whole:
@@ -299,6 +302,7 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
       const grown = Buffer.byteLength(eventJson) + (first ? 0 : 1) + status.length - entry.status.length;
       // The entry is shared by the capture queue and its recipient's queue: changed in place.
       entry.eventsJson = first ? `[${eventJson}]` : `${entry.eventsJson.slice(0, -1)},${eventJson}]`;
+      entry.eventCount += 1;
       entry.status = status;
       setJson(entry, headOf(entry), entry.rest);
       entry.bytes += grown;

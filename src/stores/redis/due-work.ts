@@ -1,39 +1,81 @@
-// Due work in Redis, shared by replicas: a sorted set of ids by due time beside a hash of the
-// items. Items are taken in a script, so each is taken by exactly one replica.
+// Due work in Redis, shared by replicas: a sorted set of the waiting ids by due time, a hash of
+// every item, and a hash of the items a replica took and is running, each naming its lease.
+// Items are taken in a script, so each is taken by exactly one replica; one taken by a replica
+// that is gone (its lease key expired, or let go when it stopped) is taken again by another.
 
 import type { DueItem, DueWorkStore } from "../../domain/scheduler.js";
 import type { RedisConnection } from "./connection.js";
+import type { ReplicaLease } from "./replica-lease.js";
 
-// KEYS: due set, items hash. ARGV: now (ms), limit. Answers the taken items' JSON, earliest first.
+// KEYS: due set, items hash, held hash. ARGV: now (ms), limit, this claim's token
+// (`<owner>/<claim>`), prefix of the owners' lease keys. First puts back what is held under a
+// lease that is gone; then takes the due items, earliest first, holding them under the token,
+// and answers their JSON. Taking them away outright lost them with a replica killed mid-batch:
+// 99 of 300 messages stayed queued for good.
 const CLAIM_SCRIPT = `
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+local token = ARGV[3]
+local me = string.match(token, '^[^/]*')
+local alive = {}
+local held = redis.call('HGETALL', KEYS[3])
+for i = 1, #held, 2 do
+  local owner = string.match(held[i + 1], '^[^/]*')
+  if owner ~= me then
+    if alive[owner] == nil then alive[owner] = redis.call('EXISTS', ARGV[4] .. owner) == 1 end
+    if not alive[owner] then
+      redis.call('HDEL', KEYS[3], held[i])
+      local item = redis.call('HGET', KEYS[2], held[i])
+      if item then redis.call('ZADD', KEYS[1], string.format('%.17g', cjson.decode(item).dueAtMs), held[i]) end
+    end
+  end
+end
 local taken = {}
-for _, id in ipairs(ids) do
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))) do
   redis.call('ZREM', KEYS[1], id)
   local item = redis.call('HGET', KEYS[2], id)
-  redis.call('HDEL', KEYS[2], id)
-  if item then taken[#taken + 1] = item end
+  if item then
+    redis.call('HSET', KEYS[3], id, token)
+    taken[#taken + 1] = item
+  end
 end
 return taken`;
 
-// KEYS: due set, items hash. ARGV: id prefix of the kind. Forgets every item whose id has it.
+// KEYS: items hash, held hash. ARGV: id, the token it was taken under. An item put again since
+// (no longer held under that token) is the next piece of work, and stays.
+const COMPLETE_SCRIPT = `
+if redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('HDEL', KEYS[1], ARGV[1])
+end
+return 0`;
+
+// KEYS: due set, items hash, held hash. ARGV: id prefix of the kind. Forgets every item whose id
+// has it, waiting or held.
 const CLEAR_KIND_SCRIPT = `
 local prefix = ARGV[1]
-for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+for _, id in ipairs(redis.call('HKEYS', KEYS[2])) do
   if string.sub(id, 1, string.len(prefix)) == prefix then
     redis.call('ZREM', KEYS[1], id)
     redis.call('HDEL', KEYS[2], id)
+    redis.call('HDEL', KEYS[3], id)
   end
 end
 return 0`;
 
-export function createRedisDueWork(connection: RedisConnection): DueWorkStore {
+/** @param lease this replica's: what it takes is held under it, and taken over once it is gone */
+export function createRedisDueWork(connection: RedisConnection, lease: ReplicaLease): DueWorkStore {
   const dueSet = connection.key("due");
   const itemsHash = connection.key("due:items");
+  const heldHash = connection.key("due:held");
+  // The token each item was taken under, by the very object handed out: the scheduler completes
+  // that object, and an id taken again later (its next step) has another token.
+  const tokens = new WeakMap<DueItem, string>();
+  let claims = 0;
 
   return {
     async put(item) {
-      await connection.run((redis) => redis.multi().zadd(dueSet, item.dueAtMs, item.id).hset(itemsHash, item.id, JSON.stringify(item)).exec());
+      await connection.run((redis) =>
+        redis.multi().zadd(dueSet, item.dueAtMs, item.id).hset(itemsHash, item.id, JSON.stringify(item)).hdel(heldHash, item.id).exec(),
+      );
     },
     async remove(ids) {
       if (ids.length === 0) return;
@@ -42,19 +84,36 @@ export function createRedisDueWork(connection: RedisConnection): DueWorkStore {
           .multi()
           .zrem(dueSet, ...ids)
           .hdel(itemsHash, ...ids)
+          .hdel(heldHash, ...ids)
           .exec(),
       );
     },
     async claimDue(nowMs, limit) {
-      const taken = (await connection.run((redis) => redis.eval(CLAIM_SCRIPT, 2, dueSet, itemsHash, String(Math.floor(nowMs)), String(limit)))) as string[];
-      return taken.map((text) => JSON.parse(text) as DueItem);
+      // A replica that let go of its lease (stopping) would take work the others take over at once.
+      if (lease.isReleased()) return [];
+      claims += 1;
+      const token = `${lease.owner}/${claims}`;
+      const taken = (await connection.run((redis) =>
+        redis.eval(CLAIM_SCRIPT, 3, dueSet, itemsHash, heldHash, String(Math.floor(nowMs)), String(limit), token, lease.ownerKeyPrefix),
+      )) as string[];
+      return taken.map((text) => {
+        const item = JSON.parse(text) as DueItem;
+        tokens.set(item, token);
+        return item;
+      });
+    },
+    async complete(item) {
+      const token = tokens.get(item);
+      if (token === undefined) return;
+      tokens.delete(item);
+      await connection.run((redis) => redis.eval(COMPLETE_SCRIPT, 2, itemsHash, heldHash, item.id, token));
     },
     async nextDueAtMs() {
       const [, score] = await connection.run((redis) => redis.zrange(dueSet, "0", "0", "WITHSCORES"));
       return score === undefined ? undefined : Number(score);
     },
     async clear(kind) {
-      await connection.run((redis) => redis.eval(CLEAR_KIND_SCRIPT, 2, dueSet, itemsHash, `${kind}:`));
+      await connection.run((redis) => redis.eval(CLEAR_KIND_SCRIPT, 3, dueSet, itemsHash, heldHash, `${kind}:`));
     },
     size: () => connection.run((redis) => redis.zcard(dueSet)),
   };

@@ -1,27 +1,33 @@
 // Idempotency keys in Redis: one claim per key across replicas (a script reads and sets at once),
 // kept answers expiring on the mock's clock, an index by age that evicts the oldest past the cap.
+// A claim still waiting for its answer names the replica's lease: once that replica is gone,
+// the key is free again.
 
 import type { IdempotencyClaim, IdempotencyLimits, IdempotencyStore, KeptAnswer } from "../../domain/idempotency.js";
 import type { RedisConnection } from "./connection.js";
+import type { ReplicaLease } from "./replica-lease.js";
 
 // KEYS: the entry, the index (a sorted set by age), its counter. ARGV: fingerprint, the mock's
-// now in ms, ttl ms, max keys, and the answer as JSON ("" to claim). Claiming returns what
-// holds a live key, or takes it; keeping writes the answer over the claim.
+// now in ms, ttl ms, max keys, the answer as JSON ("" to claim), this replica's lease owner,
+// prefix of the owners' lease keys. Claiming returns what holds a live key, or takes it; keeping
+// writes the answer over the claim.
 // An entry's own expiry is checked against the mock's clock; the real PEXPIRE only collects it
 // later (the mock's clock is never behind the real one, so it never comes first).
+// A claim without its answer holds the key only while its owner's lease lives: a replica killed
+// mid-send left every retry answered 409 idempotency_key_in_flight for the whole TTL, a day.
 const PUT_SCRIPT = `
 local now = tonumber(ARGV[2])
 local ttl = tonumber(ARGV[3])
 if ARGV[5] == '' then
-  local held = redis.call('HMGET', KEYS[1], 'fingerprint', 'answer', 'expires_at')
+  local held = redis.call('HMGET', KEYS[1], 'fingerprint', 'answer', 'expires_at', 'owner')
   if held[1] and tonumber(held[3]) > now then
     if held[2] then return {'answered', held[1], held[2]} end
-    return {'in_flight', held[1]}
+    if not held[4] or held[4] == ARGV[6] or redis.call('EXISTS', ARGV[7] .. held[4]) == 1 then return {'in_flight', held[1]} end
   end
 end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'fingerprint', ARGV[1], 'expires_at', tostring(now + ttl))
-if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'answer', ARGV[5]) end
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'answer', ARGV[5]) else redis.call('HSET', KEYS[1], 'owner', ARGV[6]) end
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[3]), KEYS[1])
 local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
@@ -31,16 +37,26 @@ if over > 0 then
 end
 return {'claimed'}`;
 
-// KEYS: the entry, the index. A kept answer stays: only a claim still waiting for its answer goes.
+// KEYS: the entry, the index. ARGV: this replica's lease owner. A kept answer stays: only a claim
+// still waiting for its answer goes, and only this replica's (another may have taken it over).
 const RELEASE_SCRIPT = `
-if redis.call('HEXISTS', KEYS[1], 'answer') == 0 then
+local held = redis.call('HMGET', KEYS[1], 'answer', 'owner')
+if not held[1] and (not held[2] or held[2] == ARGV[1]) then
   redis.call('DEL', KEYS[1])
   redis.call('ZREM', KEYS[2], KEYS[1])
 end
 return 1`;
 
-/** @param nowMs the mock's clock (shared offset), so that advancing it expires keys on every replica */
-export function createRedisIdempotencyStore(connection: RedisConnection, limits: IdempotencyLimits, nowMs: () => number): IdempotencyStore {
+/**
+ * @param nowMs the mock's clock (shared offset), so that advancing it expires keys on every replica
+ * @param lease this replica's: a claim it makes is in flight while it lives
+ */
+export function createRedisIdempotencyStore(
+  connection: RedisConnection,
+  limits: IdempotencyLimits,
+  nowMs: () => number,
+  lease: ReplicaLease,
+): IdempotencyStore {
   const entryPrefix = connection.key("idempotency:");
   const index = connection.key("idempotency-index");
   const counter = connection.key("idempotency-counter");
@@ -49,7 +65,20 @@ export function createRedisIdempotencyStore(connection: RedisConnection, limits:
   const put = (scope: string, fingerprint: string, answerJson: string): Promise<string[]> =>
     connection.run(
       async (redis) =>
-        (await redis.eval(PUT_SCRIPT, 3, entryPrefix + scope, index, counter, fingerprint, nowMs(), limits.ttlMs, limits.maxKeys, answerJson)) as string[],
+        (await redis.eval(
+          PUT_SCRIPT,
+          3,
+          entryPrefix + scope,
+          index,
+          counter,
+          fingerprint,
+          nowMs(),
+          limits.ttlMs,
+          limits.maxKeys,
+          answerJson,
+          lease.owner,
+          lease.ownerKeyPrefix,
+        )) as string[],
     );
 
   return {
@@ -63,7 +92,7 @@ export function createRedisIdempotencyStore(connection: RedisConnection, limits:
       await put(scope, fingerprint, JSON.stringify(answer));
     },
     async release(scope) {
-      await connection.run((redis) => redis.eval(RELEASE_SCRIPT, 2, entryPrefix + scope, index));
+      await connection.run((redis) => redis.eval(RELEASE_SCRIPT, 2, entryPrefix + scope, index, lease.owner));
     },
     async reset() {
       await connection.run(async (redis) => {

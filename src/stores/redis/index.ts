@@ -12,3 +12,4 @@ export { createRedisRuleBook } from "./rule-book.js";
 export { createRedisSettingsStore } from "./settings.js";
 export { createRedisDeliveryLog, createRedisWebhookStore } from "./webhooks.js";
 export { createRedisIdempotencyStore } from "./idempotency.js";
+export { startReplicaLease } from "./replica-lease.js";

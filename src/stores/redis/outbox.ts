@@ -89,14 +89,17 @@ redis.call('PUBLISH', ARGV[5], ARGV[6])
 return dropped`;
 
 // KEYS as for ADD_SCRIPT. ARGV: id, status, event JSON, channel, status as JSON, capacity,
-// max_bytes, prefix of the per-recipient lists, prefix of the per-word sets. Appends the event to
-// the message's comma-joined events, told to every replica in the same step, then drops the
-// oldest past max_bytes (an event grows its message). Answers the message as it is now and the
-// dropped ids (nil when the message is gone).
+// max_bytes, prefix of the per-recipient lists, prefix of the per-word sets, most events ("" for
+// no bound). Appends the event to the message's comma-joined events, told to every replica in the
+// same step, then drops the oldest past max_bytes (an event grows its message). Answers the
+// message as it is now and the dropped ids (nil when the message is gone or already has the most
+// events). Counted here, not by the caller beforehand: by-hand events racing through two replicas
+// both read 99 and made it 101.
 const EVENT_SCRIPT = `${DROP_PAST_BOUNDS}
 local rest = redis.call('HGET', KEYS[2], ARGV[1])
 if not rest then return false end
 local events = redis.call('HGET', KEYS[7], ARGV[1])
+if ARGV[10] ~= '' and events and events ~= '' and #cjson.decode('[' .. events .. ']') >= tonumber(ARGV[10]) then return false end
 local added = string.len(ARGV[3])
 if events and events ~= '' then
   events = events .. ',' .. ARGV[3]
@@ -332,7 +335,7 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
       return { dropped: dropped as string[] };
     },
 
-    async recordEvent(id, event, status) {
+    async recordEvent(id, event, status, maxEvents) {
       const answer = await connection.run((redis) =>
         redis.eval(
           EVENT_SCRIPT,
@@ -347,6 +350,7 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
           maxBytes,
           sameToPrefix,
           wordSetPrefix,
+          maxEvents === undefined ? "" : String(maxEvents),
         ),
       );
       if (!Array.isArray(answer)) return undefined;
