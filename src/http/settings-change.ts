@@ -67,7 +67,11 @@ function libraryPointer(pointer: string): string {
 }
 
 function inLibraryNames(refusal: ContractRefusal): ContractRefusal {
-  const issues = refusal.issues.map((issue) => ({ ...issue, path: libraryPointer(issue.path) }));
+  const issues = refusal.issues.map((issue) => ({
+    ...issue,
+    path: libraryPointer(issue.path),
+    ...(issue.known !== undefined && { known: issue.known.map(libraryKey) }),
+  }));
   return new ContractRefusal(refusal.kind, refusal.message, issues);
 }
 
