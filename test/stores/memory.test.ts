@@ -20,6 +20,8 @@ import { aMessage, describeOutboxContract } from "./outbox-contract.js";
 import { describeRateLimiterContract } from "./rate-limiter-contract.js";
 import { describeSettingsContract } from "./settings-contract.js";
 import { describeDeliveryLogContract, describeWebhookStoreContract } from "./webhooks-contract.js";
+import { describeClockOffsetContract } from "./clock-offset-contract.js";
+import { createLocalClockOffset } from "../../src/domain/clock.js";
 
 describeOutboxContract("memory outbox", (options) => Promise.resolve(createMemoryOutbox(options)));
 describeJournalContract("memory journal", (options) => Promise.resolve(createMemoryJournal(options)));
@@ -30,6 +32,10 @@ describeSettingsContract("memory settings", (startUp) => Promise.resolve(createM
 describeWebhookStoreContract("memory webhooks", (startUp) => Promise.resolve(createMemoryWebhookStore(startUp)));
 describeDeliveryLogContract("memory webhook deliveries", (capacity) => Promise.resolve(createMemoryDeliveryLog(capacity)));
 describeIdempotencyContract("memory idempotency keys", (limits, nowMs) => Promise.resolve(createMemoryIdempotencyStore(limits, nowMs)));
+describeClockOffsetContract("memory clock offset", () => {
+  const offset = createLocalClockOffset();
+  return Promise.resolve([offset, offset]);
+});
 
 describe("memory outbox bytes", () => {
   it("grows by exactly the UTF-8 bytes its events add to the message's JSON as a list writes it", async () => {

@@ -14,6 +14,7 @@ import { createRedisRateLimiter } from "../../src/stores/redis/rate-limiter.js";
 import { createRedisDueWork } from "../../src/stores/redis/due-work.js";
 import { createRedisClockOffset } from "../../src/stores/redis/clock.js";
 import { describeDueWorkContract } from "./due-work-contract.js";
+import { describeClockOffsetContract } from "./clock-offset-contract.js";
 import { createRedisDeliveryLog, createRedisWebhookStore } from "../../src/stores/redis/webhooks.js";
 import { aWebhook, anAttempt, describeDeliveryLogContract, describeWebhookStoreContract, nextDeliveries } from "./webhooks-contract.js";
 import { createRedisSettingsStore } from "../../src/stores/redis/settings.js";
@@ -83,6 +84,17 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
   describeDueWorkContract("redis due work", async () => createRedisDueWork(await aConnection()));
 
   describeIdempotencyContract("redis idempotency keys", async (limits, nowMs) => createRedisIdempotencyStore(await aConnection(), limits, nowMs));
+
+  describeClockOffsetContract("redis clock offset", async () => {
+    const prefix = aKeyPrefix();
+    const replica = async () => {
+      const connection = await aConnection(prefix);
+      const channel = await openStoreChannel(connection);
+      closers.push(() => channel.close());
+      return createRedisClockOffset(connection, channel);
+    };
+    return [await replica(), await replica()];
+  });
 
   it("two replicas claiming one key at once: exactly one gets it", async () => {
     const keyPrefix = aKeyPrefix();
