@@ -6,7 +6,7 @@ import path from "node:path";
 import bytes from "bytes";
 import type { YAMLParseError } from "yaml";
 import { ERROR_CODES, type ErrorCode } from "./errors.js";
-import { checkFaultRule, FAULT_RULE_SCHEMA } from "./domain/faults.js";
+import { checkFaultRule, DEFAULT_RESPOND_DEPTH, FAULT_RULE_SCHEMA, MAX_RESPOND_DEPTH } from "./domain/faults.js";
 import { DEFAULT_MAX_EVENTS, DEFAULT_STEP_MS, MAX_STEP_MS, type LifecycleSettings } from "./domain/lifecycle.js";
 import { OUTCOME_RULE_SCHEMA } from "./domain/outcomes.js";
 import {
@@ -84,6 +84,8 @@ export interface SendMockOptions {
   maxPageBytes?: number | string;
   /** Most fault rules at once (default 1000). */
   maxRules?: number;
+  /** Most levels of arrays and objects a `respond` rule's body may nest (default 100). */
+  maxRespondDepth?: number;
   /** Most open event streams (default 100); more get 503. */
   maxEventStreams?: number;
   /** Unread events one stream may hold (default 8 MB) before it is dropped. */
@@ -179,6 +181,7 @@ export interface ResolvedConfig {
   maxBytes: number;
   maxPageBytes: number;
   maxRules: number;
+  maxRespondDepth: number;
   maxEventStreams: number;
   eventBufferBytes: number;
   journalBodyBytes: number;
@@ -249,6 +252,7 @@ export const DEFAULT_LIMITS = {
   // A list page is written as one string; V8 refuses strings past 512 MB ("Invalid string length").
   maxPageBytes: 32 * 1024 * 1024,
   maxRules: 1000,
+  maxRespondDepth: DEFAULT_RESPOND_DEPTH,
   // Each stream holds a socket and up to event_buffer_bytes of unread events.
   maxEventStreams: 100,
   eventBufferBytes: 8 * 1024 * 1024,
@@ -324,6 +328,7 @@ export const configSchema = {
     max_bytes: sizeSchema,
     max_page_bytes: sizeSchema,
     max_rules: { type: "integer", minimum: 1, maximum: 100_000 },
+    max_respond_depth: { type: "integer", minimum: 1, maximum: MAX_RESPOND_DEPTH },
     max_event_streams: { type: "integer", minimum: 1, maximum: 10_000 },
     event_buffer_bytes: sizeSchema,
     journal_body_bytes: sizeSchema,
@@ -387,7 +392,8 @@ function renameKeys(value: unknown, rename: (key: string) => string): unknown {
  * may hold an API key or the admin token, which no message shows whole.
  */
 function yamlProblem(error: YAMLParseError): string {
-  const reason = error.message.replace(/ at line \d+, column \d+:[\s\S]*$/, "");
+  // The parser recurses once per level of nesting: what runs it out of stack nests too deep.
+  const reason = error.message.replace(/ at line \d+, column \d+:[\s\S]*$/, "").replace(/^Maximum call stack size exceeded$/, "nests too deep to read");
   const position = error.linePos?.[0];
   return position === undefined ? `: ${reason}` : `, line ${position.line}, column ${position.col}: ${reason}`;
 }
@@ -462,8 +468,9 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
   }
   const faults = (fromOptions.faults ?? fromFile.faults ?? []) as FaultRuleInput[];
   const maxHeaderBytes = merged.maxHeaderBytes ?? DEFAULT_LIMITS.maxHeaderBytes;
+  const maxRespondDepth = merged.maxRespondDepth ?? DEFAULT_LIMITS.maxRespondDepth;
   faults.forEach((rule, index) => {
-    const problem = checkFaultRule(rule, { bodyBytes: bodyLimitBytes, headerBytes: maxHeaderBytes });
+    const problem = checkFaultRule(rule, { bodyBytes: bodyLimitBytes, headerBytes: maxHeaderBytes, depth: maxRespondDepth });
     if (problem !== undefined) throw blame("faults", (name) => `${name("faults")}[${index}]: ${problem}`);
   });
   const maxRules = merged.maxRules ?? DEFAULT_LIMITS.maxRules;
@@ -553,6 +560,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
     maxBytes: size("maxBytes", 1024 * 1024),
     maxPageBytes: size("maxPageBytes", 64 * 1024),
     maxRules,
+    maxRespondDepth,
     maxEventStreams: merged.maxEventStreams ?? DEFAULT_LIMITS.maxEventStreams,
     eventBufferBytes: size("eventBufferBytes", 64 * 1024),
     // 0 keeps no body at all, for bodies that must not be kept.

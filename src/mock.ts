@@ -169,7 +169,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   let checking: Promise<ContractChecker> | undefined;
   const answerChecker = (): Promise<ContractChecker> =>
     (checking ??= import("./contract/check.js").then((module) => module.createContractChecker(sendContract)));
-  const respondLimits: RespondLimits = { bodyBytes: config.bodyLimitBytes, headerBytes: config.maxHeaderBytes };
+  const respondLimits: RespondLimits = { bodyBytes: config.bodyLimitBytes, headerBytes: config.maxHeaderBytes, depth: config.maxRespondDepth };
 
   const sendService = createSendService({ catalog: templates, outbox, lifecycle, now: () => clock.now() });
   // Steps left by an earlier run of a shared store, or scheduled before a restart, run when due.
