@@ -19,7 +19,7 @@ import {
 } from "./domain/webhooks.js";
 import { describeProblem, schemaCheck, type KeyNaming } from "./contract/schema-check.js";
 import { OUTCOMES, type FaultRuleInput, type Outcome, type OutcomeRuleInput, type ResponseShape, type Webhook, type WebhookInput } from "./wire.js";
-import { isHttpUrl, isLoopbackHost } from "./domain/addresses.js";
+import { isHttpUrl, isLoopbackHost, withoutCredentials } from "./domain/addresses.js";
 import { DEFAULT_SENDER, senderProblem } from "./domain/eml.js";
 import { yaml } from "./domain/yaml.js";
 import { packagePath } from "./package-root.js";
@@ -573,17 +573,6 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
     proxy: proxy === undefined ? null : resolveProxy(proxy, optionsSource),
     store,
   };
-}
-
-/** The target as it may be shown: credentials in it would otherwise reach the terminal. */
-function withoutCredentials(target: string): string {
-  if (!URL.canParse(target)) return target.replace(/\/\/[^/@]*@/, "//***@");
-  const url = new URL(target);
-  if (url.username !== "" || url.password !== "") {
-    url.username = "***";
-    url.password = "";
-  }
-  return url.toString();
 }
 
 function resolveProxy(proxy: ProxyOptions, optionsSource: OptionsSource): Required<ProxyOptions> {
