@@ -23,7 +23,7 @@ import { isHttpUrl, isLoopbackHost, withoutCredentials } from "./domain/addresse
 import { DEFAULT_SENDER, senderProblem } from "./domain/eml.js";
 import { yaml } from "./domain/yaml.js";
 import { packagePath } from "./package-root.js";
-import type { RateLimitOptions } from "./domain/rate-limiter.js";
+import { DEFAULT_MAX_RATE_LIMIT_BUCKETS, type RateLimitOptions } from "./domain/rate-limiter.js";
 import type { RequestLog } from "./domain/request-log.js";
 
 export const DEFAULT_PORT = 4010;
@@ -58,6 +58,8 @@ export interface SendMockOptions {
   idempotencyTtlS?: number;
   /** Idempotency keys kept at once (default 10000); the oldest go past it. */
   maxIdempotencyKeys?: number;
+  /** Rate-limit buckets kept at once, one per API key (default 10000); past it the one used longest ago goes. */
+  maxRateLimitBuckets?: number;
   capacity?: number;
   bodyLimit?: string;
   statusCodes?: Partial<Record<ErrorCode, number>>;
@@ -163,6 +165,7 @@ export interface ResolvedConfig {
   maxWebhookDeliveries: number;
   idempotencyTtlS: number;
   maxIdempotencyKeys: number;
+  maxRateLimitBuckets: number;
   capacity: number;
   bodyLimit: string;
   bodyLimitBytes: number;
@@ -301,6 +304,7 @@ export const configSchema = {
     // Up to a year of the mock's clock, as far as one advance moves it.
     idempotency_ttl_s: { type: "integer", minimum: 1, maximum: 31_536_000 },
     max_idempotency_keys: { type: "integer", minimum: 1, maximum: 10_000_000 },
+    max_rate_limit_buckets: { type: "integer", minimum: 1, maximum: 10_000_000 },
     capacity: { type: "integer", minimum: 1, maximum: 10_000_000 },
     body_limit: { type: "string", pattern: SIZE_PATTERN, description: 'a size such as "1mb" or "500kb"' },
     status_codes: {
@@ -541,6 +545,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
     maxWebhookDeliveries: merged.maxWebhookDeliveries ?? DEFAULT_MAX_WEBHOOK_DELIVERIES,
     idempotencyTtlS: merged.idempotencyTtlS ?? DEFAULT_IDEMPOTENCY_TTL_S,
     maxIdempotencyKeys: merged.maxIdempotencyKeys ?? DEFAULT_MAX_IDEMPOTENCY_KEYS,
+    maxRateLimitBuckets: merged.maxRateLimitBuckets ?? DEFAULT_MAX_RATE_LIMIT_BUCKETS,
     capacity: merged.capacity ?? 10_000,
     bodyLimit,
     bodyLimitBytes,
