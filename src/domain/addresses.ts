@@ -10,13 +10,12 @@ export function isHttpUrl(value: string): boolean {
   return URL.canParse(value) && ["http:", "https:"].includes(new URL(value).protocol);
 }
 
-/** A URL as it may be shown: `http://***@host/`, any user and password it holds left out. */
+/** A URL as it may be shown: as written, but for any user and password it holds (`http://***@host/`). */
 export function withoutCredentials(target: string): string {
   if (!URL.canParse(target)) return target.replace(/\/\/[^/@]*@/, "//***@");
   const url = new URL(target);
-  if (url.username !== "" || url.password !== "") {
-    url.username = "***";
-    url.password = "";
-  }
+  if (url.username === "" && url.password === "") return target;
+  url.username = "***";
+  url.password = "";
   return url.toString();
 }

@@ -38,8 +38,8 @@ export function bucketRules(limit: RateLimitOptions): { size: number; tokensPerS
 /**
  * Buckets kept at once (`max_rate_limit_buckets`). Every distinct bearer token got a bucket that
  * stayed until reset: 200,000 tokens kept 44 MB. A bucket that has refilled is forgotten (it is
- * the same as a new one), and past this bound the one used longest ago is, so that its key starts
- * afresh: a little more lenient to one of more keys than a test has.
+ * the same as a new one), and past this bound the one used longest ago is, its key starting
+ * afresh: only a client with more keys than this in use at once gets more than its share.
  */
 export const DEFAULT_MAX_RATE_LIMIT_BUCKETS = 10_000;
 
