@@ -31,13 +31,16 @@ function isUsableSecret(secret: string): boolean {
 }
 
 /**
- * Characters a URL parser drops (tabs, line breaks, spaces at either end) or encodes (a space
- * inside): stored as written, the URL shown would not be the one posted to.
+ * What a URL parser drops without a word: spaces and control characters at either end, tabs and
+ * line breaks anywhere (other control characters are no part of a URL a user means either).
+ * Stored as written, the URL shown would not be the one posted to.
  */
-function holdsSpaceOrControl(url: string): boolean {
+function holdsDroppedCharacters(url: string): boolean {
+  const isSpaceOrControl = (code: number): boolean => code <= 0x20 || code === 0x7f;
+  if (url.length > 0 && (isSpaceOrControl(url.charCodeAt(0)) || isSpaceOrControl(url.charCodeAt(url.length - 1)))) return true;
   for (let index = 0; index < url.length; index += 1) {
     const code = url.charCodeAt(index);
-    if (code <= 0x20 || code === 0x7f) return true;
+    if (code < 0x20 || code === 0x7f) return true;
   }
   return false;
 }
@@ -69,8 +72,8 @@ export function webhookProblem(input: unknown, naming: (key: string) => string =
   if (problem) return describeProblem(problem, (key) => naming(key), "the webhook");
   const { url, secret } = input as WebhookInput;
   const shown = JSON.stringify(withoutCredentials(url).slice(0, 200));
-  if (holdsSpaceOrControl(url)) {
-    return `${naming("url")} must not hold spaces or control characters: a URL parser drops or changes them (write a space as %20), got ${shown}`;
+  if (holdsDroppedCharacters(url)) {
+    return `${naming("url")} must not begin or end with a space, nor hold control characters such as tabs and line breaks: a URL parser drops them, got ${shown}`;
   }
   if (!isHttpUrl(url)) return `${naming("url")} must be an http or https URL, got ${shown}`;
   const parsed = new URL(url);
