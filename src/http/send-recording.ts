@@ -99,9 +99,9 @@ export function journalRecorder({ journal: journalOnly, journalBodyBytes, logReq
       clientGone ||= !delivered;
       recordEntry(delivered);
     });
-    record.endWithoutAnswer = (clientLeft = false) => {
+    record.endWithoutAnswer = (clientLeft) => {
       // Said by the step that knows: the close that ended a hold is the client's or sendmock's.
-      clientGone = clientLeft;
+      if (clientLeft !== undefined) clientGone = clientLeft;
       recordEntry(false);
     };
     res.once("close", () => {
