@@ -6,7 +6,7 @@ import path from "node:path";
 import bytes from "bytes";
 import type { YAMLParseError } from "yaml";
 import { ERROR_CODES, type ErrorCode } from "./errors.js";
-import { checkFaultRule, FAULT_RULE_SCHEMA } from "./domain/faults.js";
+import { checkFaultRule, DEFAULT_RESPOND_DEPTH, FAULT_RULE_SCHEMA, MAX_RESPOND_DEPTH } from "./domain/faults.js";
 import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_LINK_BYTES, DEFAULT_STEP_MS, MAX_STEP_MS, type LifecycleSettings } from "./domain/lifecycle.js";
 import { OUTCOME_RULE_SCHEMA } from "./domain/outcomes.js";
 import {
@@ -19,11 +19,11 @@ import {
 } from "./domain/webhooks.js";
 import { describeProblem, schemaCheck, type KeyNaming } from "./contract/schema-check.js";
 import { OUTCOMES, type FaultRuleInput, type Outcome, type OutcomeRuleInput, type ResponseShape, type Webhook, type WebhookInput } from "./wire.js";
-import { isHttpUrl, isLoopbackHost } from "./domain/addresses.js";
+import { isHttpUrl, isLoopbackHost, withoutCredentials } from "./domain/addresses.js";
 import { DEFAULT_SENDER, senderProblem } from "./domain/eml.js";
 import { yaml } from "./domain/yaml.js";
 import { packagePath } from "./package-root.js";
-import type { RateLimitOptions } from "./domain/rate-limiter.js";
+import { DEFAULT_MAX_RATE_LIMIT_BUCKETS, type RateLimitOptions } from "./domain/rate-limiter.js";
 import type { RequestLog } from "./domain/request-log.js";
 
 export const DEFAULT_PORT = 4010;
@@ -58,6 +58,8 @@ export interface SendMockOptions {
   idempotencyTtlS?: number;
   /** Idempotency keys kept at once (default 10000); the oldest go past it. */
   maxIdempotencyKeys?: number;
+  /** Rate-limit buckets kept at once, one per API key (default 10000); past it the one used longest ago goes. */
+  maxRateLimitBuckets?: number;
   capacity?: number;
   bodyLimit?: string;
   statusCodes?: Partial<Record<ErrorCode, number>>;
@@ -84,6 +86,8 @@ export interface SendMockOptions {
   maxPageBytes?: number | string;
   /** Most fault rules at once (default 1000). */
   maxRules?: number;
+  /** Most levels of arrays and objects a `respond` rule's body may nest (default 100). */
+  maxRespondDepth?: number;
   /** Most open event streams (default 100); more get 503. */
   maxEventStreams?: number;
   /** Unread events one stream may hold (default 8 MB) before it is dropped. */
@@ -165,6 +169,7 @@ export interface ResolvedConfig {
   maxWebhookDeliveries: number;
   idempotencyTtlS: number;
   maxIdempotencyKeys: number;
+  maxRateLimitBuckets: number;
   capacity: number;
   bodyLimit: string;
   bodyLimitBytes: number;
@@ -183,6 +188,7 @@ export interface ResolvedConfig {
   maxBytes: number;
   maxPageBytes: number;
   maxRules: number;
+  maxRespondDepth: number;
   maxEventStreams: number;
   eventBufferBytes: number;
   journalBodyBytes: number;
@@ -254,6 +260,7 @@ export const DEFAULT_LIMITS = {
   // A list page is written as one string; V8 refuses strings past 512 MB ("Invalid string length").
   maxPageBytes: 32 * 1024 * 1024,
   maxRules: 1000,
+  maxRespondDepth: DEFAULT_RESPOND_DEPTH,
   // Each stream holds a socket and up to event_buffer_bytes of unread events.
   maxEventStreams: 100,
   eventBufferBytes: 8 * 1024 * 1024,
@@ -307,6 +314,7 @@ export const configSchema = {
     // Up to a year of the mock's clock, as far as one advance moves it.
     idempotency_ttl_s: { type: "integer", minimum: 1, maximum: 31_536_000 },
     max_idempotency_keys: { type: "integer", minimum: 1, maximum: 10_000_000 },
+    max_rate_limit_buckets: { type: "integer", minimum: 1, maximum: 10_000_000 },
     capacity: { type: "integer", minimum: 1, maximum: 10_000_000 },
     body_limit: { type: "string", pattern: SIZE_PATTERN, description: 'a size such as "1mb" or "500kb"' },
     status_codes: {
@@ -334,6 +342,7 @@ export const configSchema = {
     max_bytes: sizeSchema,
     max_page_bytes: sizeSchema,
     max_rules: { type: "integer", minimum: 1, maximum: 100_000 },
+    max_respond_depth: { type: "integer", minimum: 1, maximum: MAX_RESPOND_DEPTH },
     max_event_streams: { type: "integer", minimum: 1, maximum: 10_000 },
     event_buffer_bytes: sizeSchema,
     journal_body_bytes: sizeSchema,
@@ -398,7 +407,8 @@ function renameKeys(value: unknown, rename: (key: string) => string): unknown {
  * may hold an API key or the admin token, which no message shows whole.
  */
 function yamlProblem(error: YAMLParseError): string {
-  const reason = error.message.replace(/ at line \d+, column \d+:[\s\S]*$/, "");
+  // The parser recurses once per level of nesting: what runs it out of stack nests too deep.
+  const reason = error.message.replace(/ at line \d+, column \d+:[\s\S]*$/, "").replace(/^Maximum call stack size exceeded$/, "nests too deep to read");
   const position = error.linePos?.[0];
   return position === undefined ? `: ${reason}` : `, line ${position.line}, column ${position.col}: ${reason}`;
 }
@@ -473,8 +483,9 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
   }
   const faults = (fromOptions.faults ?? fromFile.faults ?? []) as FaultRuleInput[];
   const maxHeaderBytes = merged.maxHeaderBytes ?? DEFAULT_LIMITS.maxHeaderBytes;
+  const maxRespondDepth = merged.maxRespondDepth ?? DEFAULT_LIMITS.maxRespondDepth;
   faults.forEach((rule, index) => {
-    const problem = checkFaultRule(rule, { bodyBytes: bodyLimitBytes, headerBytes: maxHeaderBytes });
+    const problem = checkFaultRule(rule, { bodyBytes: bodyLimitBytes, headerBytes: maxHeaderBytes, depth: maxRespondDepth });
     if (problem !== undefined) throw blame("faults", (name) => `${name("faults")}[${index}]: ${problem}`);
   });
   const maxRules = merged.maxRules ?? DEFAULT_LIMITS.maxRules;
@@ -546,6 +557,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
     maxWebhookDeliveries: merged.maxWebhookDeliveries ?? DEFAULT_MAX_WEBHOOK_DELIVERIES,
     idempotencyTtlS: merged.idempotencyTtlS ?? DEFAULT_IDEMPOTENCY_TTL_S,
     maxIdempotencyKeys: merged.maxIdempotencyKeys ?? DEFAULT_MAX_IDEMPOTENCY_KEYS,
+    maxRateLimitBuckets: merged.maxRateLimitBuckets ?? DEFAULT_MAX_RATE_LIMIT_BUCKETS,
     capacity: merged.capacity ?? 10_000,
     bodyLimit,
     bodyLimitBytes,
@@ -565,6 +577,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
     maxBytes: size("maxBytes", 1024 * 1024),
     maxPageBytes: size("maxPageBytes", 64 * 1024),
     maxRules,
+    maxRespondDepth,
     maxEventStreams: merged.maxEventStreams ?? DEFAULT_LIMITS.maxEventStreams,
     eventBufferBytes: size("eventBufferBytes", 64 * 1024),
     // 0 keeps no body at all, for bodies that must not be kept.
@@ -578,17 +591,6 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
     proxy: proxy === undefined ? null : resolveProxy(proxy, optionsSource),
     store,
   };
-}
-
-/** The target as it may be shown: credentials in it would otherwise reach the terminal. */
-function withoutCredentials(target: string): string {
-  if (!URL.canParse(target)) return target.replace(/\/\/[^/@]*@/, "//***@");
-  const url = new URL(target);
-  if (url.username !== "" || url.password !== "") {
-    url.username = "***";
-    url.password = "";
-  }
-  return url.toString();
 }
 
 function resolveProxy(proxy: ProxyOptions, optionsSource: OptionsSource): Required<ProxyOptions> {

@@ -26,6 +26,8 @@ import { createWebhookControl, type WebhookControl } from "./domain/webhooks.js"
 import { createWebhookDelivering, WEBHOOK_ATTEMPT } from "./domain/webhook-delivery.js";
 import { webhookPayloadCheck } from "./contract/webhook-payload.js";
 import { postWebhook } from "./http/webhook-client.js";
+import { checkedSettings } from "./http/settings-change.js";
+import { operationChecks } from "./contract/operation-checks.js";
 
 /** A mock that is built but not listening: use `app` with supertest. */
 export interface SendMock {
@@ -35,6 +37,10 @@ export interface SendMock {
   readonly outbox: Outbox;
   readonly journal: Journal;
   readonly templates: TemplateCatalog;
+  /**
+   * The settings PATCH /_mock/config changes: `current()`, `update(change)` (checked as PATCH checks
+   * it: an `invalid_request` ApiError in its words, keys in camelCase) and `reset()`.
+   */
   readonly settings: SettingsStore;
   /** Fault rules: `add`, `list`, `remove`, `clear`. */
   readonly faults: FaultControl;
@@ -163,7 +169,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   let checking: Promise<ContractChecker> | undefined;
   const answerChecker = (): Promise<ContractChecker> =>
     (checking ??= import("./contract/check.js").then((module) => module.createContractChecker(sendContract)));
-  const respondLimits: RespondLimits = { bodyBytes: config.bodyLimitBytes, headerBytes: config.maxHeaderBytes };
+  const respondLimits: RespondLimits = { bodyBytes: config.bodyLimitBytes, headerBytes: config.maxHeaderBytes, depth: config.maxRespondDepth };
 
   const sendService = createSendService({ catalog: templates, outbox, lifecycle, now: () => clock.now() });
   // Steps left by an earlier run of a shared store, or scheduled before a restart, run when due.
@@ -243,7 +249,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     outbox,
     journal,
     templates,
-    settings,
+    // Checked as PATCH /_mock/config checks a change: the store takes whatever it is given.
+    settings: checkedSettings(settings, operationChecks(adminContract, "/_mock/config", "patch")),
     faults: createFaultControl(faults, respondLimits),
     outcomes,
     clock: clockControl,

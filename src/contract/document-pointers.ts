@@ -95,3 +95,18 @@ export function schemaAt(document: OpenAPIV3_1.Document, pointer: string): Recor
   const schema = at(document, pointer) as Record<string, unknown> | undefined;
   return schema === undefined ? undefined : (at(document, followed(schema, pointer)) as Record<string, unknown> | undefined);
 }
+
+/**
+ * The schema that `path` (`/properties/match`) leads to from the schema at `start`, following
+ * each local `$ref` met on the way: where ajv's `schemaPath` of an error points, as it writes it
+ * from the root of the schema it checked.
+ */
+export function schemaAlong(document: OpenAPIV3_1.Document, start: string, path: string): Record<string, unknown> | undefined {
+  let pointer = start;
+  for (const token of path.split("/").slice(1)) {
+    const node = at(document, pointer);
+    if (node === null || typeof node !== "object") return undefined;
+    pointer = `${followed(node, pointer)}/${token}`;
+  }
+  return schemaAt(document, pointer);
+}

@@ -4,7 +4,16 @@
 
 import type { ErrorObject, ValidateFunction } from "ajv";
 import contentType from "content-type";
-import { operationsOf, parametersOf, requestBodyOf, responseBodiesOf, schemaAt, type HttpMethod, type ParameterSchema } from "./document-pointers.js";
+import {
+  operationsOf,
+  parametersOf,
+  requestBodyOf,
+  responseBodiesOf,
+  schemaAlong,
+  schemaAt,
+  type HttpMethod,
+  type ParameterSchema,
+} from "./document-pointers.js";
 import type { Contract } from "./load.js";
 import { ContractRefusal, type ContractIssue } from "./refusal.js";
 import { schemaValidator } from "./schema-validator.js";
@@ -40,21 +49,41 @@ export interface OperationChecks {
  * lists its values, so the messages a client reads did not change when eov stopped checking
  * (what eov's `ajvErrorsToValidatorError` and `augmentAjvErrors` did).
  */
-function issuesOf(errors: readonly ErrorObject[], root: string): ContractIssue[] {
+function issuesOf(errors: readonly ErrorObject[], root: string, keysOf: KnownKeys): ContractIssue[] {
   return errors.map((error) => {
     const params = error.params as Record<string, unknown>;
     const key = (params.missingProperty ?? params.additionalProperty ?? params.unevaluatedProperty) as string | undefined;
     const allowed = error.keyword === "enum" && Array.isArray(params.allowedValues) ? `: ${params.allowedValues.join(", ")}` : "";
+    const known = error.keyword === "additionalProperties" ? keysOf(error.schemaPath) : undefined;
     return {
       path: `${root}${error.instancePath}${key === undefined ? "" : `/${key}`}`,
       keyword: error.keyword,
       message: `${error.message ?? "is invalid"}${allowed}`,
+      ...(known !== undefined && { known }),
     };
   });
 }
 
-function failures(validate: ValidateFunction, value: unknown, root: string): ContractIssue[] {
-  return validate(value) ? [] : issuesOf(validate.errors ?? [], root);
+/** The keys the object schema holding an `additionalProperties` (named by an error's `schemaPath`) takes. */
+type KnownKeys = (schemaPath: string) => readonly string[] | undefined;
+
+const NO_KEYS: KnownKeys = () => undefined;
+
+/**
+ * ajv names the schema that failed from the root of the one it checked (`#/properties/match/...`),
+ * or from the document for a component it reached by `$ref` (`#/components/schemas/...`): the keys
+ * of that object's `properties`, so that an unknown key can be told the one it was meant to be.
+ */
+function knownKeysIn(contract: Contract, checkedPointer: string): KnownKeys {
+  return (schemaPath) => {
+    const holder = schemaPath.replace(/\/additionalProperties$/, "").slice(1);
+    const properties = schemaAlong(contract.document, holder.startsWith("/components/") ? "#" : checkedPointer, holder)?.properties;
+    return typeof properties === "object" && properties !== null ? Object.keys(properties) : undefined;
+  };
+}
+
+function failures(validate: ValidateFunction, value: unknown, root: string, keysOf: KnownKeys = NO_KEYS): ContractIssue[] {
+  return validate(value) ? [] : issuesOf(validate.errors ?? [], root, keysOf);
 }
 
 const badRequest = (issues: ContractIssue[]): ContractRefusal => new ContractRefusal("bad_request", "The request breaks the contract", issues);
@@ -124,6 +153,7 @@ function parameterRefusal(parameters: ParameterChecks, parts: RequestParts): Con
 
 interface BodyCheck {
   validate: ValidateFunction | undefined;
+  knownKeys: KnownKeys;
   /** As eov read it: only a body whose schema lists required keys is itself required. */
   required: boolean;
   /** Whether a request with no Content-Type may leave the body out (`required: false` in the document). */
@@ -145,7 +175,7 @@ function bodyRefusal(body: BodyCheck, parts: RequestParts): ContractRefusal | un
   if (parts.body === undefined) {
     return body.required ? badRequest([{ path: "/body", keyword: "required", message: "must have required property 'body'" }]) : undefined;
   }
-  const issues = failures(body.validate, parts.body, "/body");
+  const issues = failures(body.validate, parts.body, "/body", body.knownKeys);
   return issues.length > 0 ? badRequest(issues) : undefined;
 }
 
@@ -176,6 +206,7 @@ function checksOf(contract: Contract, pointer: string): OperationChecks {
   const bodySchema = requestBody?.pointer === undefined ? undefined : schemaAt(document, requestBody.pointer);
   const body: BodyCheck | undefined = requestBody && {
     validate: requestBody.pointer === undefined ? undefined : schemaValidator(contract, requestBody.pointer),
+    knownKeys: requestBody.pointer === undefined ? NO_KEYS : knownKeysIn(contract, requestBody.pointer),
     required: Array.isArray(bodySchema?.required) && bodySchema.required.length > 0,
     optional: !requestBody.required,
   };

@@ -9,6 +9,8 @@ export interface ContractIssue {
   keyword: string;
   /** ajv's words (`must match format "email"`), or the check's own. */
   message: string;
+  /** For an unknown key (`additionalProperties`): the keys its object takes, to suggest the one meant. */
+  known?: readonly string[];
 }
 
 export type RefusalKind = "bad_request" | "unsupported_media_type" | "broken_answer";

@@ -123,9 +123,9 @@ function problemOf(errors: readonly ErrorObject[], root: unknown): SchemaProblem
   };
   const [first] = [...outermost].sort((a, b) => rank(a) - rank(b));
   if (first === undefined) return { kind: "value", at: [], problem: "is invalid" };
-  if (!WRAPPERS.has(first.keyword)) return phrase(first);
+  if (!WRAPPERS.has(first.keyword)) return phrase(first, root);
   const inner = errors.filter((error) => isUnder(error, first));
-  if (first.keyword !== "anyOf" && first.keyword !== "oneOf") return inner.length > 0 ? problemOf(inner, root) : phrase(first);
+  if (first.keyword !== "anyOf" && first.keyword !== "oneOf") return inner.length > 0 ? problemOf(inner, root) : phrase(first, root);
   return branchProblem(first, inner, root);
 }
 
@@ -137,7 +137,7 @@ function problemOf(errors: readonly ErrorObject[], root: unknown): SchemaProblem
 function branchProblem(composite: ErrorObject, inner: readonly ErrorObject[], root: unknown): SchemaProblem {
   const branches = Array.isArray(composite.schema) ? (composite.schema as SchemaNode[]) : [];
   // A oneOf that more than one branch took has no errors below it.
-  if (inner.length === 0) return phrase(composite);
+  if (inner.length === 0) return phrase(composite, root);
   const value = valueAt(root, composite.instancePath);
   const fitting = branches.map((branch, index) => ({ branch, index })).filter(({ branch }) => kindsOf(branch)?.includes(kindOf(value)) ?? true);
   const errorsOf = (index: number) => inner.filter((error) => error.schemaPath.startsWith(`${composite.schemaPath}/${index}/`));
@@ -205,27 +205,54 @@ function quoted(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
+/** How many characters two texts begin with alike. */
+function sharedStart(a: string, b: string): number {
+  let length = 0;
+  while (length < a.length && length < b.length && a[length] === b[length]) length += 1;
+  return length;
+}
+
 /**
  * The known key `key` was probably meant to be: one a typo or two away (`per_second`, `prot`),
- * or one it is the start of (`delay` for `delay_ms`).
+ * or one it is the start of (`delay` for `delay_ms`). The typos allowed grow with the length of
+ * what differs, not of what is alike: `message.lost` is not `message.sent` misspelt.
  */
 export function closestKey(key: string, known: readonly string[]): string | undefined {
   const typed = key.toLowerCase();
   const scored = known.map((candidate) => ({ candidate, score: distance(typed, candidate.toLowerCase()) }));
   const [best] = scored.sort((a, b) => a.score - b.score);
-  if (best !== undefined && best.score < typed.length && best.score <= Math.max(2, Math.floor(typed.length / 3))) return best.candidate;
+  if (best !== undefined && best.score < typed.length) {
+    const differing = typed.length - sharedStart(typed, best.candidate.toLowerCase());
+    if (best.score <= Math.max(2, Math.floor(differing / 3))) return best.candidate;
+  }
   return typed.length >= 3 ? known.find((candidate) => candidate.toLowerCase().startsWith(typed)) : undefined;
 }
 
-function phrase(error: ErrorObject): SchemaProblem {
+/**
+ * ` (did you mean server_error?)` after a value that is none of `allowed` but close to one, as a
+ * misspelt key gets; "" when nothing is close, or the value is not text.
+ */
+export function meantValue(value: unknown, allowed: readonly unknown[]): string {
+  if (typeof value !== "string") return "";
+  const meant = closestKey(
+    value,
+    allowed.filter((candidate): candidate is string => typeof candidate === "string"),
+  );
+  return meant === undefined ? "" : ` (did you mean ${meant}?)`;
+}
+
+/** `root` is the whole value checked, for the words that quote a part of it. */
+function phrase(error: ErrorObject, root: unknown): SchemaProblem {
   const params = error.params as Record<string, unknown>;
   const parent = (error.parentSchema ?? {}) as SchemaNode;
   const at = keyPath(error.instancePath);
   const about = (problem: string): SchemaProblem => ({ kind: "value", at, problem });
   if (error.propertyName !== undefined) {
-    const allowed = Array.isArray(parent.enum) ? ` (${alternatives(parent.enum.map(quoted))})` : "";
     const what = typeof parent.description === "string" ? parent.description : "an allowed key";
-    return { kind: "bad key", at, key: error.propertyName, problem: `is not ${what}${allowed}` };
+    // The key it was meant to be says more than the list of every key allowed.
+    const meant = Array.isArray(parent.enum) ? meantValue(error.propertyName, parent.enum) : "";
+    const allowed = meant === "" && Array.isArray(parent.enum) ? ` (${alternatives(parent.enum.map(quoted))})` : "";
+    return { kind: "bad key", at, key: error.propertyName, problem: `is not ${what}${meant}${allowed}` };
   }
   switch (error.keyword) {
     case "required":
@@ -237,8 +264,10 @@ function phrase(error: ErrorObject): SchemaProblem {
     }
     case "type":
       return about(`must be ${alternatives([params.type].flat().map((name) => KIND_WORDS[name as Kind | "integer"]))}`);
-    case "enum":
-      return about(`must be ${alternatives((params.allowedValues as unknown[]).map(quoted))}`);
+    case "enum": {
+      const allowedValues = params.allowedValues as unknown[];
+      return about(`must be ${alternatives(allowedValues.map(quoted))}${meantValue(valueAt(root, error.instancePath), allowedValues)}`);
+    }
     case "const":
       return about(`must be ${quoted(params.allowedValue)}`);
     case "minimum":

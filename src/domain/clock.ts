@@ -8,8 +8,12 @@ import { ApiError } from "../errors.js";
 export interface ClockOffsetStore {
   /** Read on every request: synchronous, from a local copy kept fresh. */
   current(): number;
-  /** Moves the offset forward by `ms`; resolves with the new offset. */
-  advance(ms: number): Promise<number>;
+  /**
+   * Moves the offset forward by `ms`; resolves with the new offset, or with undefined, the offset
+   * left as it was, when the move would take it past `maxOffsetMs` (checked in the same step as
+   * the move, so that replicas advancing at once cannot pass it together).
+   */
+  advance(ms: number, maxOffsetMs?: number): Promise<number | undefined>;
   /** Back to real time. */
   reset(): Promise<void>;
 }
@@ -22,6 +26,17 @@ export interface Clock {
 
 /** The largest single advance: a year, far past any schedule a test sets up, and a safe integer however often it is repeated in a run. */
 export const MAX_ADVANCE_MS = 365 * 24 * 3600 * 1000;
+
+/** The furthest ahead of the clock anything is scheduled: a lifecycle step, a webhook retry (a day). */
+export const MAX_SCHEDULED_AHEAD_MS = 86_400_000;
+
+/**
+ * The latest time the clock may show. The inspection API writes times as RFC 3339 dates, whose
+ * years end at 9999: 7,979 advances of a year took it past that, and from then on every send and
+ * every GET /_mock/clock answered 500. A day is kept before the end for what is scheduled ahead
+ * of the clock and shown before it happens (a webhook retry's `next_attempt_at`).
+ */
+export const LATEST_CLOCK_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999) - MAX_SCHEDULED_AHEAD_MS;
 
 export function createClock(offset: ClockOffsetStore, realNowMs: () => number = Date.now): Clock {
   const nowMs = (): number => realNowMs() + offset.current();
@@ -37,7 +52,8 @@ export function createLocalClockOffset(): ClockOffsetStore {
   let offsetMs = 0;
   return {
     current: () => offsetMs,
-    advance(ms) {
+    advance(ms, maxOffsetMs = Number.POSITIVE_INFINITY) {
+      if (offsetMs + ms > maxOffsetMs) return Promise.resolve(undefined);
       offsetMs += ms;
       return Promise.resolve(offsetMs);
     },
@@ -55,7 +71,7 @@ export interface ClockControl {
   /**
    * Moves the clock forward by `ms` (a whole number, 0 to a year) and runs whatever falls due,
    * in time order, before it resolves with the new time. Throws an `invalid_request` ApiError
-   * for any other `ms`.
+   * for any other `ms`, and for one that would take the clock past LATEST_CLOCK_MS.
    */
   advance(ms: number): Promise<Date>;
 }
@@ -69,7 +85,15 @@ export function createClockControl(parts: { clock: Clock; offset: ClockOffsetSto
       if (!Number.isSafeInteger(ms) || ms < 0 || ms > MAX_ADVANCE_MS) {
         throw new ApiError("invalid_request", `advance_ms must be a whole number of milliseconds from 0 to ${MAX_ADVANCE_MS} (a year), got ${String(ms)}`);
       }
-      await offset.advance(ms);
+      const realNowMs = clock.nowMs() - clock.offsetMs();
+      const maxOffsetMs = LATEST_CLOCK_MS - realNowMs;
+      if ((await offset.advance(ms, maxOffsetMs)) === undefined) {
+        const leftMs = Math.max(0, Math.floor(maxOffsetMs - offset.current()));
+        throw new ApiError(
+          "invalid_request",
+          `advance_ms ${ms} would move the clock past ${new Date(LATEST_CLOCK_MS).toISOString()}, the latest time it can show (RFC 3339 years end at 9999, and a day is kept for what is scheduled ahead of it): it can be advanced at most ${leftMs} ms more`,
+        );
+      }
       await parts.runDue();
       return clock.now();
     },

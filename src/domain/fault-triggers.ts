@@ -1,5 +1,6 @@
 // Faults asked for by a request itself: the X-Sendmock-Fault header family and magic recipients.
 
+import { meantValue } from "../contract/schema-check.js";
 import { ApiError } from "../errors.js";
 import { FAULT_KINDS, type FaultKind } from "../wire.js";
 import {
@@ -38,7 +39,10 @@ function unknownFault(where: string, value: string, path: string): ApiError {
       `${where} cannot name respond`,
     );
   }
-  return invalid(`${where}: unknown fault ${JSON.stringify(value)} (one of ${TRIGGERED_KINDS.join(", ")})`, path, `${where} must name a fault`);
+  // The kind it was meant to be says more than the list of every kind, as for a misspelt rule.
+  const meant = meantValue(value, TRIGGERED_KINDS);
+  const known = meant === "" ? ` (one of ${TRIGGERED_KINDS.join(", ")})` : meant;
+  return invalid(`${where}: unknown fault ${JSON.stringify(value)}${known}`, path, `${where} must name a fault`);
 }
 
 /** What a number stands for, so that a refused one says what would be accepted. */

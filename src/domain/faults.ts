@@ -134,6 +134,30 @@ export interface RespondLimits {
   bodyBytes: number;
   /** Largest header block: max_header_bytes, what Node's HTTP clients read by default. */
   headerBytes: number;
+  /** Most levels of arrays and objects the body may nest (`max_respond_depth`). */
+  depth: number;
+}
+
+export const DEFAULT_RESPOND_DEPTH = 100;
+/**
+ * The largest `max_respond_depth`: a rule is copied, stored and answered by code that recurses
+ * once per level (structuredClone, JSON.stringify), which ran out of stack at about 2000 levels.
+ */
+export const MAX_RESPOND_DEPTH = 1000;
+
+/**
+ * Whether `value` nests more than `limit` levels of arrays and objects. Walked with a list, not
+ * by recursion: the value may nest as deep as the text it was parsed from allows.
+ */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.value === null || typeof next.value !== "object") continue;
+    const depth = next.depth + 1;
+    if (depth > limit) return true;
+    for (const inner of Object.values(next.value)) pending.push({ value: inner, depth });
+  }
+  return false;
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -173,6 +197,8 @@ function respondProblem(input: FaultRuleInput, limits: RespondLimits): string | 
   if (status < 200) return `status of respond must be 200-599: a ${status} is an interim answer, the client would go on waiting (use timeout for that)`;
   if ((body as unknown) === null) return 'body must not be null: leave it out for an answer without a body, or give the text "null"';
   if (body !== undefined && BODILESS_STATUSES.has(status)) return `body is not allowed with status ${status}: HTTP gives a ${status} answer no body`;
+  // Before anything reads the body: the code that copies and writes it recurses once per level.
+  if (nestsDeeperThan(body, limits.depth)) return `body nests deeper than max_respond_depth (${limits.depth} levels of arrays and objects)`;
   if (body !== undefined) {
     const bytes = Buffer.byteLength(bodyText(body));
     if (bytes > limits.bodyBytes) return `body is ${bytes} bytes, more than body_limit (${limits.bodyBytes})`;

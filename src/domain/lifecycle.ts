@@ -5,7 +5,7 @@
 
 import { ApiError } from "../errors.js";
 import type { CapturedMessage, MessageEvent, MessageEventType, MessageStatus, Outcome } from "../wire.js";
-import type { Clock } from "./clock.js";
+import { MAX_SCHEDULED_AHEAD_MS, type Clock } from "./clock.js";
 import { startWithinJsonBytes } from "./excerpt.js";
 import type { RecordedEvent } from "./outbox.js";
 import { decideOutcome, type OutcomeBook } from "./outcomes.js";
@@ -14,7 +14,7 @@ import type { Scheduler } from "./scheduler.js";
 
 export const DEFAULT_STEP_MS = 1000;
 /** A day: a step longer than that is no test anyone waits for, even on an advanced clock. */
-export const MAX_STEP_MS = 86_400_000;
+export const MAX_STEP_MS = MAX_SCHEDULED_AHEAD_MS;
 /** Most events one message keeps: the outcomes add at most 4, the rest come by hand. */
 export const DEFAULT_MAX_EVENTS = 100;
 /**

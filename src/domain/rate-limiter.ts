@@ -35,6 +35,17 @@ export function bucketRules(limit: RateLimitOptions): { size: number; tokensPerS
   return { size, tokensPerSecond: limit.requests / limit.perSeconds, id: `${limit.requests}/${limit.perSeconds}/${size}` };
 }
 
+/**
+ * Buckets kept at once (`max_rate_limit_buckets`). Every distinct bearer token got a bucket that
+ * stayed until reset: 200,000 tokens kept 44 MB. A bucket that has refilled is forgotten (it is
+ * the same as a new one), and past this bound the one used longest ago is, its key starting
+ * afresh: only a client with more keys than this in use at once gets more than its share.
+ */
+export const DEFAULT_MAX_RATE_LIMIT_BUCKETS = 10_000;
+
+/** Buckets a take looks at to forget those that have refilled: constant work per take, and ahead of the buckets it adds. */
+export const BUCKETS_SWEPT_PER_TAKE = 100;
+
 /** Buckets are keyed by a digest: no limiter may keep API keys whole. */
 export function bucketKey(apiKey: string): string {
   return sha256(apiKey, "base64");

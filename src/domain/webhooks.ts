@@ -5,7 +5,7 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { ApiError } from "../errors.js";
 import { describeProblem, schemaCheck } from "../contract/schema-check.js";
 import { MESSAGE_EVENT_TYPES, type Webhook, type WebhookDelivery, type WebhookInput } from "../wire.js";
-import { isHttpUrl } from "./addresses.js";
+import { isHttpUrl, withoutCredentials } from "./addresses.js";
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5000;
 /** Svix's first retries, shortened: a test advances the clock over them in one call. */
@@ -14,7 +14,36 @@ export const DEFAULT_WEBHOOK_RETRY_MS: readonly number[] = [1000, 5000, 30_000];
 export const DEFAULT_MAX_WEBHOOK_DELIVERIES = 1000;
 /** `whsec_` then base64 of the key: 24 bytes, as Svix generates them. */
 const SECRET_BYTES = 24;
-export const SECRET_PATTERN = "^whsec_[A-Za-z0-9+/]+={0,2}$";
+/**
+ * The key sizes the Standard Webhooks specification allows. A receiver's library refuses base64 it
+ * cannot decode (`whsec_a`, `whsec_A==`, `whsec_+` were taken, and nothing signed with them could
+ * be verified), and a key of a byte or two is no key.
+ */
+const SECRET_KEY_BYTES = { min: 24, max: 64 } as const;
+/** Base64 as a strict decoder reads it: groups of four, `=` padding only at the end. */
+const SECRET_FORM = /^whsec_(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const SECRET_WORDS = `"whsec_" then the base64 of a key of ${SECRET_KEY_BYTES.min} to ${SECRET_KEY_BYTES.max} bytes (as the Standard Webhooks specification says), such as whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw`;
+
+function isUsableSecret(secret: string): boolean {
+  if (!SECRET_FORM.test(secret)) return false;
+  const keyBytes = Buffer.from(secret.slice("whsec_".length), "base64").length;
+  return keyBytes >= SECRET_KEY_BYTES.min && keyBytes <= SECRET_KEY_BYTES.max;
+}
+
+/**
+ * What a URL parser drops without a word: spaces and control characters at either end, tabs and
+ * line breaks anywhere (other control characters are no part of a URL a user means either).
+ * Stored as written, the URL shown would not be the one posted to.
+ */
+function holdsDroppedCharacters(url: string): boolean {
+  const isSpaceOrControl = (code: number): boolean => code <= 0x20 || code === 0x7f;
+  if (url.length > 0 && (isSpaceOrControl(url.charCodeAt(0)) || isSpaceOrControl(url.charCodeAt(url.length - 1)))) return true;
+  for (let index = 0; index < url.length; index += 1) {
+    const code = url.charCodeAt(index);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
 
 /** A webhook as written in the config file, posted to /_mock/webhooks or given to `webhooks.add`. */
 export const WEBHOOK_INPUT_SCHEMA = {
@@ -24,12 +53,8 @@ export const WEBHOOK_INPUT_SCHEMA = {
   properties: {
     url: { type: "string", minLength: 1, maxLength: 2048 },
     events: { type: "array", minItems: 1, uniqueItems: true, items: { enum: MESSAGE_EVENT_TYPES } },
-    secret: {
-      type: "string",
-      pattern: SECRET_PATTERN,
-      maxLength: 200,
-      description: 'a secret of "whsec_" then base64, such as whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-    },
+    // What makes a secret usable is checked by webhookProblem, in the same words for every way in.
+    secret: { type: "string", maxLength: 200 },
     duplicate: { type: "boolean" },
   },
 } as const;
@@ -39,12 +64,23 @@ const checkWebhookShape = schemaCheck(WEBHOOK_INPUT_SCHEMA);
 /**
  * What is wrong with a webhook, in words, or undefined. A scheme other than http(s) is refused:
  * a local mock may post anywhere its user points it (SSRF is no concern here), but not to `file:`.
+ * Credentials in the URL are refused: fetch will not send them (every delivery failed), and the
+ * URL, password included, was shown in each failed delivery's `error`. No message shows them.
  */
 export function webhookProblem(input: unknown, naming: (key: string) => string = (key) => key): string | undefined {
   const problem = checkWebhookShape(input);
   if (problem) return describeProblem(problem, (key) => naming(key), "the webhook");
-  const { url } = input as WebhookInput;
-  if (!isHttpUrl(url)) return `${naming("url")} must be an http or https URL, got ${JSON.stringify(url.slice(0, 200))}`;
+  const { url, secret } = input as WebhookInput;
+  const shown = JSON.stringify(withoutCredentials(url).slice(0, 200));
+  if (holdsDroppedCharacters(url)) {
+    return `${naming("url")} must not begin or end with a space, nor hold control characters such as tabs and line breaks: a URL parser drops them, got ${shown}`;
+  }
+  if (!isHttpUrl(url)) return `${naming("url")} must be an http or https URL, got ${shown}`;
+  const parsed = new URL(url);
+  if (parsed.username !== "" || parsed.password !== "") {
+    return `${naming("url")} must not hold credentials (user:password@): they are never sent, and would be shown with every delivery; got ${shown}`;
+  }
+  if (secret !== undefined && !isUsableSecret(secret)) return `${naming("secret")} must be ${SECRET_WORDS}`;
   return undefined;
 }
 
@@ -53,11 +89,15 @@ export function generateSecret(): string {
   return `whsec_${randomBytes(SECRET_BYTES).toString("base64")}`;
 }
 
-/** The webhook an input makes: every event type and a new secret unless it names them. */
+/**
+ * The webhook an input makes: every event type and a new secret unless it names them. Its URL is
+ * kept as it is posted to (`http:/127.0.0.1` is posted to `http://127.0.0.1/`), so the URL shown
+ * is the one events go to.
+ */
 export function newWebhook(input: WebhookInput): Webhook {
   return {
     id: `wh_${randomUUID()}`,
-    url: input.url,
+    url: new URL(input.url).href,
     events: input.events ?? [...MESSAGE_EVENT_TYPES],
     secret: input.secret ?? generateSecret(),
     duplicate: input.duplicate ?? false,

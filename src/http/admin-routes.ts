@@ -25,7 +25,8 @@ import { HTTP_METHODS } from "../contract/document-pointers.js";
 import { checkDocumentedCalls } from "./contract-steps.js";
 import { createErrorHandler } from "./error-handler.js";
 import type { Contract } from "../contract/load.js";
-import { configView, rateLimitOptions, templateDetail, templateSummary } from "./views.js";
+import { configView, templateDetail, templateSummary } from "./views.js";
+import { settingsChangeOf } from "./settings-change.js";
 
 export interface AdminRoutesDeps {
   contract: Contract;
@@ -239,12 +240,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
   });
 
   router.patch("/_mock/config", async (req, res) => {
-    const patch = req.body as ConfigPatch;
-    await settings.update({
-      ...(patch.response_shape !== undefined && { responseShape: patch.response_shape }),
-      ...(patch.strict_data !== undefined && { strictData: patch.strict_data }),
-      ...(patch.rate_limit !== undefined && { rateLimit: rateLimitOptions(patch.rate_limit) }),
-    });
+    await settings.update(settingsChangeOf(req.body as ConfigPatch));
     res.json(await currentConfig());
   });
 

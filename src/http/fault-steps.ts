@@ -79,11 +79,16 @@ async function answerAsGiven(res: Response, answer: GivenAnswer, checker: () => 
   res.end(answer.body);
 }
 
-/** Leaves the client without an answer for `ms`, then closes the connection. */
-function holdThenClose(req: Request, ms: number, shutdown: AbortSignal): void {
+/**
+ * Leaves the client without an answer for `ms`, then closes the connection; `ended` is told,
+ * once the connection is gone, whether the client closed it first (it gave up waiting).
+ */
+function holdThenClose(req: Request, ms: number, shutdown: AbortSignal, ended: (clientGone: boolean) => void): void {
   // Taken now: once the client gives up, the request lets go of its socket, which stays open.
   const { socket } = req;
+  let closedHere = false;
   const close = (): void => {
+    closedHere = true;
     clearTimeout(timer);
     socket.destroy();
   };
@@ -91,6 +96,7 @@ function holdThenClose(req: Request, ms: number, shutdown: AbortSignal): void {
   socket.once("close", () => {
     clearTimeout(timer);
     shutdown.removeEventListener("abort", close);
+    ended(!closedHere);
   });
   shutdown.addEventListener("abort", close, { once: true });
 }
@@ -133,9 +139,9 @@ export function injectFaults(deps: FaultStepDeps) {
         next();
         return;
       case "timeout":
-        // Journaled now, when the pipeline is done with it, not when the hold ends.
-        record.endWithoutAnswer();
-        holdThenClose(req, fault.delayMs, deps.shutdown);
+        // Journaled when the hold ends, when what happened is known: the client gave up, or
+        // sendmock closed the connection after delay_ms (or on shutdown).
+        holdThenClose(req, fault.delayMs, deps.shutdown, (clientGone) => record.endWithoutAnswer(clientGone));
         return;
       case "malformed_response":
         // Sent as text, past the response validator: the point is a body no JSON parser accepts.

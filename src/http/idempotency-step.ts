@@ -1,7 +1,7 @@
 // Idempotency-Key as steps of POST /send: the key's form before the contract check, then the claim, replay or refusal.
 
 import type { NextFunction, Request, Response } from "express";
-import { bodyFingerprint, IDEMPOTENCY_KEY_PATTERN, idempotencyScope, isKeptStatus, type IdempotencyStore, type KeptAnswer } from "../domain/idempotency.js";
+import { bodyFingerprint, IDEMPOTENCY_KEY_PATTERN, idempotencyScope, isKeptAnswer, type IdempotencyStore, type KeptAnswer } from "../domain/idempotency.js";
 import { excerpt } from "../domain/excerpt.js";
 import { ApiError } from "../errors.js";
 import { ERROR_CODE_HEADER } from "./error-shapes.js";
@@ -95,7 +95,8 @@ export function honourIdempotencyKey(deps: { idempotency: IdempotencyStore }) {
     let settled = false;
     const settle = async (answer: KeptAnswer): Promise<void> => {
       settled = true;
-      await (isKeptStatus(answer.status) ? deps.idempotency.keep(scope, fingerprint, answer) : deps.idempotency.release(scope));
+      // The fault that decided the answer is known by now: the fault step runs before any answer.
+      await (isKeptAnswer(answer.status, record.fault) ? deps.idempotency.keep(scope, fingerprint, answer) : deps.idempotency.release(scope));
     };
     record.keepAnswer = settle;
     // Kept before the answer goes out: a client that retries the moment it reads it must find it kept.

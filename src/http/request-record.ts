@@ -21,9 +21,10 @@ export interface SendRecord {
   requestBody: BodyText | undefined;
   /**
    * Called by a step that ends the pipeline without an answer on purpose (the disconnect and
-   * timeout faults), so the journal entry is written then; every other ending writes an answer.
+   * timeout faults), so the journal entry is written then; a step that knows who closed the
+   * connection says whether the client did. Every other ending writes an answer.
    */
-  endWithoutAnswer: () => void;
+  endWithoutAnswer: (clientGone?: boolean) => void;
   /** True when the answer is the one kept for the request's Idempotency-Key, sent again. */
   idempotentReplay: boolean;
   /**

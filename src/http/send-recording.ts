@@ -99,7 +99,11 @@ export function journalRecorder({ journal: journalOnly, journalBodyBytes, logReq
       clientGone ||= !delivered;
       recordEntry(delivered);
     });
-    record.endWithoutAnswer = () => recordEntry(false);
+    record.endWithoutAnswer = (clientLeft) => {
+      // Said by the step that knows: the close that ended a hold is the client's or sendmock's.
+      if (clientLeft !== undefined) clientGone = clientLeft;
+      recordEntry(false);
+    };
     res.once("close", () => {
       if (recorded) return;
       // Headers out but no end: express cut an answer short after an error; nothing more will come.

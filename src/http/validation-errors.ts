@@ -4,7 +4,7 @@ import { excerpt } from "../domain/excerpt.js";
 import { valueAt } from "../domain/json.js";
 import { StoreUnavailableError } from "../domain/store-errors.js";
 import { ContractRefusal, type ContractIssue } from "../contract/refusal.js";
-import { alternatives, closestKey } from "../contract/schema-check.js";
+import { alternatives, closestKey, meantValue } from "../contract/schema-check.js";
 import { ApiError, type Violation } from "../errors.js";
 
 const REQUIRED_SEND_FIELDS = new Set(["to", "template_id", "data"]);
@@ -14,6 +14,8 @@ interface ValidatorIssue {
   pointer: string;
   keyword: string;
   ajvMessage: string;
+  /** For an unknown key: the keys its object takes. */
+  known: readonly string[] | undefined;
 }
 
 /** `/cc/1` -> `cc[1]`, `/data/name` -> `data.name`: how a person names a field (cut: a name may be as long as the body). */
@@ -41,7 +43,8 @@ function formatPhrase(ajvMessage: string): string {
 const TYPE_WORDS: Partial<Record<string, string>> = { null: "null", integer: "a whole number" };
 const COMPARISON_WORDS: Partial<Record<string, string>> = { ">=": "at least", "<=": "at most", ">": "more than", "<": "less than" };
 
-function phrase(issue: ValidatorIssue): string {
+/** `body` is the request's, for the words that quote the value at fault. */
+function phrase(issue: ValidatorIssue, body: unknown): string {
   switch (issue.keyword) {
     case "format":
       return formatPhrase(issue.ajvMessage);
@@ -62,7 +65,9 @@ function phrase(issue: ValidatorIssue): string {
       return "must not be empty";
     case "enum": {
       const allowed = /allowed values: (.*)$/.exec(issue.ajvMessage)?.[1];
-      return allowed === undefined ? issue.ajvMessage : `must be ${alternatives(allowed.split(", "))}`;
+      if (allowed === undefined) return issue.ajvMessage;
+      const values = allowed.split(", ");
+      return `must be ${alternatives(values)}${meantValue(valueAt(body, issue.pointer), values)}`;
     }
     case "pattern":
       // subject's pattern keeps it to one line, so it cannot split a mail header.
@@ -122,7 +127,7 @@ function toIssues(contractIssues: readonly ContractIssue[]): ValidatorIssue[] {
     const key = keyword === "type" ? `${pointer} type ${item.message}` : `${pointer} ${keyword}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    issues.push({ pointer, keyword, ajvMessage: item.message });
+    issues.push({ pointer, keyword, ajvMessage: item.message, known: item.known });
   }
   return withoutBranchNoise(issues);
 }
@@ -146,16 +151,17 @@ function missingKeys(issues: readonly ValidatorIssue[]): MissingKeys {
   return missing;
 }
 
-function violationOf(issue: ValidatorIssue, missing: MissingKeys): Violation {
+function violationOf(issue: ValidatorIssue, missing: MissingKeys, body: unknown): Violation {
   const field = fieldName(issue.pointer) || "the body";
   if (issue.keyword === "required") return { path: issue.pointer, message: `${field} is required` };
   if (issue.keyword === "additionalProperties") {
     const [parent, key] = splitPointer(issue.pointer);
-    // `per_seconds` for an unknown `per_second` when per_seconds is missing beside it.
-    const meant = closestKey(key, missing.get(parent) ?? []);
+    // `per_seconds` for an unknown `per_second` when per_seconds is missing beside it; else the
+    // closest of the keys the object takes (`delay_ms` for `delay`), as the config file says.
+    const meant = closestKey(key, missing.get(parent) ?? []) ?? closestKey(key, issue.known ?? []);
     return { path: issue.pointer, message: `${field} is not a known field${meant === undefined ? "" : ` (did you mean ${meant}?)`}` };
   }
-  return { path: issue.pointer, message: `${field} ${phrase(issue)}` };
+  return { path: issue.pointer, message: `${field} ${phrase(issue, body)}` };
 }
 
 function isRecipientIssue(issue: ValidatorIssue): boolean {
@@ -181,7 +187,7 @@ function listIssues(issues: readonly ValidatorIssue[], describe: (issue: Validat
 function sendRequestError(refusal: ContractRefusal, body: unknown): ApiError {
   const issues = toIssues(refusal.issues);
   const missing = missingKeys(issues);
-  const violations = issues.slice(0, VIOLATIONS_KEPT).map((issue) => violationOf(issue, missing));
+  const violations = issues.slice(0, VIOLATIONS_KEPT).map((issue) => violationOf(issue, missing, body));
   const missingFields = issues.filter((issue) => issue.keyword === "required" && REQUIRED_SEND_FIELDS.has(fieldName(issue.pointer)));
   if (missingFields.length > 0) {
     const names = missingFields.map((issue) => fieldName(issue.pointer));
@@ -191,7 +197,7 @@ function sendRequestError(refusal: ContractRefusal, body: unknown): ApiError {
     const addresses = listIssues(issues, (issue) => `${fieldName(issue.pointer)} (${shortJson(valueAt(body, issue.pointer))})`, ", ");
     return new ApiError("invalid_recipient", `Invalid recipient email address in ${addresses}`, { violations });
   }
-  const problems = listIssues(issues, (issue) => violationOf(issue, missing).message, "; ");
+  const problems = listIssues(issues, (issue) => violationOf(issue, missing, body).message, "; ");
   return new ApiError("invalid_request", `Invalid request: ${problems}`, { violations });
 }
 

@@ -148,6 +148,20 @@ describe("a start that cannot work exits non-zero with one clear line", () => {
     );
   });
 
+  it.each([
+    ["JSON", "deep.json", (depth: number) => `{"faults":[{"fault":"respond","status":200,"body":${"[".repeat(depth)}${"]".repeat(depth)}}]}`],
+    ["YAML", "deep.yaml", (depth: number) => `faults:\n  - fault: respond\n    status: 200\n    body: ${"[".repeat(depth)}${"]".repeat(depth)}\n`],
+  ])("names a respond rule whose body nests 2000 deep in a %s file in one line, without a stack trace", async (_format, name, contents) => {
+    const dir = await tempDir();
+    const file = path.join(dir, name);
+    await writeFile(file, contents(2000));
+    const result = await failedStart(["--config", file, "--port", "0"]);
+    expect(result.code).toBe(1);
+    expectOneCleanLine(result.stderr);
+    expect(result.stderr.startsWith(`sendmock: config file ${file}`), result.stderr).toBe(true);
+    expect(result.stderr).toMatch(/max_respond_depth|too deep/);
+  });
+
   it("blames the config file, not the command line, for a body_limit the file sets", async () => {
     const dir = await tempDir();
     const file = path.join(dir, "sendmock.yaml");

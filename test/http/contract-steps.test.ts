@@ -64,7 +64,13 @@ describe("the request check of POST /send", () => {
     const issues = checks.request(aJsonRequest({ ...A_SEND, to: "a@b", extra: 1, data: { name: 5 } }))?.issues;
     expect(issues).toEqual(
       expect.arrayContaining([
-        { path: "/body/extra", keyword: "additionalProperties", message: "must NOT have additional properties" },
+        {
+          path: "/body/extra",
+          keyword: "additionalProperties",
+          message: "must NOT have additional properties",
+          // The keys the body takes, for the words to name the one a misspelt key was meant to be.
+          known: ["to", "template_id", "data", "cc", "bcc", "reply_to", "subject"],
+        },
         { path: "/body/to", keyword: "format", message: 'must match format "email"' },
         expect.objectContaining({ path: "/body/data/name", keyword: "type" }),
       ]),

@@ -5,7 +5,7 @@ import { parseList } from "structured-headers";
 import got from "got";
 import { describe, expect, it } from "vitest";
 import { aMockForThisTest, aRunningMockForThisTest, aSendRequest, bearer, errorCodeOf, expectContract, sharedMock } from "../support/helpers.js";
-import type { SendMock } from "../../src/index.js";
+import type { FaultRuleInput, SendMock } from "../../src/index.js";
 
 function messageIdOf(answer: { body: unknown }): string | undefined {
   return (answer.body as { message_id?: string }).message_id;
@@ -160,6 +160,70 @@ describe("the lost_answer fault", () => {
     expect(retried.headers["idempotency-replayed"]).toBe("true");
     expect(messageIdOf(retried)).toBe((await mock().outbox.list()).messages[0]?.id);
     expect((await mock().outbox.list()).messages).toHaveLength(1);
+  });
+});
+
+describe("an injected answer", () => {
+  const mock = sharedMock();
+
+  /** The first send with the key, under `rule` (once), and whether the retry without a fault got that answer again. */
+  async function firstThenRetry(rule: FaultRuleInput, key: string) {
+    await mock().faults.add({ ...rule, times: 1 });
+    // Read as text: a malformed_response's body is no JSON a parser takes.
+    const first = await send(mock(), aSendRequest(), { "Idempotency-Key": key })
+      .buffer(true)
+      .parse((answer, done) => {
+        let text = "";
+        answer.setEncoding("utf8");
+        answer.on("data", (chunk: string) => (text += chunk));
+        answer.on("end", () => done(null, text));
+      })
+      .then(
+        (answer) => ({ status: answer.status, text: answer.body as string }),
+        () => ({ status: 0, text: "" }),
+      );
+    const retry = await send(mock(), aSendRequest(), { "Idempotency-Key": key });
+    return { first, retry, replayed: retry.headers["idempotency-replayed"] === "true", captured: (await mock().outbox.list()).total };
+  }
+
+  it.each<[string, FaultRuleInput, number]>([
+    ["malformed_response", { fault: "malformed_response" }, 200],
+    ["a respond rule's 200", { fault: "respond", status: 200, body: { success: true, message_id: "msg_made-up", status: "queued" } }, 200],
+    ["a respond rule's 4xx", { fault: "respond", status: 409, body: "conflict, from a proxy" }, 409],
+    ["timeout", { fault: "timeout", delay_ms: 50 }, 0],
+    ["disconnect", { fault: "disconnect" }, 0],
+    ["server_error", { fault: "server_error", status: 503 }, 503],
+    ["rate_limit", { fault: "rate_limit" }, 429],
+  ])("is not kept when it is not the service's own (%s): the retry is processed, and sends the email", async (_label, rule, status) => {
+    const { first, retry, replayed, captured } = await firstThenRetry(rule, `injected-${rule.fault}-${status}`);
+
+    expect(first.status).toBe(status);
+    expect(replayed).toBe(false);
+    expect(retry.status).toBe(200);
+    expect(messageIdOf(retry)).toMatch(/^msg_/);
+    await expectContract(retry);
+    expect(captured).toBe(1);
+  });
+
+  it.each<[string, FaultRuleInput, number]>([
+    ["invalid_recipient", { fault: "invalid_recipient" }, 422],
+    ["invalid_template_id", { fault: "invalid_template_id" }, 422],
+    ["missing_template_data", { fault: "missing_template_data" }, 422],
+  ])("is kept when it stands for the service's final refusal (%s): the retry gets it again", async (_label, rule, status) => {
+    const { first, retry, replayed, captured } = await firstThenRetry(rule, `final-${rule.fault}`);
+
+    expect(first.status).toBe(status);
+    expect(replayed).toBe(true);
+    expect(retry.status).toBe(status);
+    expect(retry.text).toBe(first.text);
+    expect(captured).toBe(0);
+  });
+
+  it("keeps a latency fault's answer, which is the service's own, only late", async () => {
+    const { retry, replayed, captured } = await firstThenRetry({ fault: "latency", delay_ms: 10 }, "late-1");
+    expect(replayed).toBe(true);
+    expect(retry.status).toBe(200);
+    expect(captured).toBe(1);
   });
 });
 

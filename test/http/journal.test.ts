@@ -163,19 +163,39 @@ describe("a journal entry", () => {
     expect(await journaled(mock, { fault: "disconnect" })).toMatchObject({ status: 0, response: null, client_gone: false });
   });
 
-  it("is written when a timeout fault starts holding the connection, not when the hold ends", async () => {
+  it("says the client gave up on a timeout fault: client_gone, written when the client left", async () => {
     const mock = theMock();
+    await mock.faults.add({ fault: "timeout", delay_ms: 60_000, times: 1 });
     const held = new AbortController();
     const pending = fetch(`${mock.url}/send`, {
       method: "POST",
-      headers: { ...bearer(), "Content-Type": "application/json", "X-Sendmock-Fault": "timeout", "X-Sendmock-Fault-Delay": "60000" },
+      headers: { ...bearer(), "Content-Type": "application/json" },
       body: JSON.stringify(aSendRequest()),
       signal: held.signal,
     }).catch(() => undefined);
-
-    expect(await journaled(mock, { fault: "timeout" })).toMatchObject({ status: 0, response: null, client_gone: false, to: "ada@example.com" });
+    // The rule is spent once it applies: the connection is being held.
+    await expect.poll(async () => (await mock.faults.list()).length, { timeout: 5000 }).toBe(0);
     held.abort();
     await pending;
+
+    expect(await journaled(mock, { fault: "timeout" })).toMatchObject({ status: 0, response: null, client_gone: true, to: "ada@example.com" });
+  });
+
+  it("says sendmock closed the connection when a timeout fault's delay ran out: not client_gone", async () => {
+    const mock = theMock();
+    const closed = await fetch(`${mock.url}/send`, {
+      method: "POST",
+      headers: { ...bearer(), "Content-Type": "application/json", "X-Sendmock-Fault": "timeout", "X-Sendmock-Fault-Delay": "100" },
+      body: JSON.stringify(aSendRequest()),
+    }).then(
+      () => "answered",
+      () => "closed",
+    );
+
+    expect(closed).toBe("closed");
+    const entry = await journaled(mock, { fault: "timeout" });
+    expect(entry).toMatchObject({ status: 0, response: null, client_gone: false, to: "ada@example.com" });
+    expect(entry.duration_ms).toBeGreaterThanOrEqual(100);
   });
 
   it("names to and template_id of a request the rate limiter refused, and of one without a key", async () => {

@@ -97,6 +97,23 @@ describe("with rate_limit set", () => {
   });
 });
 
+describe("max_rate_limit_buckets", () => {
+  it("keeps that many API keys' buckets: past it, the key used longest ago starts afresh", async () => {
+    const mock = await aLimitedMock({ rateLimit: { requests: 1, perSeconds: 60 }, maxRateLimitBuckets: 2 });
+    expect((await send(mock, "key-a-0001")).status).toBe(200);
+    expect((await send(mock, "key-a-0001")).status).toBe(429);
+
+    expect((await send(mock, "key-b-0002")).status).toBe(200);
+    expect((await send(mock, "key-c-0003")).status).toBe(200);
+
+    expect((await send(mock, "key-a-0001")).status).toBe(200);
+  });
+
+  it("is at least 1", async () => {
+    await expect(aMock({ maxRateLimitBuckets: 0 })).rejects.toThrow("options: maxRateLimitBuckets must be at least 1");
+  });
+});
+
 describe("changing the limit at run time", () => {
   it("adds, changes and removes the limit with PATCH /_mock/config", async () => {
     const mock = await aLimitedMock({ rateLimit: null });

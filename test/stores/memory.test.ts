@@ -11,6 +11,8 @@ import {
   createMemorySettingsStore,
   createMemoryWebhookStore,
 } from "../../src/stores/memory/index.js";
+import v8 from "node:v8";
+import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import { describeDueWorkContract } from "./due-work-contract.js";
 import { describeFaultPlanContract } from "./faults-contract.js";
@@ -20,16 +22,22 @@ import { aMessage, describeOutboxContract } from "./outbox-contract.js";
 import { describeRateLimiterContract } from "./rate-limiter-contract.js";
 import { describeSettingsContract } from "./settings-contract.js";
 import { describeDeliveryLogContract, describeWebhookStoreContract } from "./webhooks-contract.js";
+import { describeClockOffsetContract } from "./clock-offset-contract.js";
+import { createLocalClockOffset } from "../../src/domain/clock.js";
 
 describeOutboxContract("memory outbox", (options) => Promise.resolve(createMemoryOutbox(options)));
 describeJournalContract("memory journal", (options) => Promise.resolve(createMemoryJournal(options)));
 describeFaultPlanContract("memory fault plan", (options) => Promise.resolve(createMemoryFaultPlan(options)));
-describeRateLimiterContract("memory rate limiter", () => Promise.resolve(createMemoryRateLimiter()));
+describeRateLimiterContract("memory rate limiter", (options) => Promise.resolve(createMemoryRateLimiter(options)));
 describeDueWorkContract("memory due work", () => Promise.resolve(createMemoryDueWork()));
 describeSettingsContract("memory settings", (startUp) => Promise.resolve(createMemorySettingsStore(startUp)));
 describeWebhookStoreContract("memory webhooks", (startUp) => Promise.resolve(createMemoryWebhookStore(startUp)));
 describeDeliveryLogContract("memory webhook deliveries", (capacity) => Promise.resolve(createMemoryDeliveryLog(capacity)));
 describeIdempotencyContract("memory idempotency keys", (limits, nowMs) => Promise.resolve(createMemoryIdempotencyStore(limits, nowMs)));
+describeClockOffsetContract("memory clock offset", () => {
+  const offset = createLocalClockOffset();
+  return Promise.resolve([offset, offset]);
+});
 
 describe("memory outbox bytes", () => {
   it("grows by exactly the UTF-8 bytes its events add to the message's JSON as a list writes it", async () => {
@@ -57,5 +65,45 @@ describe("memory outbox bytes", () => {
     const [json = ""] = (await outbox.listSerialized()).messages;
     expect(JSON.parse(json)).toEqual({ ...reordered, status: "sent", events: [{ type: "message.sent", at: "2025-03-14T09:00:01.000Z" }] });
     expect(await outbox.get(id)).toEqual(JSON.parse(json));
+  });
+});
+
+describe("memory rate limiter buckets", () => {
+  // The heap after a full collection: what the limiter keeps, not the garbage of its takes.
+  v8.setFlagsFromString("--expose-gc");
+  const collectGarbage = vm.runInNewContext("gc") as () => void;
+  const heapKept = (): number => {
+    collectGarbage();
+    return process.memoryUsage().heapUsed;
+  };
+  const KEYS = 20_000;
+  // One bucket took ~157 bytes: 20,000 kept would be ~3 MB.
+  const BOUND_BYTES = 1024 * 1024;
+
+  it("keeps no bucket once it has refilled, however many API keys come", async () => {
+    let nowMs = 0;
+    const limiter = createMemoryRateLimiter({ nowMs: () => nowMs, maxBuckets: 1_000_000 });
+    const limit = { requests: 5, perSeconds: 1 };
+    const before = heapKept();
+
+    for (let key = 0; key < KEYS; key += 1) {
+      await limiter.take(`key-${key}`, limit);
+      // Each bucket is full again 200 ms after its one take.
+      nowMs += 1000;
+    }
+
+    expect(heapKept() - before).toBeLessThan(BOUND_BYTES);
+    expect((await limiter.take("key-0", limit)).remaining).toBe(4);
+  });
+
+  it("keeps at most maxBuckets buckets that have not refilled", async () => {
+    const limiter = createMemoryRateLimiter({ nowMs: () => 0, maxBuckets: 100 });
+    const limit = { requests: 1, perSeconds: 60 };
+    const before = heapKept();
+
+    for (let key = 0; key < KEYS; key += 1) await limiter.take(`key-${key}`, limit);
+
+    expect(heapKept() - before).toBeLessThan(BOUND_BYTES);
+    expect((await limiter.take(`key-${KEYS - 1}`, limit)).allowed).toBe(false);
   });
 });

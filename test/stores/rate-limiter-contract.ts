@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import type { RateLimitOptions } from "../../src/domain/rate-limiter.js";
 import type { RateLimitDecision, RateLimiter } from "../../src/domain/rate-limiter.js";
 
-export type MakeRateLimiter = () => Promise<RateLimiter>;
+/** A new limiter with no buckets, keeping at most `maxBuckets` of them when told. */
+export type MakeRateLimiter = (options?: { maxBuckets?: number }) => Promise<RateLimiter>;
 
 export async function takeMany(limiter: RateLimiter, apiKey: string, limit: RateLimitOptions, count: number): Promise<RateLimitDecision[]> {
   const decisions = [];
@@ -93,6 +94,20 @@ export function describeRateLimiterContract(name: string, makeRateLimiter: MakeR
       expect(await limiter.take("key-a", looser)).toMatchObject({ allowed: true, limit: 2, remaining: 1 });
       expect((await limiter.take("key-a", strict)).allowed).toBe(true);
       expect((await limiter.take("key-b", strict)).allowed).toBe(true);
+    });
+
+    it("keeps at most maxBuckets buckets: past it, the one used longest ago is forgotten and its key starts afresh", async () => {
+      const limiter = await makeRateLimiter({ maxBuckets: 2 });
+      const onePerMinute = { requests: 1, perSeconds: 60 };
+      await takeMany(limiter, "key-a", onePerMinute, 1);
+      await takeMany(limiter, "key-b", onePerMinute, 1);
+      // Refused, but used: key-b is now the bucket used longest ago.
+      expect((await limiter.take("key-a", onePerMinute)).allowed).toBe(false);
+
+      await takeMany(limiter, "key-c", onePerMinute, 1);
+
+      expect((await limiter.take("key-a", onePerMinute)).allowed).toBe(false);
+      expect((await limiter.take("key-b", onePerMinute)).allowed).toBe(true);
     });
 
     it("starts every bucket afresh on reset", async () => {

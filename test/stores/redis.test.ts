@@ -15,6 +15,7 @@ import { createRedisDueWork } from "../../src/stores/redis/due-work.js";
 import { startReplicaLease, type ReplicaLease } from "../../src/stores/redis/replica-lease.js";
 import { createRedisClockOffset } from "../../src/stores/redis/clock.js";
 import { describeDueWorkContract } from "./due-work-contract.js";
+import { describeClockOffsetContract } from "./clock-offset-contract.js";
 import { createRedisDeliveryLog, createRedisWebhookStore } from "../../src/stores/redis/webhooks.js";
 import { aWebhook, anAttempt, describeDeliveryLogContract, describeWebhookStoreContract, nextDeliveries } from "./webhooks-contract.js";
 import { createRedisSettingsStore } from "../../src/stores/redis/settings.js";
@@ -100,7 +101,45 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
 
   describeFaultPlanContract("redis fault plan", async (options) => createRedisFaultPlan(await aConnection(), options));
 
-  describeRateLimiterContract("redis rate limiter", async () => createRedisRateLimiter(await aConnection()));
+  describeRateLimiterContract("redis rate limiter", async (options) => createRedisRateLimiter(await aConnection(), () => 0, options?.maxBuckets));
+
+  describe("redis rate limiter buckets", () => {
+    /** The rate limiter's keys under `prefix`, each with its time to live (-1: none). */
+    async function limiterKeys(connection: RedisConnection): Promise<Map<string, number>> {
+      const names = await connection.run((redis) => redis.keys(`${connection.key("ratelimit")}*`));
+      const ttls = await connection.run((redis) => Promise.all(names.map((name) => redis.pttl(name))));
+      return new Map(names.map((name, index) => [name, ttls[index] ?? -1]));
+    }
+
+    it("keeps at most maxBuckets bucket keys, each with a time to live, however many API keys come", async () => {
+      const connection = await aConnection();
+      const limiter = createRedisRateLimiter(connection, () => 0, 50);
+      const limit = { requests: 1, perSeconds: 60 };
+
+      for (let key = 0; key < 500; key += 1) await limiter.take(`key-${key}`, limit);
+
+      const kept = await limiterKeys(connection);
+      // The buckets, the index of their last uses and the limit in force.
+      expect(kept.size).toBeLessThanOrEqual(50 + 2);
+      // All but the limit in force: one small key, whatever the number of API keys.
+      const buckets = [...kept].filter(([name]) => name !== connection.key("ratelimit-limit"));
+      expect(buckets.every(([, ttl]) => ttl > 0)).toBe(true);
+      expect((await limiter.take("key-499", limit)).allowed).toBe(false);
+    });
+
+    it("forgets the buckets that have refilled at the next take, as the mock's clock moves", async () => {
+      const connection = await aConnection();
+      let offsetMs = 0;
+      const limiter = createRedisRateLimiter(connection, () => offsetMs, 10_000);
+      const limit = { requests: 5, perSeconds: 1 };
+      for (let key = 0; key < 100; key += 1) await limiter.take(`key-${key}`, limit);
+
+      offsetMs += 60_000;
+      await limiter.take("key-last", limit);
+
+      expect((await limiterKeys(connection)).size).toBeLessThanOrEqual(1 + 2);
+    });
+  });
 
   describeDueWorkContract("redis due work", async () => {
     const connection = await aConnection();
@@ -196,6 +235,17 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
       await oneLease.release();
       expect(await otherKeys.claim("k", "body")).toEqual({ state: "answered", fingerprint: "body", answer });
     });
+  });
+
+  describeClockOffsetContract("redis clock offset", async () => {
+    const prefix = aKeyPrefix();
+    const replica = async () => {
+      const connection = await aConnection(prefix);
+      const channel = await openStoreChannel(connection);
+      closers.push(() => channel.close());
+      return createRedisClockOffset(connection, channel);
+    };
+    return [await replica(), await replica()];
   });
 
   it("two replicas claiming one key at once: exactly one gets it", async () => {

@@ -58,7 +58,7 @@ describe("a bad config file names the file and the key, in words", () => {
     [
       "a webhook secret without whsec_",
       "webhooks: [{ url: http://127.0.0.1:3000/hooks, secret: hunter2 }]",
-      'webhooks[0].secret must be a secret of "whsec_" then base64, such as whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      'webhooks[0].secret must be "whsec_" then the base64 of a key of 24 to 64 bytes (as the Standard Webhooks specification says), such as whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
     ],
     [
       "a misspelt webhook key",

@@ -8,7 +8,7 @@ import { ApiError } from "../../src/errors.js";
 import type { FaultRuleInput } from "../../src/wire.js";
 
 /** The defaults: body_limit 1mb, max_header_bytes 16384. */
-const LIMITS: RespondLimits = { bodyBytes: 1024 * 1024, headerBytes: 16_384 };
+const LIMITS: RespondLimits = { bodyBytes: 1024 * 1024, headerBytes: 16_384, depth: 100 };
 
 describe("checking rules", () => {
   it.each([

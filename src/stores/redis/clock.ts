@@ -5,15 +5,20 @@ import type { ClockOffsetStore } from "../../domain/clock.js";
 import type { StoreChannel } from "./channel.js";
 import type { RedisConnection } from "./connection.js";
 
-// KEYS: offset, version. ARGV: ms to add ("reset" sets 0), channel. Answers the new offset and
-// its version: every move counts one up, so a replica that hears two moves out of order (a
-// script's answer after the notice of a later move) keeps the later.
+// KEYS: offset, version. ARGV: ms to add ("reset" sets 0), channel, the largest offset allowed
+// ("" for none). Answers the new offset and its version: every move counts one up, so a replica
+// that hears two moves out of order (a script's answer after the notice of a later move) keeps
+// the later. A move past the largest offset moves nothing and answers the offset with version -1.
 const MOVE_SCRIPT = `
 local offset
 if ARGV[1] == 'reset' then
   redis.call('SET', KEYS[1], '0')
   offset = 0
 else
+  local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+  if ARGV[3] ~= '' and current + tonumber(ARGV[1]) > tonumber(ARGV[3]) then
+    return {current, -1}
+  end
   offset = redis.call('INCRBY', KEYS[1], tonumber(ARGV[1]))
 end
 local version = redis.call('INCR', KEYS[2])
@@ -32,15 +37,20 @@ export async function createRedisClockOffset(connection: RedisConnection, channe
   const [offset, version] = await connection.run((redis) => Promise.all([redis.get(offsetKey), redis.get(versionKey)]));
   keepNewer(Number(offset ?? 0), Number(version ?? 0));
 
-  const move = async (argument: string): Promise<number> => {
-    const [offsetMs, moved] = (await connection.run((redis) => redis.eval(MOVE_SCRIPT, 2, offsetKey, versionKey, argument, channel.name))) as [number, number];
+  const move = async (argument: string, maxOffsetMs = ""): Promise<number | undefined> => {
+    const [offsetMs, moved] = (await connection.run((redis) => redis.eval(MOVE_SCRIPT, 2, offsetKey, versionKey, argument, channel.name, maxOffsetMs))) as [
+      number,
+      number,
+    ];
+    if (moved === -1) return undefined;
     keepNewer(offsetMs, moved);
     return local.offsetMs;
   };
 
   return {
     current: () => local.offsetMs,
-    advance: (ms) => move(String(ms)),
+    // Whole milliseconds: Lua compares it as a number, and a fraction of one changes nothing.
+    advance: (ms, maxOffsetMs) => move(String(ms), maxOffsetMs === undefined ? "" : String(Math.floor(maxOffsetMs))),
     async reset() {
       await move("reset");
     },

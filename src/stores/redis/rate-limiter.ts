@@ -1,14 +1,27 @@
 // The rate limiter in Redis: one token bucket per API-key digest, refilled and taken in a
 // script on Redis's own clock plus the mock's shared clock offset, so replicas with drifting
-// clocks still share one limit, and advancing the mock's clock refills it.
+// clocks still share one limit, and advancing the mock's clock refills it. The buckets that
+// have refilled are forgotten, and at most `maxBuckets` are kept.
 
-import { bucketKey, bucketRules, decisionAfterTake, type RateLimiter } from "../../domain/rate-limiter.js";
+import {
+  BUCKETS_SWEPT_PER_TAKE,
+  bucketKey,
+  bucketRules,
+  decisionAfterTake,
+  DEFAULT_MAX_RATE_LIMIT_BUCKETS,
+  type RateLimiter,
+} from "../../domain/rate-limiter.js";
 import type { RedisConnection } from "./connection.js";
 
-// KEYS: the bucket, the limit in force. ARGV: size, tokens per millisecond, limit id, ttl ms,
-// the mock's clock offset in ms.
+// KEYS: the bucket, the limit in force, the index of the buckets by last use (on the mock's
+// clock). ARGV: size, tokens per millisecond, limit id, ttl ms, the mock's clock offset in ms,
+// the most buckets kept, the ms a bucket takes to refill from empty, the most buckets forgotten
+// for having refilled.
 // Each change of the limit opens a new epoch, and a bucket filled in an earlier epoch starts
 // afresh: a changed limit restarts every bucket, even one not used since the change.
+// A bucket not used for the time it takes to refill from empty is full: the same as a new one,
+// so it is forgotten; past the most kept, those used longest ago are. Every key has a time to
+// live in real time, which the mock's clock only outruns: a bucket left alone goes by itself.
 const TAKE_SCRIPT = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000 + tonumber(ARGV[5])
@@ -34,11 +47,34 @@ if tokens >= 1 then
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now), 'epoch', epoch)
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('ZADD', KEYS[3], now, KEYS[1])
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
+local refilled = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now - tonumber(ARGV[7]), 'LIMIT', 0, tonumber(ARGV[8]))
+for _, bucket in ipairs(refilled) do
+  redis.call('DEL', bucket)
+  redis.call('ZREM', KEYS[3], bucket)
+end
+local over = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[6])
+if over > 0 then
+  local oldest = redis.call('ZPOPMIN', KEYS[3], over)
+  for index = 1, #oldest, 2 do
+    redis.call('DEL', oldest[index])
+  end
+end
 return {allowed, tostring(tokens)}`;
 
-/** @param clockOffsetMs how far the mock's clock is ahead of real time now */
-export function createRedisRateLimiter(connection: RedisConnection, clockOffsetMs: () => number = () => 0): RateLimiter {
+/**
+ * @param clockOffsetMs how far the mock's clock is ahead of real time now
+ * @param maxBuckets the most buckets kept (default DEFAULT_MAX_RATE_LIMIT_BUCKETS)
+ */
+export function createRedisRateLimiter(
+  connection: RedisConnection,
+  clockOffsetMs: () => number = () => 0,
+  maxBuckets: number = DEFAULT_MAX_RATE_LIMIT_BUCKETS,
+): RateLimiter {
   const bucketPrefix = connection.key("ratelimit:");
+  // Under the buckets' prefix, so that a reset deletes it with them; no digest is named "index".
+  const index = connection.key("ratelimit:index");
   // Outside the buckets' pattern, so that a reset keeps it.
   const appliedLimit = connection.key("ratelimit-limit");
   // A prefix is the user's text: its glob characters must match only themselves in SCAN.
@@ -48,9 +84,24 @@ export function createRedisRateLimiter(connection: RedisConnection, clockOffsetM
     async take(apiKey, limit) {
       const { size, tokensPerSecond, id } = bucketRules(limit);
       // A bucket left alone refills completely within this time; after it, it may as well be gone.
-      const ttlMs = Math.ceil((size / tokensPerSecond) * 1000) + 1000;
+      const refillMs = (size / tokensPerSecond) * 1000;
+      const ttlMs = Math.ceil(refillMs) + 1000;
       const [allowed, tokensLeft] = (await connection.run((redis) =>
-        redis.eval(TAKE_SCRIPT, 2, bucketPrefix + bucketKey(apiKey), appliedLimit, size, tokensPerSecond / 1000, id, ttlMs, clockOffsetMs()),
+        redis.eval(
+          TAKE_SCRIPT,
+          3,
+          bucketPrefix + bucketKey(apiKey),
+          appliedLimit,
+          index,
+          size,
+          tokensPerSecond / 1000,
+          id,
+          ttlMs,
+          clockOffsetMs(),
+          maxBuckets,
+          refillMs,
+          BUCKETS_SWEPT_PER_TAKE,
+        ),
       )) as [number, string];
       return decisionAfterTake(allowed === 1, Number(tokensLeft), limit);
     },

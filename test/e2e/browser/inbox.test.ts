@@ -181,9 +181,8 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
   it("lists each webhook attempt of the open message live, a failure then its retry, and replays one", async () => {
     const receiver = await aWebhookReceiverForThisTest();
     receiver.answerWith(500, 200);
-    // Markup in the URL's query: the page must show it as text.
-    const hostileUrl = `${receiver.url}?tag=<img src=x onerror="window.__xss=5">`;
-    await mock.webhooks.add({ url: hostileUrl, events: ["message.sent"] });
+    // Markup in the URL's query: the URL is kept as it is posted to, percent-encoded, and the page shows it as text.
+    const { url: hostileUrl } = await mock.webhooks.add({ url: `${receiver.url}?tag=<img src=x onerror="window.__xss=5">`, events: ["message.sent"] });
     expect(await send(mock, aSendRequest({ to: "delivered@outcome.sendmock.test" }))).toBe(200);
     await page.getByTestId("message-row").click();
     await page.getByTestId("message-tab-events").click();
