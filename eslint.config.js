@@ -1,5 +1,5 @@
 // Typed linting needs the TypeScript compiler API, which TypeScript 7 no longer offers;
-// the project therefore pins TypeScript 6.0 (see README, "Development").
+// the project therefore pins TypeScript 6.0 (see CONTRIBUTING.md, "Tooling").
 import eslint from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";
@@ -17,7 +17,7 @@ export default tseslint.config(
       "@typescript-eslint/no-confusing-void-expression": ["error", { ignoreArrowShorthand: true }],
     },
   },
-  // The layers (see README, "Development"): domain/ is interfaces and pure logic, stores/ implement
+  // The layers (see CONTRIBUTING.md, "Tooling"): domain/ is interfaces and pure logic, stores/ implement
   // its interfaces, http/ is express at the edge. Import cycles are checked by scripts/check-cycles.mjs.
   {
     files: ["src/domain/**/*.ts"],

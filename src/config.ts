@@ -44,9 +44,9 @@ export interface SendMockOptions {
   faults?: FaultRuleInput[];
   /** Outcome rules present from the start (and restored by reset), written as on the wire. */
   outcomeRules?: OutcomeRuleInput[];
-  /** What happens to a message after capture; see README "Delivery events". */
+  /** What happens to a message after capture; see docs/delivery-events.md. */
   lifecycle?: LifecycleOptions;
-  /** Webhooks present from the start (and restored by reset); see README "Webhooks". */
+  /** Webhooks present from the start (and restored by reset); see docs/delivery-events.md, "Webhooks". */
   webhooks?: WebhookInput[];
   /** How long a webhook receiver may take to answer (default 5000). */
   webhookTimeoutMs?: number;

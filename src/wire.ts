@@ -77,7 +77,7 @@ export interface MessageEvent {
   link?: string | null;
 }
 
-/** What happens to a message after capture; see the table in README "Delivery events". */
+/** What happens to a message after capture; see the table in docs/delivery-events.md. */
 export const OUTCOMES = ["delivered", "bounced", "soft_bounced", "deferred", "complained", "opened", "clicked"] as const;
 
 export type Outcome = (typeof OUTCOMES)[number];

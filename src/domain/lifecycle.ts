@@ -44,7 +44,7 @@ interface Step {
   bounceType?: "hard" | "soft";
 }
 
-/** The events each outcome brings, in order after capture (README "Delivery events"). */
+/** The events each outcome brings, in order after capture (docs/delivery-events.md). */
 export const OUTCOME_STEPS: Readonly<Record<Outcome, readonly Step[]>> = {
   delivered: [{ type: "message.sent" }, { type: "message.delivered" }],
   bounced: [{ type: "message.sent" }, { type: "message.bounced", bounceType: "hard" }],

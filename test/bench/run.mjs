@@ -30,7 +30,7 @@ const LIST_FILL = 10_000;
 const MEMORY_SMALL = 10_000;
 const MEMORY_LARGE = 100_000;
 const MB = 1024 * 1024;
-// The knob the README gives for large capacities: V8 otherwise lets its heap grow to a few
+// The knob docs/performance.md gives for large capacities: V8 otherwise lets its heap grow to a few
 // times the live messages before collecting, and RSS follows the heap, not the messages. 100k
 // messages with their journal entries take ~530 MB of live heap (5.3 KB each, measured after a
 // full collection; 6.8 KB once the outbox was searched and holds its q index), so 512 MB,

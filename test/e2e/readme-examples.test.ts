@@ -1,4 +1,4 @@
-// The README's "In tests" examples are the files under examples/, word for word, and they pass when run by vitest and jest.
+// The examples of the README and of docs/ are the files under examples/, word for word, and they pass when run by vitest and jest.
 
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -9,39 +9,43 @@ const VITEST_EXAMPLE = "examples/vitest/sign-up.test.ts";
 const JEST_EXAMPLE = "examples/jest/sign-up.test.mjs";
 const BOUNCE_EXAMPLE = "examples/vitest/bounce.test.ts";
 const WEBHOOK_EXAMPLE = "examples/vitest/webhook.test.ts";
+const FIRST_SEND_EXAMPLE = "examples/vitest/first-send.test.ts";
 
-/** The fenced code blocks of the README's section `heading`, as `{lang, code}`. */
-async function codeBlocks(heading: string): Promise<{ lang: string; code: string }[]> {
-  const readme = await readFile(path.join(ROOT, "README.md"), "utf8");
-  const start = readme.indexOf(`\n${heading}\n`);
-  if (start === -1) throw new Error(`README.md has no section ${heading}`);
-  const next = readme.indexOf("\n## ", start + heading.length + 1);
-  const section = readme.slice(start, next === -1 ? undefined : next);
-  return [...section.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((match) => ({ lang: match[1] ?? "", code: match[2] ?? "" }));
+/** The fenced code blocks of `page` (README.md, or a page of docs/), as `{lang, code}`: the language without the kind after it. */
+async function codeBlocks(page: string): Promise<{ lang: string; code: string }[]> {
+  const text = await readFile(path.join(ROOT, page), "utf8");
+  return [...text.matchAll(/^```(\w*)[^\n]*\n([\s\S]*?)^```$/gm)].map((match) => ({ lang: match[1] ?? "", code: match[2] ?? "" }));
 }
 
-describe('README "Delivery events"', () => {
+describe("README.md", () => {
+  it("shows the first-send example as it is in examples/", async () => {
+    const blocks = await codeBlocks("README.md");
+    expect(blocks).toContainEqual({ lang: "ts", code: await readFile(path.join(ROOT, FIRST_SEND_EXAMPLE), "utf8") });
+  });
+});
+
+describe("docs/delivery-events.md", () => {
   it("shows the bounce example as it is in examples/", async () => {
-    const blocks = await codeBlocks("## Delivery events");
+    const blocks = await codeBlocks("docs/delivery-events.md");
     expect(blocks).toContainEqual({ lang: "ts", code: await readFile(path.join(ROOT, BOUNCE_EXAMPLE), "utf8") });
   });
 
   it("shows the webhook receiver example as it is in examples/", async () => {
-    const blocks = await codeBlocks("## Delivery events");
+    const blocks = await codeBlocks("docs/delivery-events.md");
     expect(blocks).toContainEqual({ lang: "ts", code: await readFile(path.join(ROOT, WEBHOOK_EXAMPLE), "utf8") });
   });
 });
 
-describe('README "In tests: the library"', () => {
+describe("docs/library.md", () => {
   it("shows the vitest example and the jest example as they are in examples/", async () => {
-    const blocks = await codeBlocks("## In tests: the library");
+    const blocks = await codeBlocks("docs/library.md");
     expect(blocks).toContainEqual({ lang: "ts", code: await readFile(path.join(ROOT, VITEST_EXAMPLE), "utf8") });
     expect(blocks).toContainEqual({ lang: "js", code: await readFile(path.join(ROOT, JEST_EXAMPLE), "utf8") });
   });
 
-  it("its vitest example (and the bounce and webhook examples of Delivery events, run beside it) passes under vitest, importing sendmock/vitest through the package's exports", async () => {
+  it("its vitest example (and the README's first-send example and the bounce and webhook examples of docs/delivery-events.md, run beside it) passes under vitest, importing sendmock/vitest through the package's exports", async () => {
     const { code, output } = await runVitest(path.join(ROOT, "examples/vitest/vitest.config.ts"));
-    expect(output).toMatch(/Tests\s+6 passed \(6\)/);
+    expect(output).toMatch(/Tests\s+7 passed \(7\)/);
     expect(code).toBe(0);
   }, 60_000);
 

@@ -189,11 +189,8 @@ describe("inspecting and resetting from a test", () => {
   });
 });
 
-describe("the library's reference in README.md", () => {
-  const librarySection = async (): Promise<string> => {
-    const readme = await readFile(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8");
-    return readme.slice(readme.indexOf("## In tests: the library"), readme.indexOf("\n## ", readme.indexOf("## In tests: the library") + 1));
-  };
+describe("the library's reference in docs/library.md", () => {
+  const librarySection = (): Promise<string> => readFile(fileURLToPath(new URL("../../docs/library.md", import.meta.url)), "utf8");
 
   it("names every method of every handle of a mock, with what it returns", async () => {
     const mock = await aRunningMockForThisTest();

@@ -16,6 +16,7 @@ const LONGEST_FIRST = [
   "test/http/faults.test.ts", // 6.6
   "test/http/check-generative.test.ts", // 4.7
   "test/e2e/robustness/fuzz.test.ts", // 27
+  "test/e2e/docs.test.ts", // 15 timed alone: every code block of the docs, half of it child processes and waits
   "test/e2e/browser/inbox-message-tools.test.ts", // 11
   "test/e2e/robustness/lifecycle.test.ts", // 11
   "test/e2e/cli-log.test.ts", // 8

@@ -476,7 +476,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     expect(found).toEqual([]);
   });
 
-  it("looks right at 1280 px: the list beside an open message (screenshots for the README)", async () => {
+  it("looks right at 1280 px: the list beside an open message (screenshots for docs/inbox.md)", async () => {
     await openInbox();
     await send(mock, aSendRequest({ to: "ada@example.com" }));
     await send(mock, {
