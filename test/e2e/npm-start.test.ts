@@ -1,5 +1,5 @@
-// `npm start` (scripts/start.mjs) serves from dist/ without rebuilding an unchanged tree, and
-// rebuilds first when a source under src/ changed.
+// `npm start` (scripts/start.mjs) serves from dist/ without rebuilding an unchanged tree,
+// rebuilds first when a source under src/ changed, and stops when npm is stopped.
 
 import { execFile, spawn } from "node:child_process";
 import { appendFile, cp, mkdtemp, readFile, rm, symlink, utimes } from "node:fs/promises";
@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { aSendRequest, bearer } from "../support/helpers.js";
+import { descendantsOf, health, startThroughNpm, stillRunning } from "../support/npm-process.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BUILD_TIMEOUT_MS = 120_000;
@@ -102,6 +103,35 @@ describe("npm start", () => {
       expect(started.status).toBe(200);
       expect(started.stderr).toContain("src/ changed since the last build; building");
       expect(await readFile(path.join(copy, "dist", "wire.js"), "utf8"), "dist/ was built from the edited source").toContain(edit);
+    },
+    BUILD_TIMEOUT_MS,
+  );
+});
+
+describe("npm start, stopped through npm", () => {
+  it.each(["SIGTERM", "SIGINT"] as const)(
+    "stops the server when npm alone gets %s, within shutdown_grace_ms, and leaves no process",
+    async (signal) => {
+      // Spawned plainly, as a test's global setup would, and only npm's own pid signalled.
+      const server = await startThroughNpm("npm", ["start", "--", "--port", "0"], ROOT);
+      const npmPid = server.child.pid;
+      if (npmPid === undefined) throw new Error("npm has no pid");
+      const started = descendantsOf(npmPid);
+      cleanups.push(() => {
+        for (const pid of stillRunning(started)) process.kill(pid, "SIGKILL");
+        return Promise.resolve();
+      });
+      expect(started, "npm started the server").not.toEqual([]);
+
+      const signalled = performance.now();
+      server.child.kill(signal);
+      await server.closed;
+
+      // shutdown_grace_ms is 5000 by default; an idle server needs far less.
+      expect(performance.now() - signalled).toBeLessThan(5000);
+      expect(await health(server.url)).toBe("refused");
+      expect(stillRunning(started)).toEqual([]);
+      expect(server.output()).toContain(`${signal} received, finishing in-flight requests`);
     },
     BUILD_TIMEOUT_MS,
   );
