@@ -26,7 +26,7 @@ afterEach(async () => {
 async function aBuiltCopy(willBuild = false): Promise<string> {
   const copy = await mkdtemp(path.join(os.tmpdir(), "sendmock-start-"));
   cleanups.push(() => rm(copy, { recursive: true, force: true }));
-  for (const entry of ["src", "dist", "scripts", "openapi", "fixtures", "package.json", "tsconfig.json", "tsconfig.build.json"]) {
+  for (const entry of ["src", "dist", "scripts", "openapi", "fixtures", "package.json", "tsconfig.json", "tsconfig.build.json", "tsdown.config.ts"]) {
     await cp(path.join(ROOT, entry), path.join(copy, entry), { recursive: true, preserveTimestamps: true });
   }
   if (willBuild) await linkNodeModules(copy);
