@@ -111,6 +111,7 @@ describe("the tarball", () => {
         "package.json",
         "README.md",
         "LICENSE",
+        "CHANGELOG.md",
         ...library,
         BIN,
         ...BUILT_AHEAD,
