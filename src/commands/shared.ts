@@ -58,10 +58,16 @@ export function describeStartError(error: unknown): string {
 const PARENT_POLL_MS = 250;
 
 /**
+ * The parent as the bin started, read when this module loads rather than once the mock listens
+ * (~200 ms later): a parent that dies during the start is then seen gone too.
+ */
+const PARENT_AT_START = process.ppid;
+
+/**
  * Whether a package manager started this process (`npm start`, `npx`, `npm exec`, and the
  * same from pnpm or yarn): they set these variables in the environment of what they run.
  */
-export function startedByPackageManager(env: NodeJS.ProcessEnv): boolean {
+function startedByPackageManager(env: NodeJS.ProcessEnv): boolean {
   return ["npm_lifecycle_event", "npm_command", "npm_execpath", "npm_config_user_agent"].some((name) => env[name] !== undefined);
 }
 
@@ -71,11 +77,12 @@ export function startedByPackageManager(env: NodeJS.ProcessEnv): boolean {
  * does not answer its goodbye.
  *
  * Started by a package manager, the server also stops so when its parent is gone. npm runs a
- * script as `sh -c "node …"`, and on SIGTERM or SIGINT it signals that shell only: the shell
- * dies, npm exits, and node, re-parented to PID 1 (or a subreaper), would keep its port and its
- * pipes (a test's `close` event would never come). A changed `process.ppid` says the parent is
- * gone. Started otherwise (by hand, a service manager, a container's init), the server keeps
- * running as its parent decides, and nothing is watched.
+ * command as `sh -c "…"` and passes SIGTERM to that shell only: the shell dies, npm exits, and
+ * node, re-parented to PID 1 (or a subreaper), would keep its port and its pipes (a test's
+ * `close` event would never come). A changed `process.ppid` says the parent is gone. (A SIGINT
+ * npm passes on, dash keeps while it waits for node: nothing here can see it, which is why
+ * `npm start` execs node.) Started otherwise (by hand, a service manager, a container's init),
+ * the server keeps running as its parent decides, and nothing is watched.
  */
 export function closeOnSignals(server: { close(): Promise<void>; config: { shutdownGraceMs: number } }, log: CommandLog): void {
   let stopping = false;
@@ -96,11 +103,10 @@ export function closeOnSignals(server: { close(): Promise<void>; config: { shutd
   process.once("SIGINT", () => stop("SIGINT received"));
   process.once("SIGTERM", () => stop("SIGTERM received"));
   if (!startedByPackageManager(process.env)) return;
-  const parent = process.ppid;
   const watch = setInterval(() => {
-    if (process.ppid === parent) return;
+    if (process.ppid === PARENT_AT_START) return;
     clearInterval(watch);
-    stop(`parent process ${parent} exited (the package manager that started sendmock stopped)`);
+    stop(`parent process ${PARENT_AT_START} exited (the package manager that started sendmock stopped)`);
   }, PARENT_POLL_MS).unref();
 }
 

@@ -3,13 +3,15 @@
 
 import { execFile, spawn } from "node:child_process";
 import { appendFile, cp, mkdtemp, readFile, rm, symlink, utimes } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { CLI } from "../support/cli-process.js";
 import { aSendRequest, bearer } from "../support/helpers.js";
-import { descendantsOf, health, startThroughNpm, stillRunning } from "../support/npm-process.js";
+import { descendantsOf, health, parentOf, startThroughNpm, stillRunning } from "../support/npm-process.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BUILD_TIMEOUT_MS = 120_000;
@@ -135,4 +137,37 @@ describe("npm start, stopped through npm", () => {
     },
     BUILD_TIMEOUT_MS,
   );
+});
+
+describe("sendmock serve started without npm", () => {
+  it("keeps serving after the process that started it exits: only a server started by a package manager watches its parent", async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), "sendmock-orphan-"));
+    cleanups.push(() => rm(folder, { recursive: true, force: true }));
+    const log = path.join(folder, "serve.log");
+    // No npm_* variable: as from a service script, a container's entry point or a shell.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+    // A shell that starts the server in the background and exits once it serves, leaving it
+    // orphaned (exiting sooner, before node read its parent, would prove nothing).
+    const script = `"$0" "$1" serve --port 0 >"$2" 2>&1 & echo $!; until grep -q "listening on" "$2"; do sleep 0.05; done`;
+    const shell = promisify(execFile)("sh", ["-c", script, process.execPath, CLI, log], { env });
+    const pid = Number((await shell).stdout.trim());
+    cleanups.push(() => {
+      for (const running of stillRunning([pid])) process.kill(running, "SIGKILL");
+      return Promise.resolve();
+    });
+    const url = /listening on (http:\/\/\S+)/.exec(await readFile(log, "utf8"))?.[1] ?? "";
+    expect(parentOf(pid), "the shell that started it has exited").not.toBe(shell.child.pid);
+
+    // A claim that something does not happen needs a span to hold in: a second, four of the
+    // 250 ms polls a server started through npm makes of its parent.
+    const until = performance.now() + 1000;
+    while (performance.now() < until) {
+      expect(await health(url)).toBe("answered");
+      await sleep(100);
+    }
+    expect(await readFile(log, "utf8")).not.toContain("parent process");
+
+    process.kill(pid, "SIGTERM");
+    await expect.poll(() => health(url), { timeout: 5000, interval: 50 }).toBe("refused");
+  });
 });

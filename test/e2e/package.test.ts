@@ -260,11 +260,11 @@ describe("installed into a default CommonJS jest project", () => {
   }, 60_000);
 
   it.each([
-    ["npx", ["sendmock", "serve", "--port", "0"]],
-    ["npm", ["exec", "--", "sendmock", "serve", "--port", "0"]],
+    { how: "npx sendmock serve", command: "npx", args: ["sendmock", "serve", "--port", "0"] },
+    { how: "npm exec sendmock serve", command: "npm", args: ["exec", "--", "sendmock", "serve", "--port", "0"] },
   ])(
-    "%s %s serves, answers a send, and stops with all it started when npm alone gets SIGTERM",
-    async (command, args) => {
+    "$how serves, answers a send, and stops with all it started when npm alone gets SIGTERM",
+    async ({ command, args }) => {
       // Spawned plainly, as a test's global setup would: no process group of its own.
       const server = await startThroughNpm(command, args, jestProject);
       const npmPid = server.child.pid;

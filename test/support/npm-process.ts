@@ -46,6 +46,11 @@ export function descendantsOf(pid: number): number[] {
   return found;
 }
 
+/** The parent of `pid`, or undefined once it is gone. */
+export function parentOf(pid: number): number | undefined {
+  return processTable().get(pid)?.ppid;
+}
+
 /** Those of `pids` still running; a zombie (exited, waiting for a parent to reap it) is not. */
 export function stillRunning(pids: readonly number[]): number[] {
   const table = processTable();
