@@ -43,7 +43,9 @@ const work = mkdtempSync(path.join(os.tmpdir(), "sendmock-check-package-"));
 const problems = [];
 try {
   // --ignore-scripts: `prepare` would build again what `npm run build` has just built.
-  const pack = spawnSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], { cwd: ROOT, encoding: "utf8" });
+  // --dry-run=false: under `npm publish --dry-run`, prepublishOnly inherits npm_config_dry_run,
+  // and a dry pack would write no tarball to check.
+  const pack = spawnSync("npm", ["pack", "--ignore-scripts", "--dry-run=false", "--json", "--pack-destination", work], { cwd: ROOT, encoding: "utf8" });
   if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.stdout}\n${pack.stderr}`);
   const [report] = JSON.parse(pack.stdout.slice(pack.stdout.search(/^\[/m)));
   const tarball = path.join(work, report.filename);
