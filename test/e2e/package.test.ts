@@ -259,46 +259,40 @@ describe("installed into a default CommonJS jest project", () => {
     }
   }, 60_000);
 
-  it.each([
-    { how: "npx sendmock serve", command: "npx", args: ["sendmock", "serve", "--port", "0"] },
-    { how: "npm exec sendmock serve", command: "npm", args: ["exec", "--", "sendmock", "serve", "--port", "0"] },
-  ])(
-    "$how serves, answers a send, and stops with all it started when npm alone gets SIGTERM",
-    async ({ command, args }) => {
-      // Spawned plainly, as a test's global setup would: no process group of its own.
-      const server = await startThroughNpm(command, args, jestProject);
-      const npmPid = server.child.pid;
-      if (npmPid === undefined) throw new Error(`${command} has no pid`);
-      const underNpm = descendantsOf(npmPid);
-      started.push(...underNpm);
+  // `npx` is `npm exec`: one run covers both.
+  it("npx sendmock serve serves, answers a send, and stops with all it started when npx alone gets SIGTERM", async () => {
+    // Spawned plainly, as a test's global setup would: no process group of its own.
+    const server = await startThroughNpm("npx", ["sendmock", "serve", "--port", "0"], jestProject);
+    const npmPid = server.child.pid;
+    if (npmPid === undefined) throw new Error("npx has no pid");
+    const underNpm = descendantsOf(npmPid);
+    started.push(...underNpm);
 
-      const answer = await fetch(`${server.url}/send`, {
-        method: "POST",
-        headers: { Authorization: "Bearer test-key-1234", "Content-Type": "application/json" },
-        body: JSON.stringify({
-          to: "ada@example.com",
-          template_id: "welcome",
-          data: { name: "Ada", company: "Acme", login_url: "https://app.example.com/login" },
-        }),
-      });
-      expect(answer.status).toBe(200);
-      expect(await answer.json()).toMatchObject({ success: true, status: "queued" });
-      expect(server.output()).toContain("4 loaded from");
-      expect(underNpm, "npm started the server").not.toEqual([]);
+    const answer = await fetch(`${server.url}/send`, {
+      method: "POST",
+      headers: { Authorization: "Bearer test-key-1234", "Content-Type": "application/json" },
+      body: JSON.stringify({
+        to: "ada@example.com",
+        template_id: "welcome",
+        data: { name: "Ada", company: "Acme", login_url: "https://app.example.com/login" },
+      }),
+    });
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ success: true, status: "queued" });
+    expect(server.output()).toContain("4 loaded from");
+    expect(underNpm, "npx started the server").not.toEqual([]);
 
-      const signalled = performance.now();
-      server.child.kill("SIGTERM");
-      await server.closed;
+    const signalled = performance.now();
+    server.child.kill("SIGTERM");
+    await server.closed;
 
-      // Within shutdown_grace_ms (5000 by default), an idle server needing far less.
-      expect(performance.now() - signalled).toBeLessThan(5000);
-      expect(await health(server.url)).toBe("refused");
-      expect(stillRunning(underNpm)).toEqual([]);
-      // npm passed SIGTERM to the shell it runs the bin in: the server saw that shell go.
-      expect(server.output()).toMatch(/parent process \d+ exited \(the package manager that started sendmock stopped\), finishing in-flight requests/);
-    },
-    60_000,
-  );
+    // Within shutdown_grace_ms (5000 by default), an idle server needing far less.
+    expect(performance.now() - signalled).toBeLessThan(5000);
+    expect(await health(server.url)).toBe("refused");
+    expect(stillRunning(underNpm)).toEqual([]);
+    // npx passed SIGTERM to the shell it runs the bin in: the server saw that shell go.
+    expect(server.output()).toMatch(/parent process \d+ exited \(the package manager that started sendmock stopped\), finishing in-flight requests/);
+  }, 60_000);
 });
 
 describe("installed into an ES-module vitest project", () => {

@@ -16,10 +16,10 @@ const LONGEST_FIRST = [
   "test/http/faults.test.ts", // 6.6
   "test/http/check-generative.test.ts", // 4.7
   "test/e2e/robustness/fuzz.test.ts", // 27
-  "test/e2e/package.test.ts", // 21 alone on a busy host: packs, installs into two projects, runs jest, vitest and tsc there
+  "test/e2e/package.test.ts", // 15 alone, 18 in CI on a busy host: packs, installs into two projects, runs jest, vitest and tsc there
   "test/e2e/browser/inbox-message-tools.test.ts", // 11
   "test/e2e/robustness/lifecycle.test.ts", // 11
-  "test/e2e/npm-start.test.ts", // 9 alone on a busy host: one full build
+  "test/e2e/npm-start.test.ts", // 9 alone, 16 in CI on a busy host: one full build
   "test/e2e/cli-log.test.ts", // 8
   "test/e2e/browser/inbox.test.ts", // 7.5
   "test/e2e/robustness/load.test.ts", // 7.5
