@@ -60,9 +60,16 @@ export default tseslint.config(
   },
   // The jest examples and fixtures are plain JavaScript run by jest, whose hooks and expect are globals.
   {
-    files: ["examples/jest/**/*.mjs", "test/support/strict-contract/*.mjs"],
+    files: ["test/support/strict-contract/*.mjs"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { ...globals.node, ...globals.jest }, sourceType: "module" },
+  },
+  // The README's jest example is a default jest project's test file: CommonJS, whatever this package's own "type" says.
+  {
+    files: ["examples/jest/**/*.js"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { ...globals.node, ...globals.jest }, sourceType: "commonjs" },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, "@typescript-eslint/no-require-imports": "off" },
   },
   // The bench is plain Node ES modules run against dist/, with no build step of its own.
   {

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 // Written last by `npm run build`, after tsc succeeded: its time is the time of the last good build.
 const BUILD_OUTPUT = path.join(ROOT, "dist", "checked-contracts.json");
-const BUILD_INPUTS = ["package.json", "tsconfig.json", "tsconfig.build.json"];
+const BUILD_INPUTS = ["package.json", "tsconfig.json", "tsconfig.build.json", "tsdown.config.ts"];
 
 /** Newest modification time under `folder`: its .ts files and its folders (a deleted or renamed file changes its folder's time). */
 function newestSourceTime(folder) {

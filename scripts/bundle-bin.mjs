@@ -6,8 +6,8 @@
 // Measured spawn -> first 200 on POST /send, 9 interleaved starts each on this 2-core machine:
 // dist/cli.js 329 ms median, the bundle 223 ms. A profile of dist/cli.js showed a third of its
 // start in module resolution and CommonJS loading. Minifying as well measured no faster (217 ms),
-// and would make stack traces unreadable. The library (dist/index.js) is not bundled: its users'
-// bundlers and test runners load it their own way.
+// and would make stack traces unreadable. The library is bundled apart (tsdown.config.ts, into
+// dist/lib/), most of its dependencies left for its users' test runners to load their own way.
 //
 // Lazy imports stay lazy: rolldown puts each in its own chunk (Redis, `check`, the mock itself
 // for commands that never start one).

@@ -2,6 +2,11 @@
 // rebuilding first only when the TypeScript sources changed since the last build
 // (scripts/build-if-stale.mjs). The CLI is imported into this process rather than spawned: a
 // second Node start would cost another ~50 ms.
+//
+// package.json runs it as `exec node scripts/start.mjs`: npm runs a script in `sh -c`, and passes
+// SIGTERM and SIGINT to that shell only. Debian's sh (dash) dies of SIGTERM, leaving node to
+// notice its parent gone (src/commands/shared.ts), but keeps SIGINT and waits for node, which
+// never hears of it. With exec, node is the shell: npm's signals reach it, and it stops at once.
 
 import { readFileSync } from "node:fs";
 import path from "node:path";

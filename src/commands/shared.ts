@@ -51,17 +51,46 @@ export function describeStartError(error: unknown): string {
 }
 
 /**
+ * How often a server started by a package manager looks for its parent. Reading `process.ppid`
+ * is one getppid call (~0.5 µs measured), so four reads a second cost nothing, and a stop takes
+ * at most this long to notice on top of shutdown_grace_ms.
+ */
+const PARENT_POLL_MS = 250;
+
+/**
+ * The parent as the bin started, read when this module loads rather than once the mock listens
+ * (~200 ms later): a parent that dies during the start is then seen gone too.
+ */
+const PARENT_AT_START = process.ppid;
+
+/**
+ * Whether a package manager started this process (`npm start`, `npx`, `npm exec`, and the
+ * same from pnpm or yarn): they set these variables in the environment of what they run.
+ */
+function startedByPackageManager(env: NodeJS.ProcessEnv): boolean {
+  return ["npm_lifecycle_event", "npm_command", "npm_execpath", "npm_config_user_agent"].some((name) => env[name] !== undefined);
+}
+
+/**
  * SIGINT/SIGTERM: stop accepting, finish in-flight requests, exit 0. The mock cuts connections
  * still open after shutdown_grace_ms; the exit that follows it here also covers a store that
  * does not answer its goodbye.
+ *
+ * Started by a package manager, the server also stops so when its parent is gone. npm runs a
+ * command as `sh -c "…"` and passes SIGTERM to that shell only: the shell dies, npm exits, and
+ * node, re-parented to PID 1 (or a subreaper), would keep its port and its pipes (a test's
+ * `close` event would never come). A changed `process.ppid` says the parent is gone. (A SIGINT
+ * npm passes on, dash keeps while it waits for node: nothing here can see it, which is why
+ * `npm start` execs node.) Started otherwise (by hand, a service manager, a container's init),
+ * the server keeps running as its parent decides, and nothing is watched.
  */
 export function closeOnSignals(server: { close(): Promise<void>; config: { shutdownGraceMs: number } }, log: CommandLog): void {
   let stopping = false;
-  const stop = (signal: string): void => {
+  const stop = (why: string): void => {
     if (stopping) return;
     stopping = true;
     const graceMs = server.config.shutdownGraceMs;
-    log.notice(`${signal} received, finishing in-flight requests (at most ${graceMs} ms, shutdown_grace_ms)`);
+    log.notice(`${why}, finishing in-flight requests (at most ${graceMs} ms, shutdown_grace_ms)`);
     setTimeout(() => {
       log.notice(`shutdown_grace_ms (${graceMs} ms) passed, exiting`);
       process.exit(0);
@@ -71,8 +100,14 @@ export function closeOnSignals(server: { close(): Promise<void>; config: { shutd
       (error: unknown) => fail(`error while stopping: ${String(error)}`),
     );
   };
-  process.once("SIGINT", () => stop("SIGINT"));
-  process.once("SIGTERM", () => stop("SIGTERM"));
+  process.once("SIGINT", () => stop("SIGINT received"));
+  process.once("SIGTERM", () => stop("SIGTERM received"));
+  if (!startedByPackageManager(process.env)) return;
+  const watch = setInterval(() => {
+    if (process.ppid === PARENT_AT_START) return;
+    clearInterval(watch);
+    stop(`parent process ${PARENT_AT_START} exited (the package manager that started sendmock stopped)`);
+  }, PARENT_POLL_MS).unref();
 }
 
 export interface ServeFlags {

@@ -2,10 +2,6 @@
 // POST /send, close), then LATER_MOCKS more mocks the same way. Prints one JSON line.
 // Usage: node test/bench/startup-in-process.mjs [laterMocks]   (run by test/bench/startup.mjs)
 
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { ROOT } from "./lib/servers.mjs";
-
 const LATER_MOCKS = Number(process.argv[2] ?? 10);
 const BODY = JSON.stringify({
   to: "ada@example.com",
@@ -15,7 +11,8 @@ const BODY = JSON.stringify({
 const HEADERS = { authorization: "Bearer bench-key-0001", "content-type": "application/json" };
 
 const importStarted = performance.now();
-const { startSendMock } = await import(pathToFileURL(path.join(ROOT, "dist/index.js")).href);
+// The package's own name, resolved through its exports as a user's import is: dist/lib/index.mjs.
+const { startSendMock } = await import("sendmock");
 const importMs = performance.now() - importStarted;
 
 /** Start a listening mock, answer one send (checked to be a 200), close it: milliseconds for each step. */

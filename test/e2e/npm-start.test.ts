@@ -1,14 +1,17 @@
-// `npm start` (scripts/start.mjs) serves from dist/ without rebuilding an unchanged tree, and
-// rebuilds first when a source under src/ changed.
+// `npm start` (scripts/start.mjs) serves from dist/ without rebuilding an unchanged tree,
+// rebuilds first when a source under src/ changed, and stops when npm is stopped.
 
 import { execFile, spawn } from "node:child_process";
 import { appendFile, cp, mkdtemp, readFile, rm, symlink, utimes } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { CLI } from "../support/cli-process.js";
 import { aSendRequest, bearer } from "../support/helpers.js";
+import { descendantsOf, health, parentOf, startThroughNpm, stillRunning } from "../support/npm-process.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BUILD_TIMEOUT_MS = 120_000;
@@ -25,7 +28,7 @@ afterEach(async () => {
 async function aBuiltCopy(willBuild = false): Promise<string> {
   const copy = await mkdtemp(path.join(os.tmpdir(), "sendmock-start-"));
   cleanups.push(() => rm(copy, { recursive: true, force: true }));
-  for (const entry of ["src", "dist", "scripts", "openapi", "fixtures", "package.json", "tsconfig.json", "tsconfig.build.json"]) {
+  for (const entry of ["src", "dist", "scripts", "openapi", "fixtures", "package.json", "tsconfig.json", "tsconfig.build.json", "tsdown.config.ts"]) {
     await cp(path.join(ROOT, entry), path.join(copy, entry), { recursive: true, preserveTimestamps: true });
   }
   if (willBuild) await linkNodeModules(copy);
@@ -106,4 +109,66 @@ describe("npm start", () => {
     },
     BUILD_TIMEOUT_MS,
   );
+});
+
+describe("npm start, stopped through npm", () => {
+  it.each(["SIGTERM", "SIGINT"] as const)(
+    "stops the server when npm alone gets %s, within shutdown_grace_ms, and leaves no process",
+    async (signal) => {
+      // Spawned plainly, as a test's global setup would, and only npm's own pid signalled.
+      const server = await startThroughNpm("npm", ["start", "--", "--port", "0"], ROOT);
+      const npmPid = server.child.pid;
+      if (npmPid === undefined) throw new Error("npm has no pid");
+      const started = descendantsOf(npmPid);
+      cleanups.push(() => {
+        for (const pid of stillRunning(started)) process.kill(pid, "SIGKILL");
+        return Promise.resolve();
+      });
+      expect(started, "npm started the server").not.toEqual([]);
+
+      const signalled = performance.now();
+      server.child.kill(signal);
+      await server.closed;
+
+      // shutdown_grace_ms is 5000 by default; an idle server needs far less.
+      expect(performance.now() - signalled).toBeLessThan(5000);
+      expect(await health(server.url)).toBe("refused");
+      expect(stillRunning(started)).toEqual([]);
+      expect(server.output()).toContain(`${signal} received, finishing in-flight requests`);
+    },
+    BUILD_TIMEOUT_MS,
+  );
+});
+
+describe("sendmock serve started without npm", () => {
+  it("keeps serving after the process that started it exits: only a server started by a package manager watches its parent", async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), "sendmock-orphan-"));
+    cleanups.push(() => rm(folder, { recursive: true, force: true }));
+    const log = path.join(folder, "serve.log");
+    // No npm_* variable: as from a service script, a container's entry point or a shell.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+    // A shell that starts the server in the background and exits once it serves, leaving it
+    // orphaned (exiting sooner, before node read its parent, would prove nothing).
+    const script = `"$0" "$1" serve --port 0 >"$2" 2>&1 & echo $!; until grep -q "listening on" "$2"; do sleep 0.05; done`;
+    const shell = promisify(execFile)("sh", ["-c", script, process.execPath, CLI, log], { env });
+    const pid = Number((await shell).stdout.trim());
+    cleanups.push(() => {
+      for (const running of stillRunning([pid])) process.kill(running, "SIGKILL");
+      return Promise.resolve();
+    });
+    const url = /listening on (http:\/\/\S+)/.exec(await readFile(log, "utf8"))?.[1] ?? "";
+    expect(parentOf(pid), "the shell that started it has exited").not.toBe(shell.child.pid);
+
+    // A claim that something does not happen needs a span to hold in: a second, four of the
+    // 250 ms polls a server started through npm makes of its parent.
+    const until = performance.now() + 1000;
+    while (performance.now() < until) {
+      expect(await health(url)).toBe("answered");
+      await sleep(100);
+    }
+    expect(await readFile(log, "utf8")).not.toContain("parent process");
+
+    process.kill(pid, "SIGTERM");
+    await expect.poll(() => health(url), { timeout: 5000, interval: 50 }).toBe("refused");
+  });
 });

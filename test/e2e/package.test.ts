@@ -1,41 +1,52 @@
-// The package as users get it: `npm pack` makes a tarball that installs into an empty project,
-// whose `npx sendmock serve` serves, whose types typecheck, and whose library runs.
+// The package as users get it: `npm pack` makes a tarball that installs into a default CommonJS
+// jest project and into an ES-module vitest project, whose tests start a mock, send and read it
+// back; both module systems load every entry point with their types; and `npx sendmock serve`
+// serves, and stops when npx is stopped, leaving no process.
 //
 // The tarball is packed from this tree with `--ignore-scripts`: the e2e global setup has just
 // built dist/ from the sources under test, so `prepare` would only build it again. Packing a
 // copy instead made that build a full one (its symlinked node_modules resolve to other paths
 // than the incremental build recorded): 9-10 s of CPU, a third of this file's.
+//
+// The projects run this repository's own jest and vitest (vitest linked into the ES-module
+// project's node_modules, where sendmock/vitest imports it): installing them from the registry
+// cost each project ~300 packages, and they are the versions sendmock is tested with.
 
-import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN } from "../support/cli-process.js";
+import { descendantsOf, health, npmChildEnv, startThroughNpm, stillRunning } from "../support/npm-process.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const TSC = path.join(root, "node_modules/typescript/bin/tsc");
+const JEST = path.join(root, "node_modules/jest/bin/jest.js");
 const INSTALL_TIMEOUT_MS = 120_000;
+const ENTRY_POINTS = ["sendmock", "sendmock/testing", "sendmock/vitest", "sendmock/jest"];
+/** What the build writes to dist/ besides the library and the bin, read by a mock at start. */
+const BUILT_AHEAD = [
+  "dist/checked-contracts.json",
+  "dist/parsed-templates.json",
+  "dist/precompiled-schemas.cjs",
+  "dist/precompiled-coercing-schemas.cjs",
+  "dist/precompiled-input-checks.cjs",
+];
 
 let work = ""; // every file this test makes is under it
-let project = ""; // the empty project the tarball is installed into
+let jestProject = ""; // CommonJS, as `npm init -y` makes it: no "type"
+let vitestProject = ""; // "type": "module"
 let packedFiles: string[] = [];
-const children = new Set<ChildProcess>();
-
-/** The environment, less what npm sets for the script running vitest (it would point npm at this repo). */
-function childEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !/^(npm_package_|npm_lifecycle_|npm_config_local_prefix$|npm_command$|init_cwd$)/i.test(key)),
-  );
-}
+const started: number[] = []; // the processes npx started, killed after the file if a test left any
 
 async function run(command: string, args: string[], cwd: string): Promise<string> {
   try {
     const { stdout } = await promisify(execFile)(command, args, {
       cwd,
-      env: childEnv(),
+      env: npmChildEnv(),
       maxBuffer: 16 * 1024 * 1024,
       timeout: INSTALL_TIMEOUT_MS - 10_000,
     });
@@ -44,6 +55,26 @@ async function run(command: string, args: string[], cwd: string): Promise<string
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
     throw new Error(`${command} ${args.join(" ")} failed in ${cwd}:\n${stdout}\n${stderr}`, { cause: error });
   }
+}
+
+/** A test runner in `cwd` as a user runs it from the shell, without the variables of the vitest running this file: its exit code and output. */
+function runTests(args: string[], cwd: string): Promise<{ code: number; output: string }> {
+  const env = Object.fromEntries(Object.entries(npmChildEnv()).filter(([key]) => !/^(VITEST|TINYPOOL|JEST)/i.test(key)));
+  return new Promise((resolve) => {
+    execFile(process.execPath, args, { cwd, env: { ...env, NO_COLOR: "1", FORCE_COLOR: "0" }, timeout: 60_000 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
+      resolve({ code, output: `${stdout}\n${stderr}` });
+    });
+  });
+}
+
+/** An empty project with this package.json, the tarball installed into it. */
+async function aProject(name: string, manifest: Record<string, unknown>, tarball: string): Promise<string> {
+  const folder = path.join(work, name);
+  await mkdir(folder);
+  await writeFile(path.join(folder, "package.json"), `${JSON.stringify({ name, version: "1.0.0", private: true, ...manifest }, null, 2)}\n`);
+  await run("npm", ["install", "--save-dev", tarball, "--no-audit", "--no-fund", "--prefer-offline"], folder);
+  return folder;
 }
 
 interface PackReport {
@@ -60,43 +91,33 @@ beforeAll(async () => {
   if (report === undefined) throw new Error(`npm pack reported no package:\n${packOutput}`);
   packedFiles = report.files.map((file) => file.path);
 
-  project = path.join(work, "project");
-  await mkdir(project);
-  // What `npm init -y` and `npm pkg set type=module` write, less two runs of npm.
-  await writeFile(path.join(project, "package.json"), `${JSON.stringify({ name: "project", version: "1.0.0", private: true, type: "module" }, null, 2)}\n`);
-  await run("npm", ["install", path.join(work, report.filename), "--no-audit", "--no-fund", "--prefer-offline"], project);
+  const tarball = path.join(work, report.filename);
+  [jestProject, vitestProject] = await Promise.all([aProject("jest-project", {}, tarball), aProject("vitest-project", { type: "module" }, tarball)]);
+  await symlink(path.join(root, "node_modules/vitest"), path.join(vitestProject, "node_modules/vitest"), "dir");
 }, INSTALL_TIMEOUT_MS);
 
 afterAll(async () => {
-  for (const child of children) {
-    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-      try {
-        process.kill(-child.pid, "SIGKILL"); // its process group: npx, the shell, node
-      } catch {
-        // already gone
-      }
-    }
-  }
+  for (const pid of stillRunning(started)) process.kill(pid, "SIGKILL");
   if (work !== "") await rm(work, { recursive: true, force: true });
 });
 
 describe("the tarball", () => {
-  it("holds what users need, and no tests, TypeScript sources, source maps or node_modules", () => {
+  it("holds both builds of each entry point with their types, the bin and what a mock reads, and no tests, sources, source maps or node_modules", () => {
+    const library = ["index", "testing", "vitest", "jest"].flatMap((entry) =>
+      ["mjs", "cjs", "d.mts", "d.cts"].map((extension) => `dist/lib/${entry}.${extension}`),
+    );
     expect(packedFiles).toEqual(
       expect.arrayContaining([
         "package.json",
         "README.md",
-        "dist/index.js",
-        "dist/index.d.ts",
+        "LICENSE",
+        "CHANGELOG.md",
+        ...library,
         BIN,
-        "dist/testing.js",
-        "dist/testing.d.ts",
-        "dist/vitest.js",
-        "dist/vitest.d.ts",
-        "dist/jest.js",
-        "dist/jest.d.ts",
+        ...BUILT_AHEAD,
         "openapi/send.yaml",
         "openapi/admin.yaml",
+        "openapi/service.yaml",
         "fixtures/templates/welcome.yaml",
         "src/ui/index.html",
       ]),
@@ -107,7 +128,9 @@ describe("the tarball", () => {
         file.startsWith("node_modules/") ||
         file.includes("/node_modules/") ||
         (file.startsWith("src/") && !file.startsWith("src/ui/")) ||
-        (file.endsWith(".ts") && !file.endsWith(".d.ts")) ||
+        // tsc's file-by-file output stays home: the library and the bin are bundled.
+        (file.startsWith("dist/") && !file.startsWith("dist/lib/") && !file.startsWith("dist/bin/") && !BUILT_AHEAD.includes(file)) ||
+        /(?<!\.d)\.[cm]?ts$/.test(file) ||
         file.endsWith(".map") ||
         /\.test\.[cm]?[jt]s$/.test(file),
     );
@@ -115,44 +138,137 @@ describe("the tarball", () => {
   });
 });
 
-describe("installed into an empty project", () => {
-  it("serves with npx sendmock serve --port 0, answers a send, and stops on SIGTERM", async () => {
-    const server = spawn("npx", ["sendmock", "serve", "--port", "0"], {
-      cwd: project,
-      env: childEnv(),
-      detached: true, // its own process group, so SIGTERM reaches node and not only npx
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    children.add(server);
-    let output = "";
-    // "close", not "exit": npx may exit before the node it started, and even node's own exit
-    // comes before its last writes are read. "close" fires once every process holding the
-    // pipes (npx, its shell, node) has exited and all their output has been read.
-    const closed = new Promise<void>((resolve) =>
-      server.once("close", () => {
-        resolve();
-      }),
+describe("installed into a default CommonJS jest project", () => {
+  it("passes the README's jest example and a test of require('sendmock') under plain jest: no flag, no transform, no config", async () => {
+    await copyFile(path.join(root, "examples/jest/sign-up.test.js"), path.join(jestProject, "sign-up.test.js"));
+    await writeFile(
+      path.join(jestProject, "library.test.js"),
+      [
+        `const { startSendMock } = require("sendmock");`,
+        ``,
+        `test("starts a mock, sends, and reads the message back", async () => {`,
+        `  const mock = await startSendMock({ port: 0, watchTemplates: false });`,
+        `  try {`,
+        `    const answer = await fetch(\`\${mock.url}/send\`, {`,
+        `      method: "POST",`,
+        `      headers: { Authorization: "Bearer test-key-1234", "Content-Type": "application/json" },`,
+        `      body: JSON.stringify({ to: "ada@example.com", template_id: "welcome",`,
+        `        data: { name: "Ada", company: "Acme", login_url: "https://app.example.com/login" } }),`,
+        `    });`,
+        `    expect(answer.status).toBe(200);`,
+        `    const { messages } = await mock.outbox.list({ to: "ada@example.com" });`,
+        `    expect(messages.map((message) => message.subject)).toEqual(["Welcome to Acme, Ada!"]);`,
+        `  } finally {`,
+        `    await mock.close();`,
+        `  }`,
+        `});`,
+        ``,
+      ].join("\n"),
     );
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(new Error(`no URL printed within 30 s:\n${output}`));
-      }, 30_000);
-      const onData = (chunk: Buffer): void => {
-        output += chunk.toString();
-        const found = /sendmock listening on (http:\/\/\S+)/.exec(output)?.[1];
-        if (found !== undefined) {
-          clearTimeout(timer);
-          resolve(found);
-        }
-      };
-      server.stdout.on("data", onData);
-      server.stderr.on("data", onData);
-      void closed.then(() => {
-        reject(new Error(`npx sendmock exited before printing its URL:\n${output}`));
-      });
-    });
+    const { code, output } = await runTests([JEST], jestProject);
+    expect(output).toMatch(/Tests:\s+4 passed, 4 total/);
+    expect(code).toBe(0);
+  }, 60_000);
 
-    const answer = await fetch(`${url}/send`, {
+  it("resolves each entry point to its CommonJS build for require and its ES module build for import; sendmock/testing runs without vitest", async () => {
+    const contractBreak = [
+      `const hooks = {};`,
+      `const sendmock = setupSendMock({ watchTemplates: false, onContractViolation: "error" }, {`,
+      `  beforeAll: (fn) => { hooks.beforeAll = fn; }, afterEach: (fn) => { hooks.afterEach = fn; }, afterAll: (fn) => { hooks.afterAll = fn; },`,
+      `});`,
+      `await hooks.beforeAll();`,
+      `await fetch(\`\${sendmock.url}/send\`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });`,
+      `const failure = await hooks.afterEach().then(() => "passed", (error) => error.message);`,
+      `await hooks.afterAll();`,
+    ];
+    await writeFile(
+      path.join(jestProject, "helpers.cjs"),
+      [
+        `const { existsSync } = require("node:fs");`,
+        `const { setupSendMock } = require("sendmock/testing");`,
+        `const { startSendMock } = require("sendmock");`,
+        `(async () => {`,
+        ...contractBreak,
+        `  const resolved = ${JSON.stringify(ENTRY_POINTS)}.map((name) => require.resolve(name));`,
+        `  console.log(JSON.stringify({ resolved, vitestInstalled: existsSync("node_modules/vitest"), failure, startSendMock: typeof startSendMock }));`,
+        `})();`,
+        ``,
+      ].join("\n"),
+    );
+    await writeFile(
+      path.join(jestProject, "helpers.mjs"),
+      [
+        `import { existsSync } from "node:fs";`,
+        `import { setupSendMock } from "sendmock/testing";`,
+        `import { startSendMock } from "sendmock";`,
+        ...contractBreak,
+        `const resolved = ${JSON.stringify(ENTRY_POINTS)}.map((name) => import.meta.resolve(name));`,
+        `console.log(JSON.stringify({ resolved, vitestInstalled: existsSync("node_modules/vitest"), failure, startSendMock: typeof startSendMock }));`,
+        ``,
+      ].join("\n"),
+    );
+    const dist = path.join(jestProject, "node_modules/sendmock/dist/lib");
+    const expected = (extension: string, toPath: (file: string) => string) => ({
+      resolved: ["index", "testing", "vitest", "jest"].map((entry) => toPath(path.join(dist, `${entry}.${extension}`))),
+      vitestInstalled: false,
+      failure: expect.stringMatching(
+        /^sendmock: 1 request in this test broke the contract \(openapi\/send\.yaml\):\n {2}POST \/send -> 401 missing_api_key\n/,
+      ) as unknown,
+      startSendMock: "function",
+    });
+    const [required, imported] = await Promise.all([run(process.execPath, ["helpers.cjs"], jestProject), run(process.execPath, ["helpers.mjs"], jestProject)]);
+    expect(JSON.parse(required.trim())).toEqual(expected("cjs", (file) => file));
+    expect(JSON.parse(imported.trim())).toEqual(expected("mjs", (file) => pathToFileURL(file).href));
+  }, 60_000);
+
+  it("typechecks an app.mts importing and an app.cts requiring sendmock and sendmock/testing, each with the types of its module system", async () => {
+    const body = (module: "esm" | "cjs"): string[] => [
+      module === "esm" ? `import { startSendMock, type CapturedMessage } from "sendmock";` : `import sendmock = require("sendmock");`,
+      module === "esm" ? `import { setupSendMock } from "sendmock/testing";` : `import testing = require("sendmock/testing");`,
+      ...(module === "esm"
+        ? []
+        : [`const { startSendMock } = sendmock;`, `const { setupSendMock } = testing;`, `type CapturedMessage = sendmock.CapturedMessage;`]),
+      ``,
+      `export async function main(): Promise<void> {`,
+      `  const mock = await startSendMock({ port: 0, watchTemplates: false });`,
+      `  const { messages } = await mock.outbox.list({ to: "ada@example.com" });`,
+      `  const first: CapturedMessage | undefined = messages[0];`,
+      `  console.log(first?.subject.toUpperCase());`,
+      `  await mock.close();`,
+      `  // @ts-expect-error: the types are sendmock's own, not any: a port is a number`,
+      `  await startSendMock({ port: "4010" });`,
+      `  const hook = (fn: () => Promise<void>, timeoutMs?: number): void => { void fn; void timeoutMs; };`,
+      `  const handle = setupSendMock({ onContractViolation: "error" }, { beforeAll: hook, afterEach: hook, afterAll: hook });`,
+      `  const url: string = handle.url;`,
+      `  console.log(url);`,
+      `  // @ts-expect-error: onContractViolation is "error", "warn" or "off"`,
+      `  setupSendMock({ onContractViolation: "loud" }, { beforeAll: hook, afterEach: hook, afterAll: hook });`,
+      `}`,
+      ``,
+    ];
+    await writeFile(path.join(jestProject, "app.mts"), body("esm").join("\n"));
+    await writeFile(path.join(jestProject, "app.cts"), body("cjs").join("\n"));
+    const listed = await run(
+      process.execPath,
+      // TypeScript's own lib files are not under test: checking them was 1.6 s of this tsc's 6 s of CPU.
+      [TSC, "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext", "--strict", "--skipDefaultLibCheck", "--listFiles", "app.mts", "app.cts"],
+      jestProject,
+    );
+    for (const types of ["index.d.mts", "testing.d.mts", "index.d.cts", "testing.d.cts"]) {
+      expect(listed).toContain(path.join(jestProject, "node_modules/sendmock/dist/lib", types));
+    }
+  }, 60_000);
+
+  // `npx` is `npm exec`: one run covers both.
+  it("npx sendmock serve serves, answers a send, and stops with all it started when npx alone gets SIGTERM", async () => {
+    // Spawned plainly, as a test's global setup would: no process group of its own.
+    const server = await startThroughNpm("npx", ["sendmock", "serve", "--port", "0"], jestProject);
+    const npmPid = server.child.pid;
+    if (npmPid === undefined) throw new Error("npx has no pid");
+    const underNpm = descendantsOf(npmPid);
+    started.push(...underNpm);
+
+    const answer = await fetch(`${server.url}/send`, {
       method: "POST",
       headers: { Authorization: "Bearer test-key-1234", "Content-Type": "application/json" },
       body: JSON.stringify({
@@ -163,108 +279,63 @@ describe("installed into an empty project", () => {
     });
     expect(answer.status).toBe(200);
     expect(await answer.json()).toMatchObject({ success: true, status: "queued" });
-    expect(output).toContain("4 loaded from");
+    expect(server.output()).toContain("4 loaded from");
+    expect(underNpm, "npx started the server").not.toEqual([]);
 
-    if (server.pid === undefined) throw new Error("npx has no pid");
-    process.kill(-server.pid, "SIGTERM");
-    await closed;
-    expect(output).toContain("SIGTERM received");
-    // Every process that held the pipes has exited, node with its listening socket.
-    await expect(fetch(`${url}/_mock/health`)).rejects.toThrow();
+    const signalled = performance.now();
+    server.child.kill("SIGTERM");
+    await server.closed;
+
+    // Within shutdown_grace_ms (5000 by default), an idle server needing far less.
+    expect(performance.now() - signalled).toBeLessThan(5000);
+    expect(await health(server.url)).toBe("refused");
+    expect(stillRunning(underNpm)).toEqual([]);
+    // npx passed SIGTERM to the shell it runs the bin in: the server saw that shell go.
+    expect(server.output()).toMatch(/parent process \d+ exited \(the package manager that started sendmock stopped\), finishing in-flight requests/);
   }, 60_000);
+});
 
-  it("typechecks an app.ts importing sendmock and sendmock/testing, with the types of the installed package", async () => {
+describe("installed into an ES-module vitest project", () => {
+  it("passes a vitest test importing sendmock and sendmock/vitest: a mock per file and one started by hand, each sending and reading back", async () => {
     await writeFile(
-      path.join(project, "app.ts"),
+      path.join(vitestProject, "sign-up.test.ts"),
       [
+        `import { expect, it } from "vitest";`,
         `import { startSendMock, type CapturedMessage } from "sendmock";`,
-        `import { setupSendMock } from "sendmock/testing";`,
+        `import { setupSendMock } from "sendmock/vitest";`,
         ``,
-        `const mock = await startSendMock({ port: 0, watchTemplates: false });`,
-        `const { messages } = await mock.outbox.list({ to: "ada@example.com" });`,
-        `const first: CapturedMessage | undefined = messages[0];`,
-        `console.log(first?.subject.toUpperCase());`,
-        `await mock.close();`,
-        `// @ts-expect-error: the types are sendmock's own, not any: a port is a number`,
-        `await startSendMock({ port: "4010" });`,
-        `const hook = (fn: () => Promise<void>, timeoutMs?: number): void => { void fn; void timeoutMs; };`,
-        `const handle = setupSendMock({ onContractViolation: "error" }, { beforeAll: hook, afterEach: hook, afterAll: hook });`,
-        `const url: string = handle.url;`,
-        `console.log(url);`,
-        `// @ts-expect-error: onContractViolation is "error", "warn" or "off"`,
-        `setupSendMock({ onContractViolation: "loud" }, { beforeAll: hook, afterEach: hook, afterAll: hook });`,
+        `const sendmock = setupSendMock({ onContractViolation: "error", watchTemplates: false });`,
         ``,
-      ].join("\n"),
-    );
-    const listed = await run(
-      process.execPath,
-      // TypeScript's own lib files are not under test: checking them was 1.6 s of this tsc's 6 s of CPU.
-      [TSC, "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext", "--strict", "--skipDefaultLibCheck", "--listFiles", "app.ts"],
-      project,
-    );
-    expect(listed).toContain(path.join(project, "node_modules/sendmock/dist/index.d.ts"));
-    expect(listed).toContain(path.join(project, "node_modules/sendmock/dist/testing.d.ts"));
-  }, 60_000);
-
-  it("resolves sendmock/testing, sendmock/vitest and sendmock/jest, whose helper runs without vitest installed", async () => {
-    await writeFile(
-      path.join(project, "helpers.mjs"),
-      [
-        `import { existsSync } from "node:fs";`,
-        `import { setupSendMock } from "sendmock/testing";`,
-        ``,
-        `const resolved = ["sendmock/testing", "sendmock/vitest", "sendmock/jest"].map((name) => import.meta.resolve(name));`,
-        `const hooks = {};`,
-        `const sendmock = setupSendMock({ watchTemplates: false, onContractViolation: "error" }, {`,
-        `  beforeAll: (fn) => { hooks.beforeAll = fn; }, afterEach: (fn) => { hooks.afterEach = fn; }, afterAll: (fn) => { hooks.afterAll = fn; },`,
-        `});`,
-        `await hooks.beforeAll();`,
-        `await fetch(\`\${sendmock.url}/send\`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });`,
-        `const failure = await hooks.afterEach().then(() => "passed", (error) => error.message);`,
-        `await hooks.afterAll();`,
-        `console.log(JSON.stringify({ resolved, vitestInstalled: existsSync("node_modules/vitest"), failure }));`,
-        ``,
-      ].join("\n"),
-    );
-    const { resolved, vitestInstalled, failure } = JSON.parse((await run(process.execPath, ["helpers.mjs"], project)).trim()) as {
-      resolved: string[];
-      vitestInstalled: boolean;
-      failure: string;
-    };
-    const dist = pathToFileURL(path.join(project, "node_modules/sendmock/dist")).href;
-    expect(resolved).toEqual([`${dist}/testing.js`, `${dist}/vitest.js`, `${dist}/jest.js`]);
-    expect(vitestInstalled).toBe(false);
-    expect(failure).toMatch(/^sendmock: 1 request in this test broke the contract \(openapi\/send\.yaml\):\n {2}POST \/send -> 401 missing_api_key\n/);
-  }, 60_000);
-
-  it("runs an app.mjs that starts a mock on port 0, sends, reads outbox.list() and closes", async () => {
-    await writeFile(
-      path.join(project, "app.mjs"),
-      [
-        `import { startSendMock } from "sendmock";`,
-        ``,
-        `const mock = await startSendMock({ port: 0, watchTemplates: false });`,
-        `try {`,
-        `  const answer = await fetch(\`\${mock.url}/send\`, {`,
+        `async function send(url: string): Promise<number> {`,
+        `  const answer = await fetch(\`\${url}/send\`, {`,
         `    method: "POST",`,
         `    headers: { Authorization: "Bearer test-key-1234", "Content-Type": "application/json" },`,
         `    body: JSON.stringify({ to: "ada@example.com", template_id: "welcome",`,
         `      data: { name: "Ada", company: "Acme", login_url: "https://app.example.com/login" } }),`,
         `  });`,
-        `  const { messages, total } = await mock.outbox.list();`,
-        `  console.log(JSON.stringify({ status: answer.status, total, to: messages[0]?.to, subject: messages[0]?.subject }));`,
-        `} finally {`,
-        `  await mock.close();`,
+        `  return answer.status;`,
         `}`,
+        ``,
+        `it("captures a send to the file's mock", async () => {`,
+        `  expect(await send(sendmock.url)).toBe(200);`,
+        `  const email: CapturedMessage = await sendmock.outbox.waitFor({ to: "ada@example.com" }, { timeoutMs: 2000 });`,
+        `  expect(email.subject).toBe("Welcome to Acme, Ada!");`,
+        `});`,
+        ``,
+        `it("captures a send to a mock started by hand", async () => {`,
+        `  const mock = await startSendMock({ port: 0, watchTemplates: false });`,
+        `  try {`,
+        `    expect(await send(mock.url)).toBe(200);`,
+        `    expect((await mock.outbox.list()).messages.map((message) => message.subject)).toEqual(["Welcome to Acme, Ada!"]);`,
+        `  } finally {`,
+        `    await mock.close();`,
+        `  }`,
+        `});`,
         ``,
       ].join("\n"),
     );
-    const stdout = await run(process.execPath, ["app.mjs"], project);
-    expect(JSON.parse(stdout.trim())).toEqual({
-      status: 200,
-      total: 1,
-      to: "ada@example.com",
-      subject: "Welcome to Acme, Ada!",
-    });
+    const { code, output } = await runTests([path.join(vitestProject, "node_modules/vitest/vitest.mjs"), "run"], vitestProject);
+    expect(output).toMatch(/Tests\s+2 passed \(2\)/);
+    expect(code).toBe(0);
   }, 60_000);
 });

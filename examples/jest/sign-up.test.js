@@ -1,5 +1,5 @@
-// sign-up.test.mjs: one mock for this file, reset after each test, strict about the contract.
-import { setupSendMock } from "sendmock/jest";
+// sign-up.test.js: one mock for this file, reset after each test, strict about the contract.
+const { setupSendMock } = require("sendmock/jest");
 
 // Starts a mock before the tests, fails a test whose requests broke the contract, resets after each.
 const sendmock = setupSendMock({ onContractViolation: "error" });
