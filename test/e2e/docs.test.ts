@@ -524,7 +524,8 @@ function checkNpm(args: string[], assigned: Record<string, string>): void {
   } else if (verb === "install" && rest[0] === "-D" && rest.length === 2) {
     expect(rest[1], "the tarball npm pack writes").toBe(`./${PACKAGE.name}-${PACKAGE.version}.tgz`);
   } else if (verb === "pack" && rest.length === 0) {
-    expect(PACKAGE.files, "npm pack packs the files package.json lists").toEqual(expect.arrayContaining(["dist"]));
+    // What ships is checked whole by `npm run check:package` (prepublishOnly) and the package test; here, that the library and the bin are in it.
+    expect(PACKAGE.files, "npm pack packs the files package.json lists").toEqual(expect.arrayContaining(["dist/lib", "dist/bin", "docs"]));
   } else if ((verb === "start" || verb === "test") && rest.length === 0) {
     expect(PACKAGE.scripts[verb], `npm ${verb}`).toBeDefined();
   } else if (verb === "run" && rest.length === 1) {
@@ -673,10 +674,14 @@ async function runTs(block: Block): Promise<void> {
   expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
 }
 
-/** `ts examples/...`: the block is that file, word for word, and the file is one the example suites run. */
+/**
+ * `ts examples/...`: the block is that file, word for word, and the file is one the example
+ * suites run: the vitest ones by test/e2e/readme-examples.test.ts, the jest one by
+ * test/e2e/package.test.ts in a default CommonJS jest project with the packed package.
+ */
 function checkExample(block: Block): void {
-  const runBy = block.lang === "ts" ? /^examples\/vitest\/[\w-]+\.test\.ts$/ : /^examples\/jest\/[\w-]+\.test\.mjs$/;
-  expect(block.kind, "an example the vitest or jest example suite runs (test/e2e/readme-examples.test.ts)").toMatch(runBy);
+  const runBy = block.lang === "ts" ? /^examples\/vitest\/[\w-]+\.test\.ts$/ : /^examples\/jest\/[\w-]+\.test\.js$/;
+  expect(block.kind, "an example the vitest or jest example suite runs").toMatch(runBy);
   expect(block.code).toBe(readFileSync(path.join(ROOT, block.kind), "utf8"));
 }
 
