@@ -27,9 +27,26 @@ for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
 end
 return 0`;
 
-export function createRedisDueWork(connection: RedisConnection): DueWorkStore {
-  const dueSet = connection.key("due");
-  const itemsHash = connection.key("due:items");
+// KEYS: due set, items hash. ARGV: the groups. Reads every item: items of a group are few and
+// rarely removed this way (a message dropped with webhook retries still pending), so no index of
+// groups is kept up on every put and claim.
+const REMOVE_GROUPS_SCRIPT = `
+local wanted = {}
+for _, group in ipairs(ARGV) do wanted[group] = true end
+local fields = redis.call('HGETALL', KEYS[2])
+for i = 1, #fields, 2 do
+  local group = cjson.decode(fields[i + 1]).group
+  if group and wanted[group] then
+    redis.call('ZREM', KEYS[1], fields[i])
+    redis.call('HDEL', KEYS[2], fields[i])
+  end
+end
+return 0`;
+
+/** @param name the keys' name under the prefix: each store of due work has its own. */
+export function createRedisDueWork(connection: RedisConnection, name = "due"): DueWorkStore {
+  const dueSet = connection.key(name);
+  const itemsHash = connection.key(`${name}:items`);
 
   return {
     async put(item) {
@@ -55,6 +72,10 @@ export function createRedisDueWork(connection: RedisConnection): DueWorkStore {
     },
     async clear(kind) {
       await connection.run((redis) => redis.eval(CLEAR_KIND_SCRIPT, 2, dueSet, itemsHash, `${kind}:`));
+    },
+    async removeGroups(groups) {
+      if (groups.length === 0) return;
+      await connection.run((redis) => redis.eval(REMOVE_GROUPS_SCRIPT, 2, dueSet, itemsHash, ...groups));
     },
     size: () => connection.run((redis) => redis.zcard(dueSet)),
   };
