@@ -10,7 +10,9 @@ import { checkFaultRule, DEFAULT_RESPOND_DEPTH, FAULT_RULE_SCHEMA, MAX_RESPOND_D
 import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_LINK_BYTES, DEFAULT_STEP_MS, MAX_STEP_MS, type LifecycleSettings } from "./domain/lifecycle.js";
 import { OUTCOME_RULE_SCHEMA } from "./domain/outcomes.js";
 import {
+  DEFAULT_MAX_PENDING_WEBHOOK_ATTEMPTS,
   DEFAULT_MAX_WEBHOOK_DELIVERIES,
+  DEFAULT_WEBHOOK_CONCURRENCY,
   DEFAULT_WEBHOOK_RETRY_MS,
   DEFAULT_WEBHOOK_TIMEOUT_MS,
   newWebhook,
@@ -54,6 +56,10 @@ export interface SendMockOptions {
   webhookRetryMs?: number[];
   /** Delivery attempts kept for `GET /_mock/webhooks/deliveries` (default 1000). */
   maxWebhookDeliveries?: number;
+  /** Webhook attempts made at once (default 32); one webhook beyond a quarter of them only while another quarter stays free. */
+  webhookConcurrency?: number;
+  /** Webhook attempts waiting to be made at once (default 10000); past it an event's attempt is listed as not sent. */
+  maxPendingWebhookAttempts?: number;
   /** How long an `Idempotency-Key`'s answer is kept, in seconds of the mock's clock (default 86400). */
   idempotencyTtlS?: number;
   /** Idempotency keys kept at once (default 10000); the oldest go past it. */
@@ -167,6 +173,8 @@ export interface ResolvedConfig {
   webhookTimeoutMs: number;
   webhookRetryMs: readonly number[];
   maxWebhookDeliveries: number;
+  webhookConcurrency: number;
+  maxPendingWebhookAttempts: number;
   idempotencyTtlS: number;
   maxIdempotencyKeys: number;
   maxRateLimitBuckets: number;
@@ -311,6 +319,9 @@ export const configSchema = {
     // Each retry up to a day of the mock's clock, as a lifecycle step; 20 retries are more than any provider makes.
     webhook_retry_ms: { type: "array", maxItems: 20, items: { type: "integer", minimum: 0, maximum: MAX_STEP_MS } },
     max_webhook_deliveries: { type: "integer", minimum: 1, maximum: 1_000_000 },
+    // Each attempt made at once holds a socket and its payload's bytes.
+    webhook_concurrency: { type: "integer", minimum: 1, maximum: 1000 },
+    max_pending_webhook_attempts: { type: "integer", minimum: 1, maximum: 1_000_000 },
     // Up to a year of the mock's clock, as far as one advance moves it.
     idempotency_ttl_s: { type: "integer", minimum: 1, maximum: 31_536_000 },
     max_idempotency_keys: { type: "integer", minimum: 1, maximum: 10_000_000 },
@@ -555,6 +566,8 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
     webhookTimeoutMs: merged.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
     webhookRetryMs: merged.webhookRetryMs ?? DEFAULT_WEBHOOK_RETRY_MS,
     maxWebhookDeliveries: merged.maxWebhookDeliveries ?? DEFAULT_MAX_WEBHOOK_DELIVERIES,
+    webhookConcurrency: merged.webhookConcurrency ?? DEFAULT_WEBHOOK_CONCURRENCY,
+    maxPendingWebhookAttempts: merged.maxPendingWebhookAttempts ?? DEFAULT_MAX_PENDING_WEBHOOK_ATTEMPTS,
     idempotencyTtlS: merged.idempotencyTtlS ?? DEFAULT_IDEMPOTENCY_TTL_S,
     maxIdempotencyKeys: merged.maxIdempotencyKeys ?? DEFAULT_MAX_IDEMPOTENCY_KEYS,
     maxRateLimitBuckets: merged.maxRateLimitBuckets ?? DEFAULT_MAX_RATE_LIMIT_BUCKETS,

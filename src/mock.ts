@@ -21,9 +21,9 @@ import type { SettingsStore } from "./domain/settings.js";
 import { loadTemplateCatalog, type TemplateCatalog } from "./domain/templates.js";
 import { templateParsedAhead } from "./contract/parsed-templates.js";
 import { listen } from "./server.js";
-import { openStores, type Stores } from "./stores/index.js";
+import { openStores, sharesOfMaxBytes, type Stores } from "./stores/index.js";
 import { createWebhookControl, type WebhookControl } from "./domain/webhooks.js";
-import { createWebhookDelivering, WEBHOOK_ATTEMPT } from "./domain/webhook-delivery.js";
+import { createWebhookDelivering } from "./domain/webhook-delivery.js";
 import { webhookPayloadCheck } from "./contract/webhook-payload.js";
 import { postWebhook } from "./http/webhook-client.js";
 import { checkedSettings } from "./http/settings-change.js";
@@ -100,13 +100,18 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   const delivering = createWebhookDelivering({
     store: stores.webhooks,
     log: stores.deliveries,
-    scheduler,
+    dueWork: stores.webhookDueWork,
     clock,
+    messages: checkedOutbox,
     post: postWebhook,
     timeoutMs: config.webhookTimeoutMs,
     retryMs: config.webhookRetryMs,
+    concurrency: config.webhookConcurrency,
+    maxPending: config.maxPendingWebhookAttempts,
+    payloadCacheBytes: sharesOfMaxBytes(config.maxBytes).webhookPayloads,
     payloadProblem: webhookPayloadCheck(sendContract),
     reportProblem: config.log,
+    ...(stores.shared && { maxSleepMs: SHARED_DUE_WORK_POLL_MS }),
   });
   const lifecycle: Lifecycle = createLifecycle({
     settings: config.lifecycle,
@@ -115,9 +120,9 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     scheduler,
     clock,
     onRecorded: (message, event) => delivering.eventRecorded(message, event),
+    alsoPending: delivering,
   });
   handlers[LIFECYCLE_STEP] = (payload, dueAtMs) => lifecycle.runStep(payload, dueAtMs);
-  handlers[WEBHOOK_ATTEMPT] = (payload, dueAtMs) => delivering.runAttempt(payload, dueAtMs);
   const webhooks = createWebhookControl({
     store: stores.webhooks,
     log: stores.deliveries,
@@ -137,7 +142,16 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       await lifecycle.clearPending();
     },
   };
-  const clockControl = createClockControl({ clock, offset: stores.clockOffset, runDue: () => scheduler.runDue() });
+  const clockControl = createClockControl({
+    clock,
+    offset: stores.clockOffset,
+    async runDue() {
+      const advancedTo = clock.nowMs();
+      // Every step first: the attempts of the events they record then run side by side.
+      await scheduler.runDue();
+      await delivering.runDue(advancedTo);
+    },
+  });
   const outcomes = createOutcomeControl(stores.outcomes);
   const keys = createKeyCheck(config.apiKeys);
   const shutdown = new AbortController();
@@ -155,7 +169,6 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       stores.clockOffset.reset(),
       stores.webhooks.reset(),
       stores.deliveries.clear(),
-      delivering.clearPending(),
     ]);
     for (const listener of resetListeners) listener();
   };
@@ -172,8 +185,9 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   const respondLimits: RespondLimits = { bodyBytes: config.bodyLimitBytes, headerBytes: config.maxHeaderBytes, depth: config.maxRespondDepth };
 
   const sendService = createSendService({ catalog: templates, outbox, lifecycle, now: () => clock.now() });
-  // Steps left by an earlier run of a shared store, or scheduled before a restart, run when due.
+  // Steps and attempts left by an earlier run of a shared store, or scheduled before a restart, run when due.
   void scheduler.runDue().catch(() => undefined);
+  void delivering.runDue(clock.nowMs()).catch(() => undefined);
   const { requestLog } = config;
   const logRequest = requestLog?.send.bind(requestLog);
   const app = createApp({
@@ -240,6 +254,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   /** Ends long waits and event streams and stops watching templates; the stores stay open. */
   const stopWaiting = (): void => {
     scheduler.stop();
+    delivering.stop();
     shutdown.abort(new Error("sendmock is closing"));
     templates.close();
   };

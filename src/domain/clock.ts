@@ -1,6 +1,6 @@
 // The mock's one clock: real time plus an offset that only moves forward (POST /_mock/clock).
-// Lifecycle steps, rate-limit refill and (later) webhook retries read it; latency, timeouts and
-// wait_ms stay on real time.
+// Lifecycle steps, rate-limit refill and webhook retries read it; latency, timeouts and wait_ms
+// stay on real time.
 
 import { ApiError } from "../errors.js";
 
@@ -70,8 +70,10 @@ export interface ClockControl {
   offsetMs(): number;
   /**
    * Moves the clock forward by `ms` (a whole number, 0 to a year) and runs whatever falls due,
-   * in time order, before it resolves with the new time. Throws an `invalid_request` ApiError
-   * for any other `ms`, and for one that would take the clock past LATEST_CLOCK_MS.
+   * in time order, before it resolves with the new time; webhook attempts that fall due are
+   * waited for at most `webhook_timeout_ms` (one still waiting then ends in the background).
+   * Throws an `invalid_request` ApiError for any other `ms`, and for one that would take the
+   * clock past LATEST_CLOCK_MS.
    */
   advance(ms: number): Promise<Date>;
 }

@@ -1,7 +1,7 @@
 // A captured message's life after capture: its outcome decides a series of events, one every
 // `step_ms` of the mock's clock, each moving its status on. Steps wait in the scheduler, one per
-// message at a time: a message dropped for room or cleared takes its step with it, and the step
-// of a message gone any other way finds it gone and ends there.
+// message at a time: a message dropped for room or cleared takes its step (and its pending webhook
+// attempts) with it, and the step of a message gone any other way finds it gone and ends there.
 
 import { ApiError } from "../errors.js";
 import type { CapturedMessage, MessageEvent, MessageEventType, MessageStatus, Outcome } from "../wire.js";
@@ -110,6 +110,14 @@ export interface LifecycleDeps {
    * from here: the outbox's onEvent is heard by every replica, which would send them each once).
    */
   onRecorded?: (recorded: RecordedEvent, event: MessageEvent) => Promise<void>;
+  /** Other pending work of a message (its webhook attempts), which leaves with it as its steps do. */
+  alsoPending?: PendingWork;
+}
+
+/** Work waiting for messages, dropped with them. */
+export interface PendingWork {
+  forget(messageIds: readonly string[]): Promise<void>;
+  clearPending(): Promise<void>;
 }
 
 export interface Lifecycle {
@@ -117,9 +125,9 @@ export interface Lifecycle {
   outcomeFor(target: RuleTarget): Promise<{ outcome: Outcome; warning?: string } | undefined>;
   /** Schedules the first step of a message just captured. */
   start(message: CapturedMessage, outcome: Outcome): Promise<void>;
-  /** Drops the pending steps of messages that left the outbox. */
+  /** Drops the pending steps (and other pending work) of messages that left the outbox. */
   forget(messageIds: readonly string[]): Promise<void>;
-  /** Drops every pending step (the outbox was cleared, or the mock reset). */
+  /** Drops every pending step and other pending work (the outbox was cleared, or the mock reset). */
   clearPending(): Promise<void>;
   /** Appends an event of `type` to a message now: `POST /_mock/messages/{id}/events`. */
   appendNow(messageId: string, type: MessageEventType): Promise<MessageEvent>;
@@ -137,8 +145,11 @@ export function createLifecycle(deps: LifecycleDeps): Lifecycle {
   const { settings, outbox, scheduler, clock } = deps;
 
   const scheduleStep = (payload: StepPayload, dueAtMs: number): Promise<void> => scheduler.schedule(LIFECYCLE_STEP, payload.messageId, payload, dueAtMs);
-  const forget = (messageIds: readonly string[]): Promise<void> =>
-    messageIds.length === 0 ? Promise.resolve() : scheduler.unschedule(LIFECYCLE_STEP, messageIds);
+  // A message's pending webhook attempts go with its steps (dropped for room, deleted, cleared).
+  const forget = async (messageIds: readonly string[]): Promise<void> => {
+    if (messageIds.length === 0) return;
+    await Promise.all([scheduler.unschedule(LIFECYCLE_STEP, messageIds), deps.alsoPending?.forget(messageIds)]);
+  };
 
   return {
     async outcomeFor(target) {
@@ -153,7 +164,9 @@ export function createLifecycle(deps: LifecycleDeps): Lifecycle {
 
     forget,
 
-    clearPending: () => scheduler.clear(LIFECYCLE_STEP),
+    async clearPending() {
+      await Promise.all([scheduler.clear(LIFECYCLE_STEP), deps.alsoPending?.clearPending()]);
+    },
 
     async appendNow(messageId, type) {
       const message = await outbox.get(messageId);

@@ -12,6 +12,18 @@ export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5000;
 export const DEFAULT_WEBHOOK_RETRY_MS: readonly number[] = [1000, 5000, 30_000];
 /** Attempts kept for `GET /_mock/webhooks/deliveries`; the oldest go past it. */
 export const DEFAULT_MAX_WEBHOOK_DELIVERIES = 1000;
+/**
+ * Attempts posted at once, a quarter of them to any one webhook: a receiver that hangs holds its
+ * share only. Few enough that a burst of events is not thousands of sockets (each with its own
+ * copy of the payload's bytes) at once.
+ */
+export const DEFAULT_WEBHOOK_CONCURRENCY = 32;
+/**
+ * Attempts waiting to be made (due, or retries due later) at once. Each is a few hundred bytes
+ * (the payload is built again from the message when the attempt is made), so 10,000 weigh ~4 MB;
+ * without a bound, events by hand to a receiver that hangs grew them until the process died.
+ */
+export const DEFAULT_MAX_PENDING_WEBHOOK_ATTEMPTS = 10_000;
 /** `whsec_` then base64 of the key: 24 bytes, as Svix generates them. */
 const SECRET_BYTES = 24;
 /**
@@ -107,11 +119,14 @@ export function newWebhook(input: WebhookInput): Webhook {
 
 /**
  * `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, keyed with the base64 after `whsec_`:
- * the `webhook-signature` of the Standard Webhooks specification.
+ * the `webhook-signature` of the Standard Webhooks specification. The body is hashed as the bytes
+ * that are sent, after the prefix, never joined to it: an 800 KB payload to 200 webhooks built 200
+ * strings of 800 KB to sign. (WebCrypto would hash off the event loop, but it copies the input
+ * on it first, which cost more than hashing here: 0.7 ms against 0.46 ms for 800 KB.)
  */
-export function signatureOf(secret: string, webhookId: string, timestampSeconds: number, body: string): string {
+export function signatureOf(secret: string, webhookId: string, timestampSeconds: number, body: Uint8Array): string {
   const key = Buffer.from(secret.slice("whsec_".length), "base64");
-  return `v1,${createHmac("sha256", key).update(`${webhookId}.${timestampSeconds}.${body}`).digest("base64")}`;
+  return `v1,${createHmac("sha256", key).update(`${webhookId}.${timestampSeconds}.`).update(body).digest("base64")}`;
 }
 
 /** The webhooks in force. Their start-up set (the config's) comes back on reset. */
@@ -127,10 +142,33 @@ export interface WebhookStore {
   reset(): Promise<void>;
 }
 
-/** An attempt as kept: its view, and the body it sent, for a replay. */
+/**
+ * An attempt as kept: its view, and where its payload comes from, for a replay. The body itself is
+ * not kept: it is built again from the message (the event at `eventIndex` of its `events`), so
+ * the list weighs a few hundred bytes an attempt whatever the messages' size (1,000 attempts of
+ * a 800 KB subject kept 673 MB of heap when each kept its body).
+ */
 export interface StoredDelivery {
   delivery: WebhookDelivery;
-  body: string;
+  /** 1, or 2 for the second copy of a `duplicate` webhook: each copy numbers its attempts. */
+  copy: number;
+  eventIndex: number;
+}
+
+/** What numbers an attempt: attempts of one event to one webhook (and copy) count up from 1. */
+export function attemptKeyOf(stored: StoredDelivery): string {
+  return `${stored.delivery.event_id}/${stored.delivery.webhook_id}/${stored.copy}`;
+}
+
+/** Still waiting for its receiver: neither a status nor an error yet. */
+export function isWaiting(delivery: WebhookDelivery): boolean {
+  return delivery.status === null && delivery.error === null;
+}
+
+/** The delivery with its fields in the documented order, however a store read it back. */
+export function inWireOrder(delivery: WebhookDelivery): WebhookDelivery {
+  const { id, webhook_id, event_id, event_type, message_id, attempt, status, error, duration_ms, at, next_attempt_at } = delivery;
+  return { id, webhook_id, event_id, event_type, message_id, attempt, status, error, duration_ms, at, next_attempt_at };
 }
 
 export interface DeliveryFilter {
@@ -139,13 +177,27 @@ export interface DeliveryFilter {
   limit?: number;
 }
 
-/** Every attempt, newest first, bounded (the oldest go past the bound). */
+/**
+ * Every attempt, newest first, bounded (the oldest go past the bound): an attempt is listed when
+ * it starts, still waiting (`isWaiting`), and replaced in its place by how it ended.
+ */
 export interface DeliveryLog {
-  record(attempt: StoredDelivery): Promise<void>;
+  /**
+   * Lists an attempt as the newest. Its `attempt` becomes one more than that of every attempt
+   * listed with its `attemptKeyOf` (or stays, when higher), decided with the listing itself, so
+   * that attempts made at once never share a number. Resolves with the delivery as listed; the
+   * listeners hear of it if it has ended already.
+   */
+  add(attempt: StoredDelivery): Promise<WebhookDelivery>;
+  /**
+   * Replaces the attempt listed under `delivery.id` with how it ended, keeping its place and its
+   * number, and tells the listeners; nothing when it is no longer listed (dropped for room, cleared).
+   */
+  settle(delivery: WebhookDelivery): Promise<void>;
   list(filter: DeliveryFilter): Promise<WebhookDelivery[]>;
   get(id: string): Promise<StoredDelivery | undefined>;
   clear(): Promise<void>;
-  /** Calls the listener with each attempt recorded (on a shared store, by any replica); returns the unsubscribe. */
+  /** Calls the listener with each attempt that ended (on a shared store, on any replica); returns the unsubscribe. */
   onRecord(listener: (delivery: WebhookDelivery) => void): () => void;
 }
 

@@ -39,6 +39,8 @@ export interface Stores {
   /** The mock's clock, on `clockOffset`. */
   clock: Clock;
   dueWork: DueWorkStore;
+  /** Webhook attempts waiting for their time, apart from `dueWork` so that neither waits behind the other. */
+  webhookDueWork: DueWorkStore;
   webhooks: WebhookStore;
   /** Webhook delivery attempts. */
   deliveries: DeliveryLog;
@@ -48,11 +50,20 @@ export interface Stores {
   close(): Promise<void>;
 }
 
+/**
+ * How `max_bytes` is shared. The journal's entries are small (values are cut to excerpts): an
+ * eighth holds the default capacity of them. Webhook payloads built for delivery (kept so that an
+ * event's attempts to many webhooks build it once) get a sixteenth, and the messages the rest.
+ */
+export function sharesOfMaxBytes(maxBytes: number): { messages: number; journal: number; webhookPayloads: number } {
+  const journal = Math.floor(maxBytes / 8);
+  const webhookPayloads = Math.floor(maxBytes / 16);
+  return { messages: maxBytes - journal - webhookPayloads, journal, webhookPayloads };
+}
+
 export async function openStores(config: ResolvedConfig): Promise<Stores> {
-  // The journal's entries are small (values are cut to excerpts): an eighth of max_bytes holds
-  // the default capacity of them, and the messages get the rest.
-  const journalBytes = Math.floor(config.maxBytes / 8);
-  const outboxLimits = { capacity: config.capacity, maxBytes: config.maxBytes - journalBytes, maxPageBytes: config.maxPageBytes };
+  const { messages: messageBytes, journal: journalBytes } = sharesOfMaxBytes(config.maxBytes);
+  const outboxLimits = { capacity: config.capacity, maxBytes: messageBytes, maxPageBytes: config.maxPageBytes };
   const journalLimits = { capacity: config.capacity, maxBytes: journalBytes, maxPageBytes: config.maxPageBytes };
   const faultOptions = { initialRules: config.faults, seed: config.seed, maxRules: config.maxRules };
   const outcomeOptions = { initialRules: config.outcomeRules, seed: config.seed, maxRules: config.maxRules };
@@ -72,6 +83,7 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
       clockOffset,
       clock,
       dueWork: createMemoryDueWork(),
+      webhookDueWork: createMemoryDueWork(),
       webhooks: createMemoryWebhookStore(config.webhooks),
       deliveries: createMemoryDeliveryLog(config.maxWebhookDeliveries),
       shared: false,
@@ -101,6 +113,7 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
       clockOffset,
       clock,
       dueWork: redis.createRedisDueWork(connection, lease),
+      webhookDueWork: redis.createRedisDueWork(connection, lease, "webhooks:due"),
       webhooks: await redis.createRedisWebhookStore(connection, config.webhooks),
       deliveries: redis.createRedisDeliveryLog(connection, channel, config.maxWebhookDeliveries),
       shared: true,

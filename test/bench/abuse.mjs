@@ -1,8 +1,15 @@
 // The abuse section of the bench: RSS and a normal send's p99 while a client sends 900 KB
-// values, event streams never read, and a hostile glob is tried (issue 13's attacks).
+// values, event streams never read, and a hostile glob is tried (issue 13's attacks); then the
+// webhook engine under issue 28's: many webhooks and receivers that hang or are slow, large
+// rendered payloads, and a mixed soak. Knobs: BENCH_ABUSE_SOAK_SECONDS (each mixed soak's length,
+// default 60, 0 skips them), BENCH_ABUSE_CASES (the ids of the cases to run, comma-separated).
 
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { CLI, memoryOf, startServer, stopServer } from "./lib/servers.mjs";
 
 const MB = 1024 * 1024;
@@ -24,6 +31,11 @@ function call(url, method, body) {
   });
 }
 
+const SOAK_SECONDS = Number(process.env.BENCH_ABUSE_SOAK_SECONDS ?? 60);
+const ONLY_CASES = process.env.BENCH_ABUSE_CASES?.split(",").map((id) => id.trim()) ?? null;
+/** An advance with receivers that hang answers within webhook_timeout_ms (5 s) and some slack. */
+const ADVANCE_TARGET_MS = 6000;
+
 const normalBody = JSON.stringify({ to: "ada@example.com", template_id: "welcome", data: { name: "Ada", company: "Acme", login_url: "https://x.example" } });
 const bigBody = (to) => JSON.stringify({ to, template_id: "welcome", data: { name: "n".repeat(900_000), company: "Acme", login_url: "https://x.example" } });
 
@@ -38,9 +50,15 @@ async function under(url, pid, attack) {
   let failed = 0;
   let peakRss = 0;
   let done = false;
-  const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, memoryOf(pid).rss);
-  }, 50);
+  // A server that died has no /proc entry left: its peak so far stands, and the case says it died.
+  const sample = () => {
+    try {
+      peakRss = Math.max(peakRss, memoryOf(pid).rss);
+    } catch {
+      // gone
+    }
+  };
+  const sampler = setInterval(sample, 50);
   const normal = (async () => {
     while (!done) {
       const started = performance.now();
@@ -54,7 +72,7 @@ async function under(url, pid, attack) {
   done = true;
   await normal;
   clearInterval(sampler);
-  peakRss = Math.max(peakRss, memoryOf(pid).rss);
+  sample();
   latencies.sort((a, b) => a - b);
   const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? Infinity;
   return { normalSends: latencies.length, failed, p99Ms: Math.round(p99 * 10) / 10, peakRssBytes: peakRss };
@@ -115,28 +133,247 @@ async function clickedHugeLink(url) {
   return id;
 }
 
+/**
+ * A webhook receiver in this process that reads each body and throws it away, then answers 200
+ * after `delayMs`, or never (`"hang"`) until it is closed.
+ * @param {number | "hang"} delayMs
+ */
+async function aReceiver(delayMs) {
+  let received = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.once("end", () => {
+      received += 1;
+      if (delayMs === "hang") return;
+      setTimeout(() => res.writeHead(200).end(), delayMs);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(undefined)));
+  const { port } = /** @type {import("node:net").AddressInfo} */ (server.address());
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received: () => received,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve(undefined));
+      }),
+  };
+}
+
+/** The bodies and answers of the inspection API, as JSON; a send's message id. */
+async function json(url, method = "GET", body) {
+  const answer = await fetch(url, { method, headers: HEADERS, ...(body !== undefined && { body: JSON.stringify(body) }) });
+  return { status: answer.status, body: answer.status === 204 ? null : await answer.json().catch(() => null) };
+}
+
+/** A send whose rendered subject (and html and text) holds `bytes` characters of its name. */
+const largeBody = (to, bytes) =>
+  JSON.stringify({ to, template_id: "welcome", data: { name: "n".repeat(bytes), company: "Acme", login_url: "https://x.example" } });
+
+async function sendLarge(url, to, bytes) {
+  const answer = await json(`${url}/send`, "POST", JSON.parse(largeBody(to, bytes)));
+  return /** @type {string | undefined} */ (answer.body?.message_id);
+}
+
+/** Milliseconds `POST /_mock/clock` takes to answer an advance of `ms`. */
+async function timedAdvance(url, ms) {
+  const started = performance.now();
+  const answer = await json(`${url}/_mock/clock`, "POST", { advance_ms: ms });
+  if (answer.status !== 200) throw new Error(`advance answered ${answer.status}`);
+  return Math.round(performance.now() - started);
+}
+
+/**
+ * Row 1 of issue 28: 200 webhooks and 25 events by hand on one message of an ~800 KB rendered
+ * subject (the heap ran out after 25), until the receiver has every attempt (5,000 posts of 800 KB).
+ */
+async function manyWebhooksLargeEvents(url, notes, receiver) {
+  const before = receiver.received();
+  const id = await sendLarge(url, "large@example.com", 800_000);
+  let created = 0;
+  for (let event = 0; event < 25; event += 1) {
+    if ((await json(`${url}/_mock/messages/${id}/events`, "POST", { type: "message.opened" })).status === 201) created += 1;
+  }
+  const started = performance.now();
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline && receiver.received() - before < created * 200) await sleep(100);
+  notes.push(
+    `${created} events x 200 webhooks: ${receiver.received() - before} posts received in ${Math.round(performance.now() - started)} ms after the last event`,
+  );
+}
+
+/** Row 1 of issue 28, second part: one receiver that hangs, 45 messages of an ~800 KB subject, ~4,850 events by hand (it died there). */
+async function hungReceiverManyEvents(url, notes) {
+  let events = 0;
+  let refused = 0;
+  for (let message = 0; message < 45; message += 1) {
+    const id = await sendLarge(url, `hung${message}@example.com`, 800_000);
+    for (let event = 0; event < 108; event += 1) {
+      const answer = await json(`${url}/_mock/messages/${id}/events`, "POST", { type: "message.opened" });
+      if (answer.status === 201) events += 1;
+      else refused += 1;
+    }
+  }
+  notes.push(`${events} events by hand (${refused} refused: the message's max_events, or dropped for room)`);
+}
+
+/** Row 2 of issue 28: a receiver that never answers, 3 messages, an advance over all their attempts (120 s one after another), and another client's advance meanwhile. */
+async function hungReceiverAdvance(url, notes) {
+  for (let index = 0; index < 3; index += 1) await json(`${url}/send`, "POST", JSON.parse(normalBody));
+  const [advance, other] = await Promise.all([timedAdvance(url, 120_000), sleep(100).then(() => timedAdvance(url, 0))]);
+  notes.push(`advance 120 s: ${advance} ms, another client's advance_ms 0: ${other} ms`);
+  return { advanceMs: Math.max(advance, other) };
+}
+
+/** Row 2 of issue 28, second part: a receiver that answers in 100 ms, 20 sends a second for 30 s; what is still queued 2 s later, and an advance_ms 0. */
+async function slowReceiverSends(url, notes) {
+  const body = { ...JSON.parse(normalBody), to: "slow@example.com" };
+  for (let index = 0; index < 600; index += 1) {
+    void json(`${url}/send`, "POST", body);
+    await sleep(50);
+  }
+  await sleep(2000);
+  // Of these sends only: the normal client's keep coming.
+  const queued = (await json(`${url}/_mock/messages?to=slow@example.com&status=queued&limit=1`)).body?.total ?? -1;
+  const advance = await timedAdvance(url, 0);
+  notes.push(`600 sends at 20/s: ${queued} still queued 2 s after, advance_ms 0: ${advance} ms`);
+  return { leftBehind: queued, advanceMs: advance };
+}
+
+/**
+ * Row 3 of issue 28: one webhook, 600 sends of an ~800 KB rendered subject (the deliveries list
+ * kept every body: 1.1-1.5 GB), the clock advanced after every 4 so that each message's events
+ * (and their attempts) come before it is dropped for room.
+ */
+async function largeSendsOneWebhook(url, notes) {
+  for (let index = 0; index < 600; index += 4) {
+    await Promise.all([0, 1, 2, 3].map((offset) => sendLarge(url, `big${index + offset}@example.com`, 800_000)));
+    await timedAdvance(url, 2000);
+  }
+  const listed = (await json(`${url}/_mock/webhooks/deliveries?limit=10000`)).body?.deliveries ?? [];
+  notes.push(`600 sends, ${listed.length} attempts listed`);
+}
+
+/**
+ * Row 16 of issue 28: a mixed soak on a default server with three webhooks (one fast, one that
+ * answers in 100 ms, one that hangs): 4 senders with values of up to `maxBytes`, a reader of the
+ * messages list, events by hand and clock advances of 0; then what is still queued 3 s after.
+ */
+async function mixedSoak(url, maxBytes, notes) {
+  const until = Date.now() + SOAK_SECONDS * 1000;
+  const ids = [];
+  let sends = 0;
+  const sender = async (worker) => {
+    while (Date.now() < until) {
+      const bytes = Math.floor(Math.random() * maxBytes);
+      const id = await sendLarge(url, `soak${worker}@example.com`, bytes);
+      sends += 1;
+      if (id !== undefined) ids.push(id);
+    }
+  };
+  const reader = async () => {
+    while (Date.now() < until) {
+      await json(`${url}/_mock/messages?limit=20`);
+      await sleep(100);
+    }
+  };
+  const byHand = async () => {
+    while (Date.now() < until) {
+      const id = ids[Math.floor(Math.random() * ids.length)];
+      if (id !== undefined) await json(`${url}/_mock/messages/${id}/events`, "POST", { type: "message.opened" });
+      await sleep(50);
+    }
+  };
+  const advances = async () => {
+    while (Date.now() < until) {
+      await timedAdvance(url, 0);
+      await sleep(1000);
+    }
+  };
+  await Promise.all([0, 1, 2, 3].map(sender).concat([reader(), byHand(), advances()]));
+  await sleep(3000);
+  let queued = 0;
+  for (const worker of [0, 1, 2, 3]) queued += (await json(`${url}/_mock/messages?to=soak${worker}@example.com&status=queued&limit=1`)).body?.total ?? 0;
+  notes.push(`${sends} sends in ${SOAK_SECONDS} s, ${queued} still queued 3 s after`);
+  return { leftBehind: queued };
+}
+
+/** A config file of webhooks to these URLs, in a folder removed at the end of the section. */
+function configWith(folder, name, urls, extra = "") {
+  const file = path.join(folder, `${name}.yaml`);
+  writeFileSync(file, `webhooks:\n${urls.map((url) => `  - { url: "${url}" }\n`).join("")}${extra}`);
+  return file;
+}
+
 /** @returns {Promise<{ lines: string[], targets: { name: string, pass: boolean, detail: string }[], report: Record<string, unknown> }>} */
 export async function measureAbuse() {
+  const folder = mkdtempSync(path.join(os.tmpdir(), "sendmock-abuse-"));
+  const [fast, slow, hung] = await Promise.all([aReceiver(0), aReceiver(100), aReceiver("hang")]);
+  const plain = () => [];
+  const soaks =
+    SOAK_SECONDS > 0
+      ? [
+          [
+            "soak",
+            `mixed soak ${SOAK_SECONDS} s, values up to 300 KB, 3 webhooks`,
+            (url, notes) => mixedSoak(url, 300_000, notes),
+            () => [fast.url, slow.url, hung.url],
+          ],
+          [
+            "soak-small",
+            `mixed soak ${SOAK_SECONDS} s, small values, 3 webhooks`,
+            (url, notes) => mixedSoak(url, 100, notes),
+            () => [fast.url, slow.url, hung.url],
+          ],
+        ]
+      : [];
   const cases = [
-    ["300 sends of 900 KB values", (url) => bigSends(url, 300)],
-    ["20 event streams never read, 500 large messages", (url) => unreadStreams(url, 20, 500)],
-    ["hostile glob +(*a)b and a 70,000-char glob", (url) => hostileGlob(url)],
-    ["~800 KB first link, 101 message.clicked by hand", (url) => clickedHugeLink(url)],
-  ];
+    ["big", "300 sends of 900 KB values", (url) => bigSends(url, 300), plain],
+    ["streams", "20 event streams never read, 500 large messages", (url) => unreadStreams(url, 20, 500), plain],
+    ["glob", "hostile glob +(*a)b and a 70,000-char glob", (url) => hostileGlob(url), plain],
+    ["clicked-link", "~800 KB first link, 101 message.clicked by hand", (url) => clickedHugeLink(url), plain],
+    [
+      "webhooks-200",
+      "200 webhooks, 25 events of an 800 KB subject",
+      (url, notes) => manyWebhooksLargeEvents(url, notes, fast),
+      () => Array.from({ length: 200 }, () => fast.url),
+    ],
+    ["webhook-hung-events", "a hung receiver, ~4,850 events of 800 KB subjects", hungReceiverManyEvents, () => [hung.url]],
+    ["webhook-hung-advance", "a hung receiver, an advance over 3 messages", hungReceiverAdvance, () => [hung.url]],
+    ["webhook-slow", "a 100 ms receiver, 20 sends a second for 30 s", slowReceiverSends, () => [slow.url]],
+    ["webhook-large-sends", "one webhook, 600 sends of an 800 KB subject", largeSendsOneWebhook, () => [fast.url]],
+    ...soaks,
+  ].filter(([id]) => ONLY_CASES === null || ONLY_CASES.includes(id));
   const results = [];
-  for (const [label, attack] of cases) {
-    const server = await startServer("sendmock (abuse)", [CLI, "serve", "--port", "0"]);
-    try {
-      results.push({ label, ...(await under(server.url, server.pid, () => attack(server.url))) });
-    } finally {
-      await stopServer(server);
+  try {
+    for (const [id, label, attack, webhooks] of cases) {
+      const urls = webhooks();
+      const args = urls.length === 0 ? [] : ["--config", configWith(folder, id, urls)];
+      const server = await startServer("sendmock (abuse)", [CLI, "serve", "--port", "0", "--quiet", ...args]);
+      try {
+        /** @type {string[]} */
+        const notes = [];
+        let measured = {};
+        const run = await under(server.url, server.pid, async () => {
+          measured = (await attack(server.url, notes)) ?? {};
+        });
+        results.push({ id, label, ...run, ...measured, notes, exited: server.exited() });
+      } finally {
+        await stopServer(server);
+      }
     }
+  } finally {
+    await Promise.all([fast.close(), slow.close(), hung.close()]);
+    rmSync(folder, { recursive: true, force: true });
   }
   const lines = [
     "abuse (default settings; a normal send every 20 ms alongside):",
     ...results.map(
       (r) =>
-        `  ${r.label.padEnd(50)} peak RSS ${(r.peakRssBytes / MB).toFixed(0)} MB, normal send p99 ${r.p99Ms} ms over ${r.normalSends} sends, ${r.failed} failed`,
+        `  ${r.label.padEnd(52)} peak RSS ${(r.peakRssBytes / MB).toFixed(0)} MB, normal send p99 ${r.p99Ms} ms over ${r.normalSends} sends, ${r.failed} failed${
+          r.notes.length > 0 ? `; ${r.notes.join("; ")}` : ""
+        }`,
     ),
   ];
   const targets = [
@@ -148,9 +385,15 @@ export async function measureAbuse() {
     { name: "abuse: normal send p99 < 100 ms", pass: results.every((r) => r.p99Ms < P99_TARGET_MS), detail: results.map((r) => `${r.p99Ms} ms`).join(", ") },
     {
       name: "abuse: answers throughout",
-      pass: results.every((r) => r.failed === 0 && r.normalSends > 0),
-      detail: results.map((r) => `${r.failed} failed of ${r.normalSends}`).join(", "),
+      pass: results.every((r) => r.failed === 0 && r.normalSends > 0 && !r.exited),
+      detail: results.map((r) => `${r.failed} failed of ${r.normalSends}${r.exited ? " (the server died)" : ""}`).join(", "),
     },
+    ...results
+      .filter((r) => r.advanceMs !== undefined)
+      .map((r) => ({ name: `abuse: ${r.label}: advance < ${ADVANCE_TARGET_MS} ms`, pass: r.advanceMs < ADVANCE_TARGET_MS, detail: `${r.advanceMs} ms` })),
+    ...results
+      .filter((r) => r.leftBehind !== undefined)
+      .map((r) => ({ name: `abuse: ${r.label}: nothing left queued`, pass: r.leftBehind === 0, detail: `${r.leftBehind} still queued` })),
   ];
   return { lines, targets, report: { abuse: results } };
 }

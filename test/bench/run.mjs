@@ -5,7 +5,7 @@
 // (runs per scenario, default 3), BENCH_WARMUP (seconds of discarded load before each run,
 // default 1), BENCH_SOAK_SECONDS (length of the soak, default 60, 0 skips it), BENCH_ONLY=soak
 // (the soak alone), BENCH_ONLY=startup, abuse, log, webhooks or search (that section alone), BENCH_STRICT=1
-// (exit 2 when a target is missed).
+// (exit 2 when a target is missed); the abuse section's own knobs are in abuse.mjs.
 
 import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";

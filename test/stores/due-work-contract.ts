@@ -1,5 +1,5 @@
 // What every store of due work promises, whichever keeps it: items taken earliest first, each
-// once, held until completed, replaced by id, removed, cleared by kind.
+// once, held until completed, replaced by id, removed, cleared by kind, removed by group.
 
 import { describe, expect, it } from "vitest";
 import type { DueItem, DueWorkStore } from "../../src/domain/scheduler.js";
@@ -69,6 +69,24 @@ export function describeDueWorkContract(name: string, makeDueWork: MakeDueWork):
       await store.clear("lifecycle");
       expect(idsOf(await store.claimDue(9000, 10))).toEqual(["webhook:x"]);
       expect(await store.nextDueAtMs()).toBeUndefined();
+    });
+
+    it("forgets the items of removed groups, whatever their kind, and keeps the others", async () => {
+      const store = await makeDueWork();
+      const inGroup = (item: DueItem, group: string): DueItem => ({ ...item, group });
+      await store.put(inGroup(anItem("a1", 1000, "webhook"), "msg_a"));
+      await store.put(inGroup(anItem("a2", 2000, "webhook"), "msg_a"));
+      await store.put(inGroup(anItem("a3", 3000), "msg_a"));
+      await store.put(inGroup(anItem("b", 1500, "webhook"), "msg_b"));
+      await store.put(anItem("none", 2500));
+      // Taken once already: removing its group later is no concern of it.
+      await store.put(inGroup(anItem("c", 500, "webhook"), "msg_c"));
+      expect(idsOf(await store.claimDue(500, 10))).toEqual(["webhook:c"]);
+
+      await store.removeGroups(["msg_a", "msg_c", "msg_unknown"]);
+
+      expect(await store.size()).toBe(2);
+      expect(await store.claimDue(9000, 10)).toEqual([inGroup(anItem("b", 1500, "webhook"), "msg_b"), anItem("none", 2500)]);
     });
 
     it("hands each item to exactly one of many concurrent takers", async () => {

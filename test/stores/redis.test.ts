@@ -273,7 +273,7 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
     const [recording, listening] = [await aDeliveryLogOn(await aConnection(prefix), 10), await aDeliveryLogOn(await aConnection(prefix), 10)];
     const heard = nextDeliveries(listening, 1);
     const attempt = anAttempt("msg_a");
-    await recording.record(attempt);
+    await recording.add(attempt);
     expect(await heard).toEqual([attempt.delivery]);
     expect(await listening.list({})).toEqual([attempt.delivery]);
   });

@@ -14,6 +14,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 const LONGEST_FIRST = [
   "test/http/check-generative-defects.test.ts", // 8, half of it waiting on a slow server
   "test/http/faults.test.ts", // 6.6
+  "test/http/webhooks-hardened.test.ts", // 5.5, most of it 2,000 sends
   "test/http/check-generative.test.ts", // 4.7
   "test/e2e/robustness/fuzz.test.ts", // 27
   "test/e2e/docs.test.ts", // 15 timed alone: every code block of the docs, half of it child processes and waits

@@ -1,5 +1,5 @@
 // A webhook receiver on loopback for tests: records every delivery it gets and answers each with
-// the next of the answers it was told to give (200 once they run out), or never answers.
+// the next of the answers it was told to give (then its fallback, 200 unless told), late, or never.
 
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,8 +13,8 @@ export interface ReceivedDelivery {
   payload: WebhookPayload;
 }
 
-/** A status to answer with, or `hang` to keep the request open until the receiver closes. */
-export type ReceiverAnswer = number | "hang";
+/** A status to answer with, a status given `afterMs` late, or `hang` to keep the request open until the receiver closes. */
+export type ReceiverAnswer = number | "hang" | { status: number; afterMs: number };
 
 export interface WebhookReceiver {
   url: string;
@@ -24,23 +24,38 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-export async function aWebhookReceiver(): Promise<WebhookReceiver> {
+export interface ReceiverOptions {
+  /** The answer once those given to `answerWith` run out (default 200). */
+  fallback?: ReceiverAnswer;
+}
+
+export async function aWebhookReceiver(options: ReceiverOptions = {}): Promise<WebhookReceiver> {
   const received: ReceivedDelivery[] = [];
   const answers: ReceiverAnswer[] = [];
   const hanging = new Set<ServerResponse>();
+  const late = new Set<NodeJS.Timeout>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       received.push({ headers: req.headers, body, payload: JSON.parse(body) as WebhookPayload });
-      const answer = answers.shift() ?? 200;
+      const answer = answers.shift() ?? options.fallback ?? 200;
       if (answer === "hang") {
         hanging.add(res);
         return;
       }
-      res.statusCode = answer;
-      res.end("ok");
+      if (typeof answer === "number") {
+        res.statusCode = answer;
+        res.end("ok");
+        return;
+      }
+      const timer = setTimeout(() => {
+        late.delete(timer);
+        res.statusCode = answer.status;
+        res.end("ok");
+      }, answer.afterMs);
+      late.add(timer);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -51,6 +66,7 @@ export async function aWebhookReceiver(): Promise<WebhookReceiver> {
     answerWith: (...next) => answers.push(...next),
     close: () =>
       new Promise<void>((resolve) => {
+        for (const timer of late) clearTimeout(timer);
         for (const res of hanging) res.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
@@ -59,8 +75,8 @@ export async function aWebhookReceiver(): Promise<WebhookReceiver> {
 }
 
 /** A receiver closed when the current test finishes. */
-export async function aWebhookReceiverForThisTest(): Promise<WebhookReceiver> {
-  const receiver = await aWebhookReceiver();
+export async function aWebhookReceiverForThisTest(options: ReceiverOptions = {}): Promise<WebhookReceiver> {
+  const receiver = await aWebhookReceiver(options);
   onTestFinished(() => receiver.close());
   return receiver;
 }

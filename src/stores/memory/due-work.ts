@@ -68,8 +68,19 @@ class DueHeap {
 
 export function createMemoryDueWork(): DueWorkStore {
   const items = new Map<string, { item: DueItem; version: number }>();
+  // The ids of each group's items: a message dropped for room takes its items with it without a scan.
+  const groups = new Map<string, Set<string>>();
   let heap = new DueHeap();
   let puts = 0;
+
+  function forget(id: string): void {
+    const group = items.get(id)?.item.group;
+    items.delete(id);
+    if (group === undefined) return;
+    const ids = groups.get(group);
+    ids?.delete(id);
+    if (ids?.size === 0) groups.delete(group);
+  }
 
   const isLive = (entry: HeapEntry): boolean => items.get(entry.id)?.version === entry.version;
 
@@ -91,13 +102,19 @@ export function createMemoryDueWork(): DueWorkStore {
   return {
     put(item) {
       puts += 1;
+      forget(item.id);
       items.set(item.id, { item: { ...item }, version: puts });
+      if (item.group !== undefined) {
+        const ids = groups.get(item.group) ?? new Set<string>();
+        ids.add(item.id);
+        groups.set(item.group, ids);
+      }
       heap.push({ id: item.id, dueAtMs: item.dueAtMs, version: puts });
       compactIfMostlyStale();
       return Promise.resolve();
     },
     remove(ids) {
-      for (const id of ids) items.delete(id);
+      for (const id of ids) forget(id);
       compactIfMostlyStale();
       return Promise.resolve();
     },
@@ -106,7 +123,7 @@ export function createMemoryDueWork(): DueWorkStore {
       for (let top = earliest(); top !== undefined && top.dueAtMs <= nowMs && due.length < limit; top = earliest()) {
         heap.pop();
         const live = items.get(top.id);
-        items.delete(top.id);
+        forget(top.id);
         if (live) due.push(live.item);
       }
       return Promise.resolve(due);
@@ -115,7 +132,12 @@ export function createMemoryDueWork(): DueWorkStore {
     complete: () => Promise.resolve(),
     nextDueAtMs: () => Promise.resolve(earliest()?.dueAtMs),
     clear(kind) {
-      for (const [id, { item }] of items) if (item.kind === kind) items.delete(id);
+      for (const [id, { item }] of items) if (item.kind === kind) forget(id);
+      compactIfMostlyStale();
+      return Promise.resolve();
+    },
+    removeGroups(removed) {
+      for (const group of removed) for (const id of groups.get(group) ?? []) forget(id);
       compactIfMostlyStale();
       return Promise.resolve();
     },

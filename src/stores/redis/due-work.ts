@@ -61,11 +61,31 @@ for _, id in ipairs(redis.call('HKEYS', KEYS[2])) do
 end
 return 0`;
 
-/** @param lease this replica's: what it takes is held under it, and taken over once it is gone */
-export function createRedisDueWork(connection: RedisConnection, lease: ReplicaLease): DueWorkStore {
-  const dueSet = connection.key("due");
-  const itemsHash = connection.key("due:items");
-  const heldHash = connection.key("due:held");
+// KEYS: due set, items hash, held hash. ARGV: the groups. Reads every item: items of a group are
+// few and rarely removed this way (a message dropped with webhook retries still pending), so no
+// index of groups is kept up on every put and claim.
+const REMOVE_GROUPS_SCRIPT = `
+local wanted = {}
+for _, group in ipairs(ARGV) do wanted[group] = true end
+local fields = redis.call('HGETALL', KEYS[2])
+for i = 1, #fields, 2 do
+  local group = cjson.decode(fields[i + 1]).group
+  if group and wanted[group] then
+    redis.call('ZREM', KEYS[1], fields[i])
+    redis.call('HDEL', KEYS[2], fields[i])
+    redis.call('HDEL', KEYS[3], fields[i])
+  end
+end
+return 0`;
+
+/**
+ * @param lease this replica's: what it takes is held under it, and taken over once it is gone
+ * @param name the keys' name under the prefix: each store of due work has its own.
+ */
+export function createRedisDueWork(connection: RedisConnection, lease: ReplicaLease, name = "due"): DueWorkStore {
+  const dueSet = connection.key(name);
+  const itemsHash = connection.key(`${name}:items`);
+  const heldHash = connection.key(`${name}:held`);
   // The token each item was taken under, by the very object handed out: the scheduler completes
   // that object, and an id taken again later (its next step) has another token.
   const tokens = new WeakMap<DueItem, string>();
@@ -114,6 +134,10 @@ export function createRedisDueWork(connection: RedisConnection, lease: ReplicaLe
     },
     async clear(kind) {
       await connection.run((redis) => redis.eval(CLEAR_KIND_SCRIPT, 3, dueSet, itemsHash, heldHash, `${kind}:`));
+    },
+    async removeGroups(groups) {
+      if (groups.length === 0) return;
+      await connection.run((redis) => redis.eval(REMOVE_GROUPS_SCRIPT, 3, dueSet, itemsHash, heldHash, ...groups));
     },
     size: () => connection.run((redis) => redis.zcard(dueSet)),
   };

@@ -1,9 +1,10 @@
 // Webhooks and their delivery attempts in Redis, shared by replicas: the webhooks by id in a hash
 // with their order in a list and the disabled ones in a set; the start-up webhooks written once,
 // by the first replica on a prefix, so that every replica (and every reset) uses the same ids and
-// generated secrets; the attempts in a capped list, newest first, each told to every replica.
+// generated secrets; the attempts by id beside a capped list of their ids, newest first, each
+// attempt told to every replica when it ends.
 
-import { selectDeliveries, type DeliveryLog, type StoredDelivery, type WebhookStore } from "../../domain/webhooks.js";
+import { attemptKeyOf, inWireOrder, selectDeliveries, type DeliveryLog, type StoredDelivery, type WebhookStore } from "../../domain/webhooks.js";
 import type { Webhook } from "../../wire.js";
 import type { StoreChannel } from "./channel.js";
 import type { RedisConnection } from "./connection.js";
@@ -83,28 +84,99 @@ export async function createRedisWebhookStore(connection: RedisConnection, start
   };
 }
 
+// KEYS: ids list (newest first), items hash, highest number per attempt key, listed per attempt key.
+// ARGV: id, the attempt's JSON, its attempt key, capacity, channel. Numbers the attempt and lists
+// it in one step, so attempts made at once on any replica never share a number; the oldest go
+// past capacity, each taking its count with it. Answers the attempt as listed.
+const ADD_DELIVERY_SCRIPT = `
+local stored = cjson.decode(ARGV[2])
+local key = ARGV[3]
+local highest = tonumber(redis.call('HGET', KEYS[3], key) or '0')
+stored.delivery.attempt = math.max(stored.delivery.attempt, highest + 1)
+local json = cjson.encode(stored)
+redis.call('HSET', KEYS[3], key, stored.delivery.attempt)
+redis.call('HINCRBY', KEYS[4], key, 1)
+redis.call('HSET', KEYS[2], ARGV[1], json)
+redis.call('LPUSH', KEYS[1], ARGV[1])
+while redis.call('LLEN', KEYS[1]) > tonumber(ARGV[4]) do
+  local gone = redis.call('RPOP', KEYS[1])
+  local text = redis.call('HGET', KEYS[2], gone)
+  redis.call('HDEL', KEYS[2], gone)
+  if text then
+    local old = cjson.decode(text)
+    local oldKey = old.delivery.event_id .. '/' .. old.delivery.webhook_id .. '/' .. old.copy
+    if redis.call('HINCRBY', KEYS[4], oldKey, -1) <= 0 then
+      redis.call('HDEL', KEYS[4], oldKey)
+      redis.call('HDEL', KEYS[3], oldKey)
+    end
+  end
+end
+if stored.delivery.status ~= cjson.null or stored.delivery.error ~= cjson.null then
+  redis.call('PUBLISH', ARGV[5], cjson.encode({type = 'delivery', delivery = stored.delivery}))
+end
+return json`;
+
+// KEYS: items hash. ARGV: id, the delivery's JSON, channel. Replaces a listed attempt's delivery
+// with how it ended, keeping its number; nothing when it is no longer listed.
+const SETTLE_DELIVERY_SCRIPT = `
+local text = redis.call('HGET', KEYS[1], ARGV[1])
+if not text then return 0 end
+local stored = cjson.decode(text)
+local delivery = cjson.decode(ARGV[2])
+delivery.attempt = stored.delivery.attempt
+stored.delivery = delivery
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(stored))
+redis.call('PUBLISH', ARGV[3], cjson.encode({type = 'delivery', delivery = delivery}))
+return 1`;
+
+/** A stored attempt as a script wrote it back: its delivery's fields in their documented order. */
+function storedOf(text: string): StoredDelivery {
+  const stored = JSON.parse(text) as StoredDelivery;
+  return { ...stored, delivery: inWireOrder(stored.delivery) };
+}
+
 export function createRedisDeliveryLog(connection: RedisConnection, channel: StoreChannel, capacity: number): DeliveryLog {
-  const attemptsList = connection.key("webhooks:deliveries");
+  const idsList = connection.key("webhooks:deliveries:ids");
+  const itemsHash = connection.key("webhooks:deliveries:items");
+  const highestHash = connection.key("webhooks:deliveries:highest");
+  const listedHash = connection.key("webhooks:deliveries:listed");
   // At most `capacity` entries of a few hundred bytes each: reading them all to filter stays cheap.
-  const all = async (): Promise<StoredDelivery[]> =>
-    (await connection.run((redis) => redis.lrange(attemptsList, 0, capacity - 1))).map((text) => JSON.parse(text) as StoredDelivery);
+  const all = async (): Promise<StoredDelivery[]> => {
+    const ids = await connection.run((redis) => redis.lrange(idsList, 0, capacity - 1));
+    if (ids.length === 0) return [];
+    const texts = await connection.run((redis) => redis.hmget(itemsHash, ...ids));
+    return texts.flatMap((text) => (text === null ? [] : [storedOf(text)]));
+  };
   return {
-    async record(attempt) {
-      await connection.run((redis) =>
-        redis
-          .multi()
-          .lpush(attemptsList, JSON.stringify(attempt))
-          .ltrim(attemptsList, 0, capacity - 1)
-          // In the same transaction: a replica that hears of an attempt finds it listed.
-          .publish(channel.name, JSON.stringify({ type: "delivery", delivery: attempt.delivery }))
-          .exec(),
-      );
+    async add(attempt) {
+      const listed = (await connection.run((redis) =>
+        redis.eval(
+          ADD_DELIVERY_SCRIPT,
+          4,
+          idsList,
+          itemsHash,
+          highestHash,
+          listedHash,
+          attempt.delivery.id,
+          JSON.stringify(attempt),
+          attemptKeyOf(attempt),
+          String(capacity),
+          channel.name,
+        ),
+      )) as string;
+      return storedOf(listed).delivery;
+    },
+    async settle(delivery) {
+      await connection.run((redis) => redis.eval(SETTLE_DELIVERY_SCRIPT, 1, itemsHash, delivery.id, JSON.stringify(delivery), channel.name));
     },
     list: async (filter) => selectDeliveries(await all(), filter),
-    get: async (id) => (await all()).find((attempt) => attempt.delivery.id === id),
-    async clear() {
-      await connection.run((redis) => redis.del(attemptsList));
+    async get(id) {
+      const text = await connection.run((redis) => redis.hget(itemsHash, id));
+      return text === null ? undefined : storedOf(text);
     },
-    onRecord: (listener) => channel.on("delivery", (event) => listener(event.delivery)),
+    async clear() {
+      await connection.run((redis) => redis.del(idsList, itemsHash, highestHash, listedHash));
+    },
+    onRecord: (listener) => channel.on("delivery", (event) => listener(inWireOrder(event.delivery))),
   };
 }

@@ -1,5 +1,6 @@
 // The webhook attempts of one open message, newest first: each attempt's event, webhook, number,
-// answer, duration and time, with a Replay button; attempts heard on the event stream join live.
+// answer (or that it is still waiting), duration and time, with a Replay button; attempts heard on
+// the event stream join live, or take the place of the waiting one they ended.
 
 import { listWebhookDeliveries, listWebhooks, replayWebhookDelivery } from "../api.js";
 import { h, syncList } from "../dom.js";
@@ -32,14 +33,15 @@ export function createWebhookDeliveries(messageId) {
     if (loaded && deliveries.length === 0) note.textContent = "No webhook attempts: no webhook takes this message's events yet.";
     syncList(list, deliveries, {
       key: (delivery) => delivery.id,
-      // An attempt never changes; its webhook's url may become known later.
-      version: (delivery) => `${delivery.id} ${webhookUrls.has(delivery.webhook_id)}`,
+      // An attempt changes once, when it ends; its webhook's url may become known later.
+      version: (delivery) => `${delivery.id} ${delivery.status} ${delivery.error} ${webhookUrls.has(delivery.webhook_id)}`,
       render: deliveryItem,
     });
   }
 
   function deliveryItem(delivery) {
     const webhook = webhookUrls.get(delivery.webhook_id) ?? delivery.webhook_id;
+    const waiting = delivery.status === null && delivery.error === null;
     const failed = delivery.status === null || delivery.status < 200 || delivery.status >= 300;
     return h(
       "li",
@@ -50,7 +52,7 @@ export function createWebhookDeliveries(messageId) {
       h(
         "span",
         { class: `badge status-badge ${statusClass(delivery.status ?? 0)}`, "data-testid": "webhook-delivery-status" },
-        delivery.status === null ? "no answer" : String(delivery.status),
+        waiting ? "waiting" : delivery.status === null ? "no answer" : String(delivery.status),
       ),
       failed && delivery.error !== null ? h("span", { class: "delivery-error" }, delivery.error) : null,
       h("span", { class: "timeline-time" }, preciseTimeOf(delivery.at), h("span", { class: "muted" }, ` · ${durationText(delivery.duration_ms)}`)),
@@ -88,8 +90,11 @@ export function createWebhookDeliveries(messageId) {
   }
 
   function add(delivery) {
-    if (delivery.message_id !== messageId || deliveries.some((known) => known.id === delivery.id)) return;
-    deliveries = [delivery, ...deliveries];
+    if (delivery.message_id !== messageId) return;
+    // An attempt that ended takes the place of its waiting self; the same attempt twice (the replay's answer and the stream) stays one.
+    const known = deliveries.findIndex((other) => other.id === delivery.id);
+    if (known >= 0) deliveries = deliveries.map((other, index) => (index === known ? delivery : other));
+    else deliveries = [delivery, ...deliveries];
     draw();
     if (!webhookUrls.has(delivery.webhook_id)) refreshWebhooks().then(draw, () => undefined);
   }
