@@ -43,8 +43,20 @@ export interface DueWorkStore {
   size(): Promise<number>;
 }
 
-/** Runs the items of one kind; `dueAtMs` is when it was due on the mock's clock (its events' time). */
-export type DueHandler = (payload: string, dueAtMs: number) => Promise<void>;
+/**
+ * Runs the items of one kind; `dueAtMs` is when it was due on the mock's clock (its events' time).
+ * A handler that only starts the work (a webhook attempt handed to the delivery pool) answers
+ * `{running}`: the item stays held until that settles, so a replica that goes meanwhile leaves it
+ * to the others instead of losing it.
+ */
+export type DueHandler = (payload: string, dueAtMs: number) => Promise<unknown>;
+
+/** What a handler that only starts its work answers: the work, running. */
+export interface StartedWork {
+  running: Promise<void>;
+}
+
+const isStarted = (value: unknown): value is StartedWork => typeof value === "object" && value !== null && "running" in value;
 
 export interface Scheduler {
   /** Schedules `payload` for `dueAtMs`, in `group` if given; replaces what `kind:key` had. */
@@ -132,14 +144,22 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     timer.unref();
   }
 
+  /** Runs an item and ends its hold: at once, or in the background once what it started has settled. */
   async function runItem(item: DueItem): Promise<void> {
     const handler = handlers[item.kind];
-    if (handler === undefined) return;
+    let started: StartedWork | undefined;
     try {
-      await handler(item.payload, item.dueAtMs);
+      const result: unknown = handler === undefined ? undefined : await handler(item.payload, item.dueAtMs);
+      if (isStarted(result)) started = result;
     } catch (error) {
       options.onError?.(error, item);
     }
+    if (started === undefined) {
+      await store.complete(item);
+      return;
+    }
+    // Stopped meanwhile: the hold stays, and on a shared store another replica takes the item.
+    void started.running.then(() => (stopped ? undefined : store.complete(item))).catch((error: unknown) => options.onError?.(error, item));
   }
 
   async function runOnce(): Promise<void> {
@@ -159,7 +179,6 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           break;
         }
         await runItem(item);
-        await store.complete(item);
         if (performance.now() - sliceStartedAt >= SLICE_MS) {
           await nextTurn();
           sliceStartedAt = performance.now();

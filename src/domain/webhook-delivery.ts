@@ -159,12 +159,10 @@ export function createWebhookDelivering(deps: WebhookDeliveryDeps): WebhookDeliv
   const scheduler = createScheduler({
     store: dueWork,
     clock,
-    // Handing an attempt to the pool is all a run does: the attempt is made beside the others.
+    // Handing an attempt to the pool is all a run does: the attempt is made beside the others,
+    // and the item is held until it has been made (a replica stopped before leaves it to another).
     handlers: {
-      [WEBHOOK_ATTEMPT]: (payload, dueAtMs) => {
-        void pool.add(jobOf(JSON.parse(payload) as AttemptItem, dueAtMs));
-        return Promise.resolve();
-      },
+      [WEBHOOK_ATTEMPT]: (payload, dueAtMs) => Promise.resolve({ running: pool.add(jobOf(JSON.parse(payload) as AttemptItem, dueAtMs)) }),
     },
     room: () => pool.room(),
     ...(deps.maxSleepMs !== undefined && { maxSleepMs: deps.maxSleepMs }),

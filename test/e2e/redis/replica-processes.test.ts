@@ -129,10 +129,11 @@ describe.skipIf(skipReason !== undefined)("a replica that goes while it holds sh
       for (const typesOfOne of types) expect(typesOfOne.filter((type, index) => type !== typesOfOne[index - 1])).toEqual(["message.sent", "message.delivered"]);
       const deliveredEvents = new Set(receiver.received.map(({ payload }) => `${payload.data.message_id} ${payload.type}`));
       expect([...deliveredEvents].sort()).toEqual(ids.flatMap((id) => [`${id} message.delivered`, `${id} message.sent`]).sort());
-      // Only what A was running when it went may run twice (a step whose event was recorded, a
-      // webhook posted, before A could mark it done): A runs one item at a time.
+      // Only what A was running when it went may run twice (a step whose event was recorded, an
+      // attempt posted, before A could mark it done): A runs one lifecycle step at a time, and at
+      // most webhook_concurrency (32) webhook attempts side by side.
       expect(types.flat().length - 2 * count).toBeLessThanOrEqual(1);
-      expect(receiver.received.length - 2 * count).toBeLessThanOrEqual(1);
+      expect(receiver.received.length - 2 * count).toBeLessThanOrEqual(32);
     },
   );
 
