@@ -179,7 +179,7 @@ export function registerCheck(program: Command): void {
     .option("--timeout <ms>", "per-request timeout in milliseconds", parseTimeout, 10_000)
     .option(
       "--generate <n>",
-      "requests to generate from openapi/send.yaml and judge with the named checks (0: none)",
+      "requests to generate from the contract and judge with the named checks (0: none)",
       wholeNumber(0, MAX_GENERATE, "of requests"),
       100,
     )
