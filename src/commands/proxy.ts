@@ -4,6 +4,7 @@ import path from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import type { SendMockOptions } from "../config.js";
 import { isHttpUrl } from "../domain/addresses.js";
+import { DEFAULT_CONTRACT } from "../contract/choice.js";
 import { bannerOf } from "./banner.js";
 import { createCommandLog } from "./log.js";
 import { addMockFlags, closeOnSignals, fail, logDetailOf, optionsFromFlags, startMockOrFail, type ServeFlags } from "./shared.js";
@@ -52,7 +53,7 @@ export function registerProxy(program: Command): void {
     .option(
       "--contract <contract>",
       "what both directions are judged by: published (openapi/service.yaml, what the service's spec publishes), sendmock (openapi/send.yaml) or an OpenAPI 3.x file with POST /send",
-      "published",
+      DEFAULT_CONTRACT,
     );
   addMockFlags(command, {
     templates: "folder of templates used to render captured messages (default: the shipped fixtures/templates)",

@@ -2,7 +2,7 @@
 // sendmock's own stricter one, or any OpenAPI 3.x document with POST /send.
 
 import path from "node:path";
-import { createContractChecker, type ContractChecker } from "./check.js";
+import type { ContractChecker } from "./check.js";
 import { loadContract, SEND_CONTRACT, SERVICE_CONTRACT } from "./load.js";
 
 /** `published` (openapi/service.yaml), `sendmock` (openapi/send.yaml), or a file path. */
@@ -33,5 +33,8 @@ function labelOf(choice: ContractChoice): string {
 
 /** The checker for a choice; a file that is no OpenAPI 3.x document with POST /send throws a ContractError naming it. */
 export async function chooseContract(choice: ContractChoice = DEFAULT_CONTRACT): Promise<ChosenContract> {
+  // Loaded here, not with this module: the bin imports DEFAULT_CONTRACT for its flags, and the
+  // checker brings swagger-parser and ajv's 2020 draft into every `sendmock serve` start.
+  const { createContractChecker } = await import("./check.js");
   return { choice, label: labelOf(choice), checker: await createContractChecker(await loadContract(fileOf(choice))) };
 }
