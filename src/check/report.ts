@@ -2,7 +2,7 @@
 
 import type { ContractViolation } from "../contract/violations.js";
 import type { CheckReport, CheckResult } from "./run-check.js";
-import { inconclusiveLine } from "./transport.js";
+import type { InconclusiveTally } from "./transport.js";
 
 /** What a problem is about as shown: `/status`, `/headers/…`, `/body/…`; the empty pointer (the exchange as a whole) reads `(answer)`. */
 export function showPointer(path: string): string {
@@ -136,4 +136,17 @@ export function junitXml(report: CheckReport, target: string): string {
     cases.join("") +
     `  </testsuite>\n</testsuites>\n`
   );
+}
+
+/** The one line that says why requests were left unjudged and which flag helps; undefined when none were. */
+export function inconclusiveLine(tally: Readonly<InconclusiveTally>): string | undefined {
+  const total = tally.rate_limited + tally.key_refused + tally.not_sent;
+  if (total === 0) return undefined;
+  const parts: string[] = [];
+  if (tally.rate_limited > 0)
+    parts.push(`${tally.rate_limited} rate limited (pace the run with --rate-limit N/s or N/m under the target's limit, or raise --max-retries)`);
+  if (tally.key_refused > 0)
+    parts.push(`${tally.key_refused} refused the API key with 401/403 (pass a key the target accepts: --api-key or $SENDMOCK_API_KEY)`);
+  if (tally.not_sent > 0) parts.push(`${tally.not_sent} not sent after too many in a row (--max-inconclusive)`);
+  return `inconclusive: ${total} ${total === 1 ? "request" : "requests"} without a judgeable answer: ${parts.join("; ")}`;
 }

@@ -175,16 +175,3 @@ export function createTransport(options: TransportOptions): Transport {
     },
   };
 }
-
-/** The one line that says why requests were left unjudged and which flag helps; undefined when none were. */
-export function inconclusiveLine(tally: Readonly<InconclusiveTally>): string | undefined {
-  const total = tally.rate_limited + tally.key_refused + tally.not_sent;
-  if (total === 0) return undefined;
-  const parts: string[] = [];
-  if (tally.rate_limited > 0)
-    parts.push(`${tally.rate_limited} rate limited (pace the run with --rate-limit N/s or N/m under the target's limit, or raise --max-retries)`);
-  if (tally.key_refused > 0)
-    parts.push(`${tally.key_refused} refused the API key with 401/403 (pass a key the target accepts: --api-key or $SENDMOCK_API_KEY)`);
-  if (tally.not_sent > 0) parts.push(`${tally.not_sent} not sent after too many in a row (--max-inconclusive)`);
-  return `inconclusive: ${total} ${total === 1 ? "request" : "requests"} without a judgeable answer: ${parts.join("; ")}`;
-}
