@@ -18,7 +18,7 @@ export default tseslint.config(
     },
   },
   // The layers (see CONTRIBUTING.md, "Tooling"): domain/ is interfaces and pure logic, stores/ implement
-  // its interfaces, http/ is express at the edge. Import cycles are checked by scripts/check-cycles.mjs.
+  // its interfaces, send/ is POST /send's core (a request value in, an outcome out), http/ is the edge. Import cycles are checked by scripts/check-cycles.mjs.
   {
     files: ["src/domain/**/*.ts"],
     rules: {
@@ -46,6 +46,27 @@ export default tseslint.config(
           patterns: [
             { group: ["express", "express-*", "**/http/**", "**/ui/**"], message: "stores/ keep state; HTTP is http/'s business." },
             { group: ["**/app.js", "**/mock.js", "**/server.js", "**/commands/**"], message: "stores/ are picked by the mock, not the other way round." },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/send/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["express", "express-*", "cors", "body-parser", "**/http/**", "**/ui/**"],
+              message: "send/ is the core: a request value in, an outcome out; sockets are http/'s.",
+            },
+            { group: ["ioredis", "**/stores/**", "**/stores"], message: "send/ reaches state through the domain's interfaces." },
+            {
+              group: ["**/config", "**/config.js", "**/app.js", "**/mock.js", "**/server.js", "**/commands/**"],
+              message: "send/ is given what it needs by the mock.",
+            },
           ],
         },
       ],

@@ -1,4 +1,4 @@
-// createApp(): the middleware order and the mounting of routes, nothing else.
+// createApp(): the middleware order and the mounting of routes, nothing else; /send goes to its own core first.
 
 import cors from "cors";
 import express, { type NextFunction, type Request, type Response } from "express";
@@ -8,27 +8,32 @@ import { createAdminRoutes, type AdminRoutesDeps } from "./http/admin-routes.js"
 import { createInboxPage } from "./http/inbox-page.js";
 import { logInspectionCalls } from "./http/inspection-log.js";
 import { refuseCrossSiteWrites, refuseForeignHosts } from "./http/request-guards.js";
-import { createProxyRoutes, type ProxyRoutesDeps } from "./http/proxy-routes.js";
-import { createSendRoutes, type SendRoutesDeps } from "./http/send-routes.js";
+import type { SendEdge } from "./http/send-edge.js";
 import type { InspectionCall } from "./domain/request-log.js";
 import type { SettingsStore } from "./domain/settings.js";
 
 export interface AppDeps {
-  send: SendRoutesDeps;
+  /** POST /send (any method on /send): the same core the server hands such requests to straight from node:http. */
+  send: SendEdge;
   admin: AdminRoutesDeps;
-  /** Proxy mode: POST /send is relayed to the real service instead of the local pipeline. */
-  proxy: ProxyRoutesDeps | null;
   corsOrigins: string[];
   /** Set when bound to loopback: see http/request-guards.ts. */
   hostGuard: { boundToLoopback: boolean; allowedHosts: string[] };
   settings: SettingsStore;
   statusCodes: Partial<Record<ErrorCode, number>>;
+  /** Whatever a route threw -> the ApiError to answer with, a bug logged on the way. */
+  translate: (error: unknown, body: unknown) => ApiError;
   /** A verbose request log's line for each /_mock call; absent, the calls are not timed at all. */
   logInspectionCall?: (call: InspectionCall) => void;
 }
 
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
+  // First, so that supertest on this app reaches the one core the server runs for /send.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (deps.send.owns(req)) deps.send.handle(req, res);
+    else next();
+  });
   app.disable("x-powered-by");
   // Answers change with every capture and are read once; hashing each 100 KB list for an ETag
   // cost a fifth of the inspection API's time in the bench, and a 304 would hide a poll's answer.
@@ -47,13 +52,14 @@ export function createApp(deps: AppDeps): express.Express {
   if (deps.corsOrigins.length > 0) app.use(cors({ origin: deps.corsOrigins }));
   app.use("/_mock", refuseCrossSiteWrites({ corsOrigins: deps.corsOrigins }));
 
-  app.use(deps.proxy ? createProxyRoutes(deps.proxy) : createSendRoutes(deps.send));
   app.use(createInboxPage());
   app.use(createAdminRoutes(deps.admin));
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new ApiError("not_found", `No route ${req.method} ${req.path}: the send API is POST /send, the inspection API is under /_mock`));
   });
-  app.use(createErrorHandler({ shape: () => deps.settings.current().responseShape, statusCodes: deps.statusCodes, quoteBody: false }));
+  app.use(
+    createErrorHandler({ shape: () => deps.settings.current().responseShape, statusCodes: deps.statusCodes, quoteBody: false, translate: deps.translate }),
+  );
   return app;
 }

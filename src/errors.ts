@@ -48,6 +48,8 @@ export interface ApiErrorOptions {
   status?: number;
   headers?: Record<string, string>;
   violations?: Violation[];
+  /** What went wrong underneath, for the log: a bug wrapped as a server_error keeps its stack here. */
+  cause?: unknown;
 }
 
 /** At most MAX_VIOLATIONS, each cut short, and a last one that counts the rest. */
@@ -74,7 +76,7 @@ export class ApiError extends Error {
     Error.stackTraceLimit = 0;
     // Messages and violations quote what the client sent: cut here, every answer and journal
     // entry that repeats them stays small whatever the request held.
-    super(excerpt(message, MAX_MESSAGE_CHARS));
+    super(excerpt(message, MAX_MESSAGE_CHARS), options.cause === undefined ? undefined : { cause: options.cause });
     Error.stackTraceLimit = stackTraceLimit;
     this.name = "ApiError";
     this.code = code;

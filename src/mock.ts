@@ -28,6 +28,12 @@ import { webhookPayloadCheck } from "./contract/webhook-payload.js";
 import { postWebhook } from "./http/webhook-client.js";
 import { checkedSettings } from "./http/settings-change.js";
 import { operationChecks } from "./contract/operation-checks.js";
+import type { RequestListener } from "node:http";
+import { createProxyPipeline } from "./http/proxy-pipeline.js";
+import { createSendEdge } from "./http/send-edge.js";
+import { createSendWriter } from "./http/send-writer.js";
+import { createErrorTranslator, describeUnexpected } from "./http/unexpected.js";
+import { createSendPipeline } from "./send/pipeline.js";
 
 /** A mock that is built but not listening: use `app` with supertest. */
 export interface SendMock {
@@ -189,27 +195,58 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   void scheduler.runDue().catch(() => undefined);
   void delivering.runDue(clock.nowMs()).catch(() => undefined);
   const { requestLog } = config;
-  const logRequest = requestLog?.send.bind(requestLog);
-  const app = createApp({
-    send: {
-      contract: sendContract,
-      keys,
-      settings,
-      sendService,
+  // A bug is told on the log the user gave, else on stderr: a library user sees it beside the failing test.
+  const logBug = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const translate = createErrorTranslator((error) => logBug(describeUnexpected(error)));
+  const sendChecks = operationChecks(sendContract, "/send", "post");
+  const sendEdge = createSendEdge({
+    answer: config.proxy
+      ? createProxyPipeline({
+          ...config.proxy,
+          // Loaded here, as the answer checker above is: swagger-parser is a CommonJS module that
+          // requires an ES one, which a default jest project cannot load.
+          checker: (await (await import("./contract/choice.js")).chooseContract(config.proxy.contract)).checker,
+          // The real service decides what happens to what it accepted: no local lifecycle.
+          sendService: createSendService({ catalog: templates, outbox, now: () => clock.now() }),
+          settings,
+          statusCodes: config.statusCodes,
+          toApiError: translate,
+        })
+      : createSendPipeline({
+          keys,
+          limiter,
+          settings,
+          idempotency: stores.idempotency,
+          sendService,
+          checks: sendChecks,
+          statusCodes: config.statusCodes,
+          toApiError: translate,
+          faults,
+          allowFaultHeader: config.allowFaultHeader,
+          allowMagicRecipients: config.allowMagicRecipients,
+          shutdown: shutdown.signal,
+        }),
+    watchClient: config.proxy !== null,
+    write: createSendWriter({
+      checks: sendChecks,
+      answerChecker,
+      idempotency: stores.idempotency,
       journal,
       journalBodyBytes: config.journalBodyBytes,
-      bodyLimitBytes: config.bodyLimitBytes,
+      logRequest: requestLog?.send.bind(requestLog),
+      settings,
       statusCodes: config.statusCodes,
-      logRequest,
-      limiter,
-      idempotency: stores.idempotency,
-      faults,
-      allowFaultHeader: config.allowFaultHeader,
-      allowMagicRecipients: config.allowMagicRecipients,
-      answerChecker,
+      toApiError: translate,
       shutdown: shutdown.signal,
-    },
+    }),
+    bodyLimitBytes: config.bodyLimitBytes,
+    corsOrigins: config.corsOrigins,
+    reportUnexpected: (error) => logBug(describeUnexpected(error)),
+  });
+  const app = createApp({
+    send: sendEdge,
     admin: {
+      translate,
       contract: adminContract,
       sendContractSource: sendContract.source,
       adminContractSource: adminContract.source,
@@ -230,24 +267,11 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       shutdown: shutdown.signal,
       onReset,
     },
-    proxy: config.proxy && {
-      ...config.proxy,
-      // Loaded here, as the answer checker above is: swagger-parser is a CommonJS module that
-      // requires an ES one, which a default jest project cannot load.
-      checker: (await (await import("./contract/choice.js")).chooseContract(config.proxy.contract)).checker,
-      journal,
-      journalBodyBytes: config.journalBodyBytes,
-      // The real service decides what happens to what it accepted: no local lifecycle.
-      sendService: createSendService({ catalog: templates, outbox, now: () => clock.now() }),
-      settings,
-      bodyLimitBytes: config.bodyLimitBytes,
-      statusCodes: config.statusCodes,
-      logRequest,
-    },
     corsOrigins: config.corsOrigins,
     hostGuard: { boundToLoopback: isLoopbackHost(config.host), allowedHosts: config.allowedHosts },
     settings,
     statusCodes: config.statusCodes,
+    translate,
     logInspectionCall: requestLog?.inspection?.bind(requestLog),
   });
 
@@ -276,7 +300,12 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       return stores.close();
     },
   };
-  return { mock, stopWaiting, closeStores: () => stores.close() };
+  // Straight from node:http to the core for /send; express for the rest.
+  const serve: RequestListener = (req, res) => {
+    if (sendEdge.owns(req)) sendEdge.handle(req, res);
+    else app(req, res);
+  };
+  return { mock, serve, stopWaiting, closeStores: () => stores.close() };
 }
 
 /**
@@ -301,7 +330,7 @@ export function createSendMock(options: SendMockOptions = {}): Promise<SendMock>
  */
 export async function startSendMock(options: SendMockOptions = {}, optionsSource: OptionsSource = "options"): Promise<RunningSendMock> {
   let port = 0;
-  const { mock, stopWaiting, closeStores } = await buildSendMock(options, optionsSource, () => port);
+  const { mock, serve, stopWaiting, closeStores } = await buildSendMock(options, optionsSource, () => port);
   let server;
   try {
     const { config } = mock;
@@ -311,7 +340,7 @@ export async function startSendMock(options: SendMockOptions = {}, optionsSource
       keepAliveTimeoutMs: config.keepAliveTimeoutMs,
       maxHeaderBytes: config.maxHeaderBytes,
     };
-    server = await listen(mock.app, {
+    server = await listen(serve, {
       host: config.host,
       port: config.port,
       limits,

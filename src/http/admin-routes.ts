@@ -29,6 +29,8 @@ import { configView, templateDetail, templateSummary } from "./views.js";
 import { settingsChangeOf } from "./settings-change.js";
 
 export interface AdminRoutesDeps {
+  /** Whatever a route threw -> the ApiError to answer with, a bug logged on the way. */
+  translate: (error: unknown, body: unknown) => ApiError;
   contract: Contract;
   /** The send contract as written, served at GET /openapi.yaml. */
   sendContractSource: string;
@@ -108,7 +110,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
 
   router.use("/_mock", requireAdminToken(deps.config.adminToken), ...readAdminBodies("100kb"));
   // The inspection API answers its errors in shape a, whatever the send API's shape is.
-  const answerError = createErrorHandler({ shape: () => "a", statusCodes: {}, quoteBody: true });
+  const answerError = createErrorHandler({ shape: () => "a", statusCodes: {}, quoteBody: true, translate: deps.translate });
   router.use(checkDocumentedCalls(contractOperations(deps.contract), answerError));
 
   router.get("/openapi.yaml", (_req, res) => {

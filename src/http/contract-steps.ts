@@ -5,16 +5,6 @@ import type { ErrorRequestHandler, NextFunction, Request, Response } from "expre
 import type { OperationChecks, OperationFinder } from "../contract/operation-checks.js";
 import { ContractRefusal } from "../contract/refusal.js";
 
-/** The path parameters of an operation without any, such as POST /send: one object for every request. */
-const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
-
-/** Refuses a request whose query, media type or JSON body (already parsed) breaks the contract of its operation. */
-export function refuseOffContractRequests(checks: OperationChecks) {
-  return (req: Request, _res: Response, next: NextFunction): void => {
-    refuseIfOffContract(checks, NO_PARAMS, req, next);
-  };
-}
-
 function refuseIfOffContract(checks: OperationChecks, params: Readonly<Record<string, string>>, req: Request, next: NextFunction): void {
   const refusal = checks.request({ query: req.query, params, headers: req.headers, contentType: req.headers["content-type"], body: req.body as unknown });
   if (refusal) {
@@ -24,20 +14,6 @@ function refuseIfOffContract(checks: OperationChecks, params: Readonly<Record<st
   // express parses the query again at each read of req.query; the routes read this one.
   if (checks.typedQuery) Object.defineProperty(req, "query", { value: checks.typedQuery(req.query), writable: true, configurable: true, enumerable: true });
   next();
-}
-
-/**
- * Checks every answer written with `res.json` from here on, errors included, against the
- * contract's schema for its status. One that breaks it is not sent: `answerError` (the route's
- * error handler) answers a server_error that names the violation instead, with `res.json`
- * restored first so that answer is not checked again. (Faults that break the contract on
- * purpose are written with `res.end`, and judged where they are written.)
- */
-export function checkAnswers(checks: OperationChecks, answerError: ErrorRequestHandler) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    checkAnswersOf(checks, answerError, req, res);
-    next();
-  };
 }
 
 function checkAnswersOf(checks: OperationChecks, answerError: ErrorRequestHandler, req: Request, res: Response): void {

@@ -12,6 +12,8 @@ export interface ErrorHandlerOptions {
   statusCodes: Partial<Record<ErrorCode, number>>;
   /** Whether validation errors may quote the request body (the routes that parse one). */
   quoteBody: boolean;
+  /** Whatever was thrown -> the ApiError to answer with; by default validation-errors.ts's, which logs nothing. */
+  translate?: (error: unknown, body: unknown) => ApiError;
   /** Sees each error before it is written, e.g. to note it for the journal. */
   onError?: (error: ApiError, req: Request, res: Response) => void;
 }
@@ -22,7 +24,7 @@ export function createErrorHandler(options: ErrorHandlerOptions): ErrorRequestHa
       next(error);
       return;
     }
-    const apiError = toApiError(error, options.quoteBody ? req.body : undefined);
+    const apiError = (options.translate ?? toApiError)(error, options.quoteBody ? req.body : undefined);
     options.onError?.(apiError, req, res);
     writeError(res, apiError, { shape: options.shape(), statusCodes: options.statusCodes });
   };

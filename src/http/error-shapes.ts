@@ -1,26 +1,9 @@
-// ApiError -> response shape a or b: the only place that knows the error envelopes.
+// ApiError -> response shape a or b for express's routes and the raw socket (the envelopes themselves are send/shapes.ts's).
 
 import type { Response } from "express";
-import type { ApiError, ErrorCode } from "../errors.js";
+import type { ApiError } from "../errors.js";
 import type { RawAnswer } from "../server.js";
-import type { ResponseShape, SendError, SendSuccess } from "../wire.js";
-
-export const ERROR_CODE_HEADER = "X-Sendmock-Error-Code";
-
-export function errorBody(error: ApiError, shape: ResponseShape): SendError {
-  return shape === "a" ? { success: false, error: { code: error.code, message: error.message } } : { status: "error", message: error.message };
-}
-
-export function successBody(messageId: string, to: string, shape: ResponseShape): SendSuccess {
-  return shape === "a"
-    ? { success: true, message_id: messageId, status: "queued" }
-    : { status: "success", message: `Email queued for delivery to ${to}`, email_id: messageId };
-}
-
-export interface ErrorWriting {
-  shape: ResponseShape;
-  statusCodes: Partial<Record<ErrorCode, number>>;
-}
+import { ERROR_CODE_HEADER, errorBody, JSON_TYPE, type ErrorWriting } from "../send/shapes.js";
 
 export function writeError(res: Response, error: ApiError, writing: ErrorWriting): void {
   res.status(error.statusWith(writing.statusCodes));
@@ -33,7 +16,7 @@ export function writeError(res: Response, error: ApiError, writing: ErrorWriting
 export function errorAnswer(error: ApiError, writing: ErrorWriting): RawAnswer {
   return {
     status: error.statusWith(writing.statusCodes),
-    headers: { "Content-Type": "application/json; charset=utf-8", [ERROR_CODE_HEADER]: error.code, ...error.headers },
+    headers: { "Content-Type": JSON_TYPE, [ERROR_CODE_HEADER]: error.code, ...error.headers },
     body: JSON.stringify(errorBody(error, writing.shape)),
   };
 }

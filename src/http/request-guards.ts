@@ -3,41 +3,16 @@
 // captured emails by pointing its own host name at 127.0.0.1 (DNS rebinding).
 
 import type { NextFunction, Request, Response } from "express";
-import { isLoopbackHost } from "../domain/addresses.js";
 import { ApiError } from "../errors.js";
+import { createHostCheck, type HostGuard } from "../send/host-guard.js";
 
 const READ_ONLY_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-function hostnameOf(hostHeader: string): string {
-  // "[::1]:4010" -> "[::1]", "localhost:4010" -> "localhost"
-  return hostHeader.startsWith("[") ? hostHeader.slice(0, hostHeader.indexOf("]") + 1) : (hostHeader.split(":")[0] ?? "");
-}
-
-/**
- * With a loopback bind, only loopback names and `allowedHosts` may appear in `Host`: a page
- * whose own name resolves to 127.0.0.1 sends its own name, and is refused.
- */
-export function refuseForeignHosts(options: { boundToLoopback: boolean; allowedHosts: readonly string[] }) {
-  const allowed = new Set(options.allowedHosts.map((host) => host.toLowerCase()));
+/** The host check of send/host-guard.ts for the routes express serves. */
+export function refuseForeignHosts(guard: HostGuard) {
+  const check = createHostCheck(guard);
   return (req: Request, _res: Response, next: NextFunction): void => {
-    if (!options.boundToLoopback) {
-      next();
-      return;
-    }
-    const hostname = hostnameOf(req.get("host") ?? "").toLowerCase();
-    if (isLoopbackHost(hostname) || allowed.has(hostname)) {
-      next();
-      return;
-    }
-    next(
-      new ApiError(
-        "invalid_request",
-        `Host ${JSON.stringify(hostname)} is not allowed: a sendmock bound to loopback answers loopback names (127.0.0.1, localhost) and the names in allowed_hosts`,
-        {
-          status: 403,
-        },
-      ),
-    );
+    next(check(req.get("host")));
   };
 }
 

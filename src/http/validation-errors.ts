@@ -258,5 +258,5 @@ export function toApiError(error: unknown, body: unknown): ApiError {
   // Express marks what the client got wrong (an undecodable path, say) with a 4xx status.
   if (status === 404) return new ApiError("not_found", `Not found: ${message}`);
   if (typeof status === "number" && status >= 400 && status < 500) return new ApiError("invalid_request", `Invalid request: ${message}`);
-  return new ApiError("server_error", `Internal error in sendmock: ${message}`);
+  return new ApiError("server_error", `Internal error in sendmock: ${message}`, { cause: error });
 }

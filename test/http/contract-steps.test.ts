@@ -2,25 +2,43 @@
 // contract is never sent (a server_error names the violation instead), and a request that breaks
 // it is refused with the same words express-openapi-validator gave.
 
-import express, { type Request, type Response } from "express";
+import type { RequestListener } from "node:http";
 import request from "supertest";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { loadContract, SEND_CONTRACT } from "../../src/contract/load.js";
 import { operationChecks } from "../../src/contract/operation-checks.js";
-import { checkAnswers, refuseOffContractRequests } from "../../src/http/contract-steps.js";
-import { createErrorHandler } from "../../src/http/error-handler.js";
+import { createSendEdge } from "../../src/http/send-edge.js";
+import { createSendWriter } from "../../src/http/send-writer.js";
+import { createErrorTranslator } from "../../src/http/unexpected.js";
+import { createSendMock } from "../../src/mock.js";
+import { createMemorySettingsStore } from "../../src/stores/memory/settings.js";
 
 const checks = operationChecks(await loadContract(SEND_CONTRACT), "/send", "post");
+const mock = await createSendMock();
+afterAll(() => mock.close());
 
-/** POST /send answering `answer` after both checks, with sendmock's error handler behind them. */
-function appAnswering(status: number, answer: unknown): express.Express {
-  const app = express();
-  const answerError = createErrorHandler({ shape: () => "a", statusCodes: {}, quoteBody: true });
-  app.post("/send", checkAnswers(checks, answerError), express.json(), refuseOffContractRequests(checks), (_req: Request, res: Response) => {
-    res.status(status).json(answer);
+/** A /send whose pipeline answers `answer` with `status`, through sendmock's one writer; `bugs` collects what it reports. */
+function appAnswering(status: number, answer: unknown, bugs: unknown[] = []): RequestListener {
+  const translate = createErrorTranslator((error) => bugs.push(error));
+  const edge = createSendEdge({
+    answer: () => Promise.resolve({ kind: "answer", answer: { status, headers: {}, body: { json: answer } }, judge: "enforce", notes: {} }),
+    watchClient: false,
+    write: createSendWriter({
+      checks,
+      answerChecker: () => Promise.reject(new Error("no respond fault here")),
+      idempotency: { keep: () => Promise.resolve(), release: () => Promise.resolve() },
+      journal: { record: () => Promise.resolve() },
+      journalBodyBytes: 1024,
+      settings: createMemorySettingsStore({ responseShape: "a", strictData: false, rateLimit: null }),
+      statusCodes: {},
+      toApiError: translate,
+      shutdown: new AbortController().signal,
+    }),
+    bodyLimitBytes: 1024,
+    corsOrigins: [],
+    reportUnexpected: (error) => bugs.push(error),
   });
-  app.use(answerError);
-  return app;
+  return (req, res) => edge.handle(req, res);
 }
 
 const A_SEND = { to: "ada@example.com", template_id: "welcome", data: { name: "Ada" } };
@@ -37,13 +55,15 @@ describe("the answer check of POST /send", () => {
     expect(response.body).toEqual(answer);
   });
 
-  it("answers a server_error naming the violation instead of an answer that breaks the contract", async () => {
-    const response = await request(appAnswering(200, { success: true, status: "queued" }))
+  it("answers a server_error naming the violation instead of an answer that breaks the contract, and logs the bug", async () => {
+    const bugs: unknown[] = [];
+    const response = await request(appAnswering(200, { success: true, status: "queued" }, bugs))
       .post("/send")
       .send(A_SEND);
     expect(response.status).toBe(500);
     expect(errorOf(response).code).toBe("server_error");
     expect(errorOf(response).message).toMatch(/^sendmock broke its own contract \(a bug in sendmock\): .*\/response\/message_id/);
+    expect(bugs).toEqual([expect.objectContaining({ kind: "broken_answer" })]);
   });
 
   it("judges an error answer by the schema of its status (4XX here)", async () => {
@@ -78,7 +98,7 @@ describe("the request check of POST /send", () => {
   });
 
   it("refuses a query parameter the contract does not document", async () => {
-    const response = await request(appAnswering(200, {})).post("/send?page=2").send(A_SEND);
+    const response = await request(mock.app).post("/send?page=2").set("Authorization", "Bearer key-1").send(A_SEND);
     expect(response.status).toBe(400);
     expect(errorOf(response).message).toBe("Invalid request: query.page Unknown query parameter 'page'");
   });

@@ -1,53 +1,41 @@
-// POST /send in proxy mode: relayed to the real service, both directions checked against the contract, journaled and captured.
+// POST /send in proxy mode: relayed to the real service, both directions checked against the contract, captured; an outcome for the one writer.
 
 import { randomUUID } from "node:crypto";
-import express, { type Request, type Response } from "express";
 import type { ContractChecker } from "../contract/check.js";
-import type { ContractViolation } from "../contract/violations.js";
 import { apiKeyHint } from "../domain/api-keys.js";
-import { bodyText } from "../domain/excerpt.js";
-import type { Journal } from "../domain/journal.js";
+import { excerpt } from "../domain/excerpt.js";
 import { parseJson } from "../domain/json.js";
 import type { SendService } from "../domain/send.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, isErrorCode, type ErrorCode, type Violation } from "../errors.js";
-import type { JournalEntry, SendRequest } from "../wire.js";
-import { bearerToken } from "./auth.js";
+import { bearerToken } from "../send/authenticate.js";
+import { errorNotes, type Outcome, type SendCall, type SendNotes } from "../send/exchange.js";
+import { headerSafe } from "../send/header-safe.js";
+import { errorAnswer } from "../send/shapes.js";
+import type { SendRequest } from "../wire.js";
 import { forwardSend, UpstreamError, type UpstreamAnswer } from "./forward.js";
-import { sendRecordOf } from "./request-record.js";
-import { headerSafe } from "./header-values.js";
-import { journalRecorder, rejectOtherMethods, sendErrorHandler } from "./send-recording.js";
 
-export interface ProxyRoutesDeps {
+export interface ProxyPipelineDeps {
   /** The real service's base URL. */
   target: string;
   /** Answer 502 contract_violation instead of passing on an answer that breaks the contract. */
   strict: boolean;
   timeoutMs: number;
   checker: ContractChecker;
-  journal: Journal;
-  /** How much of a request's and an answer's body a journal entry keeps. */
-  journalBodyBytes: number;
   /** The mock's one send service: captures what the real service accepted. */
   sendService: SendService;
   settings: SettingsStore;
-  bodyLimitBytes: number;
   statusCodes: Partial<Record<ErrorCode, number>>;
-  /** The request log's line for each request to /send; absent, nothing is logged. */
-  logRequest?: (entry: JournalEntry) => void;
+  toApiError: (error: unknown, body: unknown) => ApiError;
 }
 
-export const VIOLATIONS_HEADER = "X-Sendmock-Violations";
+export const VIOLATIONS_HEADER = "x-sendmock-violations";
 export const VIOLATIONS_HEADER_MAX = 512;
 
 type Json = Record<string, unknown>;
 
 function asObject(value: unknown): Json | undefined {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Json) : undefined;
-}
-
-function plain(violations: readonly ContractViolation[]): Violation[] {
-  return violations.map(({ path, message }) => ({ path, message }));
 }
 
 /** `2 violations: /response/message_id message_id is required; /to must match format "email"` */
@@ -100,33 +88,41 @@ function upstreamError(answer: UpstreamAnswer): { code: ErrorCode | undefined; m
   };
 }
 
-export function createProxyRoutes(deps: ProxyRoutesDeps): express.Router {
+function stringField(body: Json | undefined, name: string): string | undefined {
+  const value = body?.[name];
+  return typeof value === "string" ? excerpt(value) : undefined;
+}
+
+export function createProxyPipeline(deps: ProxyPipelineDeps): (call: SendCall, clientGone?: AbortSignal) => Promise<Outcome> {
   const { checker, sendService } = deps;
-  const router = express.Router();
 
-  router.post(
-    "/send",
-    journalRecorder(deps),
-    // The bytes as sent, so they are forwarded unchanged; the service judges the content type.
-    express.raw({ limit: deps.bodyLimitBytes, type: () => true }),
-    async (req: Request, res: Response) => {
-      const record = sendRecordOf(res);
-      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      record.requestBody = bodyText(raw, deps.journalBodyBytes);
-      record.apiKey = bearerToken(req);
-      const parsed = parseJson(raw);
-      // The journal reads `to` and `template_id` from req.body.
-      req.body = parsed.ok ? parsed.value : undefined;
-      const requestViolations = parsed.ok ? plain(checker.checkRequest(parsed.value)) : [{ path: "", message: "the request body is not valid JSON" }];
-
-      const clientGone = new AbortController();
-      res.once("close", () => clientGone.abort(new Error("client closed the request")));
+  return async function relaySend(call, clientGone) {
+    const writing = { shape: deps.settings.current().responseShape, statusCodes: deps.statusCodes };
+    const raw = call.body ?? Buffer.alloc(0);
+    const parsed = call.body === undefined ? undefined : parseJson(raw);
+    const request = parsed?.ok ? asObject(parsed.value) : undefined;
+    let notes: SendNotes = { to: stringField(request, "to"), templateId: stringField(request, "template_id"), apiKey: bearerToken(call.headers.authorization) };
+    let headers: Record<string, string> = {};
+    try {
+      if (call.method !== "POST")
+        throw new ApiError("method_not_allowed", `Method ${call.method} is not allowed on /send; use POST`, { headers: { Allow: "POST" } });
+      if (call.bodyProblem !== undefined) throw deps.toApiError(call.bodyProblem, undefined);
+      const requestViolations: Violation[] = parsed?.ok
+        ? checker.checkRequest(parsed.value).map(({ path, message }) => ({ path, message }))
+        : [{ path: "", message: "the request body is not valid JSON" }];
       let answer: UpstreamAnswer;
       try {
-        answer = await forwardSend({ target: deps.target, headers: req.headers, body: raw, timeoutMs: deps.timeoutMs, signal: clientGone.signal });
+        // The bytes as sent, so they are forwarded unchanged; the service judges the content type.
+        answer = await forwardSend({
+          target: deps.target,
+          headers: call.headers,
+          body: raw,
+          timeoutMs: deps.timeoutMs,
+          ...(clientGone && { signal: clientGone }),
+        });
       } catch (error) {
         if (!(error instanceof UpstreamError)) throw error;
-        if (requestViolations.length > 0) res.set(VIOLATIONS_HEADER, violationsHeader(requestViolations));
+        if (requestViolations.length > 0) headers = { [VIOLATIONS_HEADER]: violationsHeader(requestViolations) };
         throw new ApiError("server_error", `Proxy error: ${error.message}`, { status: 502, violations: requestViolations });
       }
 
@@ -134,7 +130,7 @@ export function createProxyRoutes(deps: ProxyRoutesDeps): express.Router {
         .checkAnswer({ status: answer.status, headers: answer.headers, body: answer.body })
         .map((violation) => ({ path: `/response${violation.path}`, message: violation.message }));
       const violations = [...requestViolations, ...answerViolations];
-      if (violations.length > 0) res.set(VIOLATIONS_HEADER, violationsHeader(violations));
+      if (violations.length > 0) headers = { [VIOLATIONS_HEADER]: violationsHeader(violations) };
       if (deps.strict && answerViolations.length > 0) {
         const summary = summarize(answerViolations);
         throw new ApiError(
@@ -144,29 +140,26 @@ export function createProxyRoutes(deps: ProxyRoutesDeps): express.Router {
         );
       }
 
-      record.violations = violations;
-      const request = parsed.ok ? asObject(parsed.value) : undefined;
+      notes = { ...notes, violations };
       if (answer.status >= 200 && answer.status < 300 && typeof request?.to === "string" && typeof request.template_id === "string") {
         const id = upstreamId(answer) ?? `msg_${randomUUID()}`;
         await sendService.captureRelayed({
           request: relayedRequest(request),
           id,
-          apiKeyHint: apiKeyHint(record.apiKey ?? ""),
+          apiKeyHint: apiKeyHint(notes.apiKey ?? ""),
           requestOk: requestViolations.length === 0,
         });
-        record.messageId = id;
+        notes = { ...notes, messageId: id };
       } else if (answer.status >= 400) {
-        const error = upstreamError(answer);
-        record.errorCode = error.code;
-        record.errorMessage = error.message;
+        const said = upstreamError(answer);
+        notes = { ...notes, error: { code: said.code, message: said.message, violations } };
       }
-      // setHeader, not res.set: express would add a charset to the service's Content-Type.
-      for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-      res.status(answer.status).send(answer.bytes);
-    },
-  );
-
-  router.all("/send", ...rejectOtherMethods(deps));
-  router.use(sendErrorHandler(deps));
-  return router;
+      // Relayed as the service sent it; a body without a type is plain bytes.
+      const relayed = { "content-type": "application/octet-stream", ...headers, ...answer.headers };
+      return { kind: "answer", answer: { status: answer.status, headers: relayed, body: { bytes: answer.bytes } }, judge: "none", notes };
+    } catch (thrown) {
+      const error = deps.toApiError(thrown, parsed?.ok ? parsed.value : undefined);
+      return { kind: "answer", answer: errorAnswer(error, writing, headers), judge: "none", notes: errorNotes(notes, error) };
+    }
+  };
 }

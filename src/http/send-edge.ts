@@ -1,0 +1,115 @@
+// POST /send at the edge: node:http's request read into a value, handed to the pipeline, its outcome to the writer.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { parse as parseQuery } from "node:querystring";
+import bodyParser from "body-parser";
+import type { Outcome, SendCall } from "../send/exchange.js";
+import type { SendWriter } from "./send-writer.js";
+
+export interface SendEdgeDeps {
+  /** The pipeline of the mode the mock runs in: the local send, or the proxy's relay (told when the client goes away). */
+  answer: (call: SendCall, clientGone?: AbortSignal) => Promise<Outcome>;
+  /** Whether the pipeline is told of a client that goes away mid-request (the proxy aborts its upstream call). */
+  watchClient: boolean;
+  write: SendWriter;
+  bodyLimitBytes: number;
+  corsOrigins: readonly string[];
+  /** Told of an error no step expected (a bug), with its stack; the client still gets an answer when it can. */
+  reportUnexpected: (error: unknown) => void;
+}
+
+export interface SendEdge {
+  /** Whether a request is the edge's: any method on /send, but a CORS preflight when cors_origins is set. */
+  owns(req: IncomingMessage): boolean;
+  handle(req: IncomingMessage, res: ServerResponse): void;
+}
+
+interface ReadBody {
+  body: Buffer | undefined;
+  problem: unknown;
+}
+
+/** The path of a URL, and its query string (empty when none). */
+function splitUrl(url: string): [string, string] {
+  const mark = url.indexOf("?");
+  return mark === -1 ? [url, ""] : [url.slice(0, mark), url.slice(mark + 1)];
+}
+
+/** As express routed it: case-insensitive, with or without a trailing slash. */
+function isSendPath(path: string): boolean {
+  return path === "/send" || /^\/send\/?$/i.test(path);
+}
+
+export function createSendEdge(deps: SendEdgeDeps): SendEdge {
+  // body-parser reads for express.raw too: Content-Encoding (gzip, deflate, br), the limit, and a
+  // client that stops sending are handled as they were when express read /send's bodies.
+  // Typed as what it is: connect's handler type asks for its own IncomingMessage class, which a plain request from node:http is not.
+  const readRaw = bodyParser.raw({ limit: deps.bodyLimitBytes, type: () => true }) as (
+    req: IncomingMessage,
+    res: ServerResponse,
+    next: (problem?: unknown) => void,
+  ) => void;
+  const corsOrigins = new Set(deps.corsOrigins);
+
+  function readBody(req: IncomingMessage, res: ServerResponse): Promise<ReadBody> {
+    return new Promise((resolve) => {
+      readRaw(req, res, (problem?: unknown) => {
+        // body-parser leaves what it read on the request, as express expects.
+        const raw: unknown = (req as unknown as { body?: unknown }).body;
+        resolve({ body: Buffer.isBuffer(raw) ? raw : undefined, problem });
+      });
+    });
+  }
+
+  /** What the `cors` package adds to a simple request's answer, for an origin in cors_origins. */
+  function corsHeaders(req: IncomingMessage): Record<string, string> {
+    if (corsOrigins.size === 0) return {};
+    const origin = req.headers.origin;
+    return origin !== undefined && corsOrigins.has(origin) ? { "access-control-allow-origin": origin, vary: "Origin" } : { vary: "Origin" };
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrivedAt = Date.now();
+    const startedAt = performance.now();
+    const [path, queryText] = splitUrl(req.url ?? "/");
+    const method = req.method ?? "GET";
+    // Only POST takes a body: another method's is left unread, and the journal says so.
+    const read: ReadBody = method === "POST" ? await readBody(req, res) : { body: undefined, problem: undefined };
+    const call: SendCall = {
+      method,
+      path,
+      query: queryText === "" ? {} : (parseQuery(queryText) as Record<string, string | string[]>),
+      headers: req.headers,
+      rawHeaders: req.rawHeaders,
+      body: read.body,
+      bodyProblem: read.problem,
+      hadBody: req.headers["transfer-encoding"] !== undefined || req.headers["content-length"] !== undefined,
+      arrivedAt,
+      startedAt,
+    };
+    let gone: AbortController | undefined;
+    if (deps.watchClient) {
+      const controller = (gone = new AbortController());
+      res.once("close", () => controller.abort(new Error("client closed the request")));
+    }
+    const outcome = await deps.answer(call, gone?.signal);
+    await deps.write(call, outcome, req, res, corsHeaders(req));
+  }
+
+  return {
+    owns(req) {
+      const path = splitUrl(req.url ?? "/")[0];
+      return isSendPath(path) && !(req.method === "OPTIONS" && corsOrigins.size > 0);
+    },
+    handle(req, res) {
+      handle(req, res).catch((error: unknown) => {
+        // Every step's error is an answer already; one here is the writer's own, and nothing can be written safely.
+        deps.reportUnexpected(error);
+        if (!res.headersSent) {
+          res.writeHead(500, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" });
+          res.end("sendmock failed to answer; its stderr says why");
+        } else res.destroy();
+      });
+    },
+  };
+}

@@ -1,0 +1,160 @@
+// The one writer of /send: an outcome judged against the contract, kept for its Idempotency-Key, written in one write, journaled and logged.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ContractChecker } from "../contract/check.js";
+import type { OperationChecks } from "../contract/operation-checks.js";
+import { ContractRefusal } from "../contract/refusal.js";
+import { isKeptAnswer, type IdempotencyStore, type KeptAnswer } from "../domain/idempotency.js";
+import type { Journal } from "../domain/journal.js";
+import type { SettingsStore } from "../domain/settings.js";
+import { ApiError, boundedViolations, type ErrorCode, type Violation } from "../errors.js";
+import { WARNING_HEADER } from "../send/capture.js";
+import { errorNotes, type Answer, type KeyClaim, type Outcome, type SendCall, type SendNotes } from "../send/exchange.js";
+import { ERROR_CODE_HEADER, errorAnswer, JSON_TYPE } from "../send/shapes.js";
+import type { JournalEntry } from "../wire.js";
+import { journalEntryOf, type SentAnswer } from "./journal-entry.js";
+
+export interface SendWriterDeps {
+  /** POST /send's operation in the send contract: the answer check. */
+  checks: OperationChecks;
+  /** Judges the answer of a `respond` fault as `sendmock proxy` judges the service's; built on first use. */
+  answerChecker: () => Promise<ContractChecker>;
+  idempotency: Pick<IdempotencyStore, "keep" | "release">;
+  journal: Pick<Journal, "record">;
+  /** How much of a request's and an answer's body a journal entry keeps. */
+  journalBodyBytes: number;
+  /** The request log's line for each request to /send; absent, nothing is logged. */
+  logRequest?: (entry: JournalEntry) => void;
+  settings: SettingsStore;
+  statusCodes: Partial<Record<ErrorCode, number>>;
+  toApiError: (error: unknown, body: unknown) => ApiError;
+  /** Aborted when the server closes: held connections are let go at once. */
+  shutdown: AbortSignal;
+}
+
+/** What every answer carries: a browser must not run a JSON error or a captured email as a script, nor tell a linked site the mock's address. */
+const EVERY_ANSWER = { "x-content-type-options": "nosniff", "referrer-policy": "no-referrer" } as const;
+
+/** The headers that belong to an answer itself; the rate-limit fields describe the request at hand and are never replayed. */
+const KEPT_HEADERS = ["content-type", ERROR_CODE_HEADER, WARNING_HEADER, "retry-after"];
+
+function keptAnswerOf(sent: SentAnswer, messageId: string | undefined): KeptAnswer {
+  const headers: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    const value = sent.headers[name];
+    if (value !== undefined) headers[name] = value;
+  }
+  const body = typeof sent.body === "string" ? sent.body : Buffer.from(sent.body).toString("utf8");
+  return { status: sent.status, headers, body, messageId: messageId ?? null };
+}
+
+/** The flat name, value list `writeHead` takes, which Node writes without building a header object. */
+function headerList(headers: Readonly<Record<string, string>>): string[] {
+  const list: string[] = [];
+  for (const name in headers) list.push(name, headers[name] ?? "");
+  return list;
+}
+
+/**
+ * Leaves the client without an answer for `ms`, then closes the connection; resolves, once it
+ * is gone, with whether the client closed it first (it gave up waiting).
+ */
+function holdThenClose(socket: IncomingMessage["socket"], ms: number, shutdown: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    let closedHere = false;
+    const close = (): void => {
+      closedHere = true;
+      clearTimeout(timer);
+      socket.destroy();
+    };
+    const timer = setTimeout(close, ms);
+    socket.once("close", () => {
+      clearTimeout(timer);
+      shutdown.removeEventListener("abort", close);
+      resolve(!closedHere);
+    });
+    shutdown.addEventListener("abort", close, { once: true });
+  });
+}
+
+export type SendWriter = (
+  call: SendCall,
+  outcome: Outcome,
+  req: IncomingMessage,
+  res: ServerResponse,
+  extraHeaders: Readonly<Record<string, string>>,
+) => Promise<void>;
+
+export function createSendWriter(deps: SendWriterDeps): SendWriter {
+  /** The answer judged as its outcome says: one that breaks the contract where sendmock enforces it becomes a server_error naming why. */
+  function enforced(answer: Answer, notes: SendNotes): { answer: Answer; notes: SendNotes } {
+    if (!("json" in answer.body)) return { answer, notes };
+    const issues = deps.checks.answer(answer.status, answer.body.json);
+    if (issues.length === 0) return { answer, notes };
+    const error = deps.toApiError(new ContractRefusal("broken_answer", "An answer breaks the contract", issues), undefined);
+    const writing = { shape: deps.settings.current().responseShape, statusCodes: deps.statusCodes };
+    return { answer: errorAnswer(error, writing, answer.headers), notes: errorNotes(notes, error) };
+  }
+
+  /** Keeps the answer for the request's key, or lets the key go; a store that is down must not keep the answer from the client. */
+  async function settle(claim: KeyClaim | undefined, sent: SentAnswer | undefined, notes: SendNotes): Promise<void> {
+    if (claim === undefined) return;
+    const keep = sent !== undefined && isKeptAnswer(sent.status, notes.fault);
+    await (keep ? deps.idempotency.keep(claim.scope, claim.fingerprint, keptAnswerOf(sent, notes.messageId)) : deps.idempotency.release(claim.scope)).catch(
+      () => undefined,
+    );
+  }
+
+  function record(call: SendCall, facts: Parameters<typeof journalEntryOf>[1]): void {
+    const entry = journalEntryOf(call, facts, deps.journalBodyBytes);
+    // A journal that cannot be written (a shared store that is down) must not bring the process
+    // down: the client already has its answer, a 503 naming the store if it was down.
+    deps.journal.record(entry).catch(() => undefined);
+    deps.logRequest?.(entry);
+  }
+
+  return async function writeOutcome(call, outcome, req, res, extraHeaders) {
+    if (outcome.kind === "disconnect" || outcome.kind === "hold") {
+      await settle(outcome.claim, undefined, outcome.notes);
+      // Journaled when the hold ends, when what happened is known: the client gave up, or
+      // sendmock closed the connection after delay_ms (or on shutdown).
+      const clientGone = outcome.kind === "hold" ? await holdThenClose(req.socket, outcome.holdMs, deps.shutdown) : (req.socket.destroy(), false);
+      record(call, { notes: outcome.notes, sent: undefined, clientGone, responseViolations: undefined });
+      return;
+    }
+
+    const judged = outcome.kind === "answer" && outcome.judge === "enforce" ? enforced(outcome.answer, outcome.notes) : outcome;
+    const { answer, notes } = judged;
+    const body = "json" in answer.body ? JSON.stringify(answer.body.json) : answer.body.bytes;
+    const headers: Record<string, string> = { ...EVERY_ANSWER, ...extraHeaders, ...answer.headers };
+    if ("json" in answer.body) headers["content-type"] ??= JSON_TYPE;
+    headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.length);
+    const sent: SentAnswer = { status: answer.status, headers, body };
+
+    let responseViolations: Violation[] | undefined;
+    if (outcome.kind === "answer" && outcome.judge === "record") {
+      const violations = (await deps.answerChecker()).checkAnswer({
+        status: sent.status,
+        headers,
+        body: typeof body === "string" ? body : Buffer.from(body).toString("utf8"),
+      });
+      responseViolations = boundedViolations(violations.map(({ path, message }) => ({ path, message })));
+    }
+    // Kept before the answer goes out: a client that retries the moment it reads it must find it kept.
+    await settle(outcome.claim, sent, notes);
+
+    if (outcome.kind === "lost") {
+      // Sent, then lost on the way: the connection is cut where the answer would have gone.
+      req.socket.destroy();
+      record(call, { notes, sent: undefined, clientGone: false, responseViolations });
+      return;
+    }
+    const delivered = !res.destroyed && !req.socket.destroyed;
+    if (delivered) {
+      // A string body goes out in one write with the header block; bytes (a relayed answer) in the same writev.
+      res.writeHead(sent.status, headerList(headers));
+      res.end(body);
+    }
+    record(call, { notes, sent: delivered ? sent : undefined, clientGone: !delivered, responseViolations });
+  };
+}

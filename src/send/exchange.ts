@@ -1,0 +1,86 @@
+// What one request to /send is (a plain value read off the socket) and what the pipeline makes of it (an outcome).
+
+import type { IncomingHttpHeaders } from "node:http";
+import type { ApiError, Violation } from "../errors.js";
+
+/** A request to /send as the pipeline sees it: no socket, no framework, nothing to mutate. */
+export interface SendCall {
+  readonly method: string;
+  /** The path without its query, as the journal shows it. */
+  readonly path: string;
+  /** Parsed as `name=value` pairs: a value is a string, or a list of strings for a repeated name. */
+  readonly query: Readonly<Record<string, string | string[]>>;
+  /** By lower-case name, as Node gives them. */
+  readonly headers: IncomingHttpHeaders;
+  /** Name, value, name, value... as received: the journal keeps repeated headers Node would fold away. */
+  readonly rawHeaders: readonly string[];
+  /** The body's bytes after any Content-Encoding; undefined when none was sent or it could not be read. */
+  readonly body: Buffer | undefined;
+  /** Why the body could not be read (over body_limit, undecodable): refused at the JSON step, in its turn. */
+  readonly bodyProblem: unknown;
+  /** Whether the request came with a body (Content-Length or Transfer-Encoding), read or not. */
+  readonly hadBody: boolean;
+  /** Wall-clock arrival (epoch ms): the journal's `at`. */
+  readonly arrivedAt: number;
+  /** `performance.now()` at arrival, for the journal's `duration_ms`. */
+  readonly startedAt: number;
+}
+
+/** An answer to write: a JSON value (held to the contract by the writer) or bytes as they are. */
+export interface Answer {
+  readonly status: number;
+  /** The answer's own headers, by lower-case name; the writer adds Content-Length and the ones every answer carries. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: { readonly json: unknown } | { readonly bytes: string | Uint8Array };
+}
+
+/**
+ * How the writer holds an answer to the send contract: `enforce` sends a server_error instead of
+ * an answer that breaks it (a bug in sendmock), `record` sends it as it is and journals how it
+ * departs (a `respond` fault), `none` sends it untouched (a replay, a proxied answer, a fault's
+ * broken body).
+ */
+export type Judgement = "enforce" | "record" | "none";
+
+/** What the journal says of a request beyond its bytes, as far as the pipeline got. */
+export interface SendNotes {
+  apiKey?: string;
+  /** `to` and `template_id` of the body when it parsed and they are strings. */
+  to?: string;
+  templateId?: string;
+  fault?: string;
+  messageId?: string;
+  /** The error the answer stands for; for a proxied error, what the service's answer said. */
+  error?: { code?: string; message?: string; violations: readonly Violation[] };
+  /** How the request and the answer depart from the contract (proxy). */
+  violations?: readonly Violation[];
+  /** True when the answer is the one kept for the request's Idempotency-Key, sent again. */
+  idempotentReplay?: boolean;
+}
+
+/** An Idempotency-Key this request claimed: the writer keeps its answer, or lets the key go. */
+export interface KeyClaim {
+  readonly scope: string;
+  readonly fingerprint: string;
+}
+
+interface OutcomeBase {
+  readonly notes: SendNotes;
+  readonly claim?: KeyClaim;
+}
+
+/**
+ * What became of a request: an answer to write; an answer kept but never sent (`lost_answer`);
+ * or no answer at all, the connection cut at once (`disconnect`) or held for `holdMs` then
+ * closed (`timeout`).
+ */
+export type Outcome =
+  | (OutcomeBase & { readonly kind: "answer"; readonly answer: Answer; readonly judge: Judgement })
+  | (OutcomeBase & { readonly kind: "lost"; readonly answer: Answer })
+  | (OutcomeBase & { readonly kind: "disconnect" })
+  | (OutcomeBase & { readonly kind: "hold"; readonly holdMs: number });
+
+/** The notes of an error answer. */
+export function errorNotes(notes: SendNotes, error: ApiError): SendNotes {
+  return { ...notes, error: { code: error.code, message: error.message, violations: error.violations } };
+}

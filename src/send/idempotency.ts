@@ -1,0 +1,45 @@
+// Steps: the Idempotency-Key's form (before the contract check), then its claim, a replay of the kept answer, or a refusal.
+
+import { excerpt } from "../domain/excerpt.js";
+import { bodyFingerprint, IDEMPOTENCY_KEY_PATTERN, idempotencyScope, type IdempotencyStore, type KeptAnswer } from "../domain/idempotency.js";
+import { ApiError } from "../errors.js";
+import type { KeyClaim } from "./exchange.js";
+
+export const REPLAYED_HEADER = "idempotency-replayed";
+
+/**
+ * Refuses a malformed key before the contract check, which would call it `invalid_request`:
+ * a client that built its key wrong should read the key's own code.
+ */
+export function checkKeyForm(key: string | undefined): void {
+  if (key === undefined || IDEMPOTENCY_KEY_PATTERN.test(key)) return;
+  const found = key.length === 0 ? "an empty key" : `${JSON.stringify(excerpt(key, 80))} (${key.length} characters)`;
+  throw new ApiError("invalid_idempotency_key", `Invalid Idempotency-Key: it must be 1 to 255 visible ASCII characters, got ${found}`, {
+    violations: [{ path: "/headers/idempotency-key", message: "idempotency-key must be 1 to 255 visible ASCII characters" }],
+  });
+}
+
+/** The key is now this request's, or it was answered before: the answer kept then is sent again. */
+export type KeyUse = { claimed: KeyClaim } | { replay: KeptAnswer };
+
+/**
+ * Claims `key` for this request. Keys are per API key (so after authentication), the body must
+ * be known (so after parsing), and the answer of a `lost_answer` fault must be kept (so before
+ * the faults). After the rate limiter too: a replay counts against the limit like any request.
+ */
+export async function claimKey(key: string, apiKey: string, body: unknown, store: IdempotencyStore): Promise<KeyUse> {
+  const scope = idempotencyScope(apiKey, key);
+  const fingerprint = bodyFingerprint(body);
+  const claim = await store.claim(scope, fingerprint);
+  if (claim.state === "claimed") return { claimed: { scope, fingerprint } };
+  const named = JSON.stringify(excerpt(key, 80));
+  if (claim.fingerprint !== fingerprint) {
+    throw new ApiError("idempotency_key_reused", `Idempotency-Key ${named} was already used with another body: use a new key for a new request`, {
+      violations: [{ path: "/headers/idempotency-key", message: "this key was already used with another body" }],
+    });
+  }
+  if (claim.state === "in_flight") {
+    throw new ApiError("idempotency_key_in_flight", `Idempotency-Key ${named} is still being answered: retry once the first request has its answer`);
+  }
+  return { replay: claim.answer };
+}

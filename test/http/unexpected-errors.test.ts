@@ -1,0 +1,107 @@
+// An error no step expected (a bug in sendmock) is logged once with its stack and cause, and the client still gets a 500 in the configured shape.
+
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { loadContract, SEND_CONTRACT } from "../../src/contract/load.js";
+import { operationChecks } from "../../src/contract/operation-checks.js";
+import { createKeyCheck } from "../../src/domain/api-keys.js";
+import type { SendService } from "../../src/domain/send.js";
+import { ApiError } from "../../src/errors.js";
+import { createSendEdge } from "../../src/http/send-edge.js";
+import { createSendWriter } from "../../src/http/send-writer.js";
+import { createErrorTranslator, describeUnexpected } from "../../src/http/unexpected.js";
+import { toApiError } from "../../src/http/validation-errors.js";
+import { createSendPipeline } from "../../src/send/pipeline.js";
+import { openStores } from "../../src/stores/index.js";
+import { resolveConfig } from "../../src/config.js";
+import { aSendRequest, bearer } from "../support/helpers.js";
+
+const checks = operationChecks(await loadContract(SEND_CONTRACT), "/send", "post");
+
+/** POST /send through the real pipeline and writer, with a send service that fails as `fail` says. */
+async function sendmockWhoseSend(fail: () => never, shape: "a" | "b" = "a") {
+  const logged: string[] = [];
+  const translate = createErrorTranslator((error) => logged.push(describeUnexpected(error)));
+  const config = resolveConfig({ responseShape: shape }, "options");
+  const stores = await openStores(config);
+  const broken: SendService = { send: () => Promise.resolve().then(fail), captureRelayed: () => Promise.resolve().then(fail) };
+  const shutdown = new AbortController().signal;
+  const edge = createSendEdge({
+    answer: createSendPipeline({
+      keys: createKeyCheck(null),
+      limiter: stores.limiter,
+      settings: stores.settings,
+      idempotency: stores.idempotency,
+      sendService: broken,
+      checks,
+      statusCodes: {},
+      toApiError: translate,
+      faults: stores.faults,
+      allowFaultHeader: true,
+      allowMagicRecipients: true,
+      shutdown,
+    }),
+    watchClient: false,
+    write: createSendWriter({
+      checks,
+      answerChecker: () => Promise.reject(new Error("no respond fault here")),
+      idempotency: stores.idempotency,
+      journal: stores.journal,
+      journalBodyBytes: 1024,
+      settings: stores.settings,
+      statusCodes: {},
+      toApiError: translate,
+      shutdown,
+    }),
+    bodyLimitBytes: 1024 * 1024,
+    corsOrigins: [],
+    reportUnexpected: (error) => logged.push(describeUnexpected(error)),
+  });
+  return { logged, stores, serve: edge.handle };
+}
+
+describe("an unexpected error in POST /send", () => {
+  it("is logged once with its stack, and answered 500 server_error in shape a", async () => {
+    const { logged, stores, serve } = await sendmockWhoseSend(() => {
+      throw new TypeError("the renderer tripped");
+    });
+    const answer = await request(serve).post("/send").set(bearer()).send(aSendRequest());
+    expect(answer.status).toBe(500);
+    expect(answer.body).toEqual({ success: false, error: { code: "server_error", message: "Internal error in sendmock: the renderer tripped" } });
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatch(/^sendmock: unexpected error \(a bug in sendmock; please report it\): TypeError: the renderer tripped\n +at /);
+    // The journal has it too, as every request.
+    expect((await stores.journal.list({ limit: 1 })).requests[0]).toMatchObject({ status: 500, error_code: "server_error" });
+    await stores.close();
+  });
+
+  it("is answered in shape b when the send API answers in shape b", async () => {
+    const { logged, stores, serve } = await sendmockWhoseSend(() => {
+      throw new RangeError("out of range");
+    }, "b");
+    const answer = await request(serve).post("/send").set(bearer()).send(aSendRequest());
+    expect(answer.status).toBe(500);
+    expect(answer.body).toEqual({ status: "error", message: "Internal error in sendmock: out of range" });
+    expect(logged).toHaveLength(1);
+    await stores.close();
+  });
+
+  it("is not logged when it is a refusal of the request (an ApiError)", async () => {
+    const { logged, stores, serve } = await sendmockWhoseSend(() => {
+      throw new ApiError("invalid_template_id", "Invalid template ID: no template named x");
+    });
+    const answer = await request(serve).post("/send").set(bearer()).send(aSendRequest());
+    expect(answer.status).toBe(422);
+    expect(logged).toEqual([]);
+    await stores.close();
+  });
+});
+
+describe("ApiError", () => {
+  it("keeps what it wraps as its cause", () => {
+    const bug = new TypeError("x is undefined");
+    const wrapped = toApiError(bug, undefined);
+    expect(wrapped.code).toBe("server_error");
+    expect(wrapped.cause).toBe(bug);
+  });
+});
