@@ -3,14 +3,13 @@
 import { randomUUID } from "node:crypto";
 import express, { type Request, type Response } from "express";
 import type { ContractChecker } from "../contract/check.js";
-import type { ContractViolation } from "../contract/violations.js";
 import { apiKeyHint } from "../domain/api-keys.js";
 import { bodyText } from "../domain/excerpt.js";
 import type { Journal } from "../domain/journal.js";
 import { parseJson } from "../domain/json.js";
 import type { SendService } from "../domain/send.js";
 import type { SettingsStore } from "../domain/settings.js";
-import { ApiError, isErrorCode, type ErrorCode, type Violation } from "../errors.js";
+import { ApiError, isErrorCode, type ErrorCode, type ExplainedViolation as ContractViolation, type Violation } from "../errors.js";
 import type { JournalEntry, SendRequest } from "../wire.js";
 import { bearerToken } from "./auth.js";
 import { forwardSend, UpstreamError, type UpstreamAnswer } from "./forward.js";
