@@ -9,8 +9,6 @@ import { closestViolations } from "./engine.js";
 import { ContractError, type Contract } from "./load.js";
 import { operationChecks, type ExchangeAnswer } from "./operation-checks.js";
 
-export type { ExchangeAnswer } from "./operation-checks.js";
-
 export interface ContractChecker {
   /** POST /send's request body schema, dereferenced: what `sendmock check` generates requests from. */
   readonly requestSchema: OpenAPIV3_1.SchemaObject;

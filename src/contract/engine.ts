@@ -182,7 +182,7 @@ export function knownKeysIn(contract: Contract, checkedPointer: string): KnownKe
 }
 
 /** Who the words are for: the send and inspection APIs' refusals, or a judge of another's exchange. */
-export type Register = "refusal" | "explained";
+type Register = "refusal" | "explained";
 
 /**
  * The one translator of ajv's errors into violations. A missing or unknown key is named in the
