@@ -37,11 +37,26 @@ export function isErrorCode(value: string): value is ErrorCode {
   return Object.hasOwn(DEFAULT_ERROR_STATUS, value);
 }
 
-/** One contract violation: `path` is a JSON pointer into the request body (or `/headers/<name>`). */
+/**
+ * One way a request, an answer or a value breaks a contract, whoever found it: the contract
+ * engine (contract/engine.ts), `check`, `proxy` or an error answer. Only `path` and `message`
+ * go on the wire; the rest is for the words each audience is told.
+ */
 export interface Violation {
+  /** A JSON pointer: into the request body (`/cc/1`), the exchange (`/query/page`, `/response/message_id`), or `/status`, `/headers/<name>`. */
   path: string;
   message: string;
+  /** The JSON Schema keyword that failed (`format`, `required`), absent for a check of the exchange itself. */
+  keyword?: string;
+  /** The names allowed where it failed: the keys of the object for an unknown key, the values of an enum, to suggest the one meant. */
+  known?: readonly string[];
+  /** What the contract expected there and what was found, as `check` and `proxy` report a violation. */
+  expected?: string;
+  actual?: string;
 }
+
+/** A violation that says what was expected and what was found: what the contract engine reports of a value. */
+export type ExplainedViolation = Violation & { expected: string; actual: string };
 
 export interface ApiErrorOptions {
   /** Fixes the status, ignoring `status_codes` (an injected 503, say). */

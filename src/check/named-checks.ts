@@ -2,7 +2,7 @@
 // generated request and its answer, the answer itself judged by the contract checker proxy uses.
 
 import type { ContractChecker } from "../contract/check.js";
-import type { ContractViolation } from "../contract/violations.js";
+import type { ExplainedViolation } from "../errors.js";
 import type { GeneratedRequest } from "./generate.js";
 import type { Answer } from "./transport.js";
 
@@ -57,10 +57,10 @@ export interface Exchange {
   durationMs: number;
 }
 
-export type Verdicts = Partial<Record<CheckName, ContractViolation>>;
+export type Verdicts = Partial<Record<CheckName, ExplainedViolation>>;
 
 /** Which of the contract checker's findings belongs to which check: by what it points at (`/status`, `/headers/…`, `/body…`). */
-function checkOfViolation(violation: ContractViolation): CheckName {
+function checkOfViolation(violation: ExplainedViolation): CheckName {
   if (violation.path === "/status") return "status_code_conformance";
   if (violation.path === "/headers/content-type") return "content_type_conformance";
   if (violation.path.startsWith("/headers/")) return "response_headers_conformance";

@@ -1,6 +1,6 @@
 // What `sendmock check` prints: a line per case as it runs, a table, the totals; and JUnit XML.
 
-import type { ContractViolation } from "../contract/violations.js";
+import type { ExplainedViolation } from "../errors.js";
 import type { CheckReport, CheckResult } from "./run-check.js";
 import type { InconclusiveTally } from "./transport.js";
 
@@ -9,7 +9,7 @@ export function showPointer(path: string): string {
   return path === "" ? "(answer)" : path;
 }
 
-export function describeProblem(problem: ContractViolation): string {
+export function describeProblem(problem: ExplainedViolation): string {
   return `${showPointer(problem.path)}: ${problem.message} (expected ${problem.expected}, actual ${problem.actual})`;
 }
 

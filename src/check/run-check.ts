@@ -7,7 +7,7 @@
 import { randomInt, randomUUID } from "node:crypto";
 import { chooseContract, type ContractChoice } from "../contract/choice.js";
 import type { ContractChecker } from "../contract/check.js";
-import type { ContractViolation } from "../contract/violations.js";
+import type { ExplainedViolation } from "../errors.js";
 import { parseJson } from "../domain/json.js";
 import { CASES, IDEMPOTENCY_CASE, type CaseInputs, type CheckCase } from "./cases.js";
 import { runGenerated, type Reproduction } from "./run-generated.js";
@@ -69,7 +69,7 @@ export interface CheckResult {
   /** What the case expects, as shown: `4xx` or `2xx`. */
   expected: string;
   /** Every problem found, own expectations first; empty when passed. */
-  problems: ContractViolation[];
+  problems: ExplainedViolation[];
   durationMs: number;
   /** Why a case was skipped, or why it is inconclusive. */
   skipReason?: string;
@@ -115,7 +115,7 @@ function errorOf(body: unknown): { code?: unknown; message?: unknown } {
 }
 
 /** Own expectations of a case: status class, error code and message where visible, tracking id. */
-function expectationProblems(testCase: CheckCase, answer: Answer, body: unknown): ContractViolation[] {
+function expectationProblems(testCase: CheckCase, answer: Answer, body: unknown): ExplainedViolation[] {
   const { status } = answer;
   const expect = testCase.expect;
   if (expect.status === "2xx") {
@@ -136,7 +136,7 @@ function expectationProblems(testCase: CheckCase, answer: Answer, body: unknown)
     const why = status < 300 ? "the server accepted a request it must refuse" : "the server did not answer with a client error";
     return [{ path: "/status", message: why, expected: "4xx", actual: String(status) }];
   }
-  const problems: ContractViolation[] = [];
+  const problems: ExplainedViolation[] = [];
   const error = errorOf(body);
   if (expect.errorCode !== undefined) {
     if (error.code !== undefined && error.code !== expect.errorCode) {

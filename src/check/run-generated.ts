@@ -4,7 +4,7 @@
 
 import fc from "fast-check";
 import type { ContractChecker } from "../contract/check.js";
-import type { ContractViolation } from "../contract/violations.js";
+import type { ExplainedViolation } from "../errors.js";
 import { contractAccepts, coverageRequests, requestArbitrary, type GeneratedRequest, type GenerationInputs } from "./generate.js";
 import { ANSWER_CHECKS, CHECK_NAMES, EXPECTED, judge, type CheckName, type Exchange } from "./named-checks.js";
 import type { Transport } from "./transport.js";
@@ -40,7 +40,7 @@ export interface NamedCheckResult {
   outcome: "passed" | "failed" | "skipped" | "inconclusive";
   expected: string;
   status?: number;
-  problem?: ContractViolation;
+  problem?: ExplainedViolation;
   reproduction?: Reproduction;
   /** Requests of the run this check judged. */
   judged: number;
@@ -107,7 +107,7 @@ async function send(options: GeneratedRunOptions, request: GeneratedRequest): Pr
 interface Failure {
   runIndex: number;
   exchange: Exchange;
-  problem: ContractViolation;
+  problem: ExplainedViolation;
 }
 
 export async function runGenerated(options: GeneratedRunOptions): Promise<GeneratedRun> {

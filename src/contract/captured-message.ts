@@ -1,23 +1,22 @@
 // The inspection API writes stored messages as they are, without its answer check
 // seeing them; each is checked against openapi/admin.yaml once, when it is captured, instead.
-// The check is compiled once per process for each document (contract/schema-validator.ts).
+// The check is compiled once per process for each document (contract/engine.ts).
 
-import { componentValidator } from "./schema-validator.js";
+import { componentCheck } from "./engine.js";
 import type { Contract } from "./load.js";
 import type { Outbox } from "../domain/outbox.js";
 import { ApiError } from "../errors.js";
-import { violationOf } from "./violations.js";
 import type { CapturedMessage } from "../wire.js";
 
 /** `outbox`, refusing any message that `GET /_mock/messages` could not answer with. */
 export function withCapturedMessageCheck(outbox: Outbox, adminContract: Contract): Outbox {
   // Compiled with the mock, not at its first capture: no request pays for it.
-  const validate = componentValidator(adminContract, "CapturedMessage");
+  const violationsIn = componentCheck(adminContract, "CapturedMessage");
 
   const check = (message: CapturedMessage): ApiError | undefined => {
     const { id } = message;
-    if (validate(message)) return undefined;
-    const violations = (validate.errors ?? []).map((error) => violationOf(error, message));
+    const violations = violationsIn(message);
+    if (violations.length === 0) return undefined;
     const described = violations
       .map((violation) => `${violation.path || "/"} ${violation.message} (expected ${violation.expected}, actual ${violation.actual})`)
       .join("; ");

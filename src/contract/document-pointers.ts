@@ -17,6 +17,19 @@ const at = (document: OpenAPIV3_1.Document, pointer: string): unknown => valueAt
 const followed = (listed: object, pointer: string): string =>
   "$ref" in listed && typeof listed.$ref === "string" && listed.$ref.startsWith("#/") ? listed.$ref : pointer;
 
+/** Where the value at `pointer` is written, each local `$ref` met there followed (one to another too). */
+export function resolvedPointer(document: OpenAPIV3_1.Document, pointer: string): string {
+  const seen = new Set<string>();
+  let current = pointer;
+  while (!seen.has(current)) {
+    seen.add(current);
+    const node = at(document, current);
+    if (node === null || typeof node !== "object") return current;
+    current = followed(node, current);
+  }
+  return current;
+}
+
 /** `#/components/schemas/<name>` */
 export const componentPointer = (schemaName: string): string => `#/components/schemas/${schemaName}`;
 
@@ -88,6 +101,42 @@ export function responseBodiesOf(document: OpenAPIV3_1.Document, operation: stri
     bodies.set(status, pointer !== undefined ? { kind: "json", pointer } : Object.keys(content).length > 0 ? { kind: "not json" } : { kind: "none" });
   }
   return bodies;
+}
+
+/** A header a response documents: whether it must be there, and the pointer of its schema, if it has one. */
+export interface HeaderSchema {
+  name: string;
+  required: boolean;
+  pointer: string | undefined;
+}
+
+/** A documented response: its headers, and the schema pointer of each media type it may carry (undefined for one without a schema). */
+export interface DocumentedResponse {
+  headers: HeaderSchema[];
+  media: Map<string, string | undefined>;
+}
+
+/** Each response of an operation, by response key (`200`, `4XX`, `default`), for judging a whole answer. */
+export function responsesOf(document: OpenAPIV3_1.Document, operation: string): Map<string, DocumentedResponse> {
+  const responses = (at(document, `${operation}/responses`) ?? {}) as Record<string, object>;
+  const documented = new Map<string, DocumentedResponse>();
+  for (const status of Object.keys(responses)) {
+    const where = resolvedPointer(document, `${operation}/responses/${pointerToken(status)}`);
+    const response = (at(document, where) ?? {}) as OpenAPIV3_1.ResponseObject;
+    const headers = Object.keys(response.headers ?? {}).map((name) => {
+      const place = resolvedPointer(document, `${where}/headers/${pointerToken(name)}`);
+      const header = (at(document, place) ?? {}) as OpenAPIV3_1.HeaderObject;
+      return { name, required: header.required === true, pointer: header.schema === undefined ? undefined : `${place}/schema` };
+    });
+    const media = new Map(
+      Object.entries(response.content ?? {}).map(([type, content]) => [
+        type,
+        content.schema === undefined ? undefined : `${where}/content/${pointerToken(type)}/schema`,
+      ]),
+    );
+    documented.set(status, { headers, media });
+  }
+  return documented;
 }
 
 /** The schema at `pointer`, its own local `$ref` followed once. */

@@ -1,22 +1,24 @@
-// The operations of a contract checked as express-openapi-validator checked them, from compiled
-// schemas (built ahead for the shipped documents): a request's parameters, media type and body,
-// and each answer written as JSON.
+// The operations of a contract checked by the engine's validators: a request's parameters, media
+// type and body as express-openapi-validator checked them, each answer written as JSON, and a whole
+// answer off the wire (status, headers, body) as `check`, `proxy` and the `respond` fault judge it.
 
-import type { ErrorObject, ValidateFunction } from "ajv";
+import type { ValidateFunction } from "ajv";
 import contentType from "content-type";
+import type { ExplainedViolation, Violation } from "../errors.js";
 import {
   operationsOf,
   parametersOf,
   requestBodyOf,
   responseBodiesOf,
-  schemaAlong,
+  responsesOf,
   schemaAt,
+  type DocumentedResponse,
   type HttpMethod,
   type ParameterSchema,
 } from "./document-pointers.js";
+import { closestViolations, knownKeysIn, show, validatorAt, violationsOf, type KnownKeys } from "./engine.js";
 import type { Contract } from "./load.js";
-import { ContractRefusal, type ContractIssue } from "./refusal.js";
-import { schemaValidator } from "./schema-validator.js";
+import { ContractRefusal } from "./refusal.js";
 
 /** What a request brings that the contract judges. */
 export interface RequestParts {
@@ -41,52 +43,30 @@ export interface OperationChecks {
    */
   typedQuery: ((query: Readonly<Record<string, unknown>>) => Record<string, unknown>) | undefined;
   /** What in an answer of `status` with the JSON `body` breaks the contract; empty when it fits. */
-  answer(status: number, body: unknown): ContractIssue[];
+  answer(status: number, body: unknown): Violation[];
+  /** Whether the operation lists this exact status (not only a `4XX` range): 401 for a missing key, 405 for another method. */
+  documentsStatus(status: number): boolean;
+  /**
+   * What in a whole answer, as it went over the wire, breaks the contract: `/status` for the HTTP
+   * status, `/headers/<name>` for a header, and a pointer under `/body` (`/body/error/code`) for
+   * the body. How `check`, `proxy` and the `respond` fault judge an answer they did not write.
+   */
+  exchangeAnswer(answer: ExchangeAnswer): ExplainedViolation[];
 }
 
-/**
- * ajv's errors as eov reported them: a missing or unknown key is named in the path, and an enum
- * lists its values, so the messages a client reads did not change when eov stopped checking
- * (what eov's `ajvErrorsToValidatorError` and `augmentAjvErrors` did).
- */
-function issuesOf(errors: readonly ErrorObject[], root: string, keysOf: KnownKeys): ContractIssue[] {
-  return errors.map((error) => {
-    const params = error.params as Record<string, unknown>;
-    const key = (params.missingProperty ?? params.additionalProperty ?? params.unevaluatedProperty) as string | undefined;
-    const allowed = error.keyword === "enum" && Array.isArray(params.allowedValues) ? `: ${params.allowedValues.join(", ")}` : "";
-    const known = error.keyword === "additionalProperties" ? keysOf(error.schemaPath) : undefined;
-    return {
-      path: `${root}${error.instancePath}${key === undefined ? "" : `/${key}`}`,
-      keyword: error.keyword,
-      message: `${error.message ?? "is invalid"}${allowed}`,
-      ...(known !== undefined && { known }),
-    };
-  });
+/** An answer as it went over the wire. */
+export interface ExchangeAnswer {
+  status: number;
+  headers: Record<string, string | undefined>;
+  /** The raw body text. */
+  body: string;
 }
 
-/** The keys the object schema holding an `additionalProperties` (named by an error's `schemaPath`) takes. */
-type KnownKeys = (schemaPath: string) => readonly string[] | undefined;
-
-const NO_KEYS: KnownKeys = () => undefined;
-
-/**
- * ajv names the schema that failed from the root of the one it checked (`#/properties/match/...`),
- * or from the document for a component it reached by `$ref` (`#/components/schemas/...`): the keys
- * of that object's `properties`, so that an unknown key can be told the one it was meant to be.
- */
-function knownKeysIn(contract: Contract, checkedPointer: string): KnownKeys {
-  return (schemaPath) => {
-    const holder = schemaPath.replace(/\/additionalProperties$/, "").slice(1);
-    const properties = schemaAlong(contract.document, holder.startsWith("/components/") ? "#" : checkedPointer, holder)?.properties;
-    return typeof properties === "object" && properties !== null ? Object.keys(properties) : undefined;
-  };
+function failures(validate: ValidateFunction, value: unknown, root: string, keysOf?: KnownKeys): Violation[] {
+  return validate(value) ? [] : violationsOf(validate.errors ?? [], value, "refusal", root, keysOf);
 }
 
-function failures(validate: ValidateFunction, value: unknown, root: string, keysOf: KnownKeys = NO_KEYS): ContractIssue[] {
-  return validate(value) ? [] : issuesOf(validate.errors ?? [], root, keysOf);
-}
-
-const badRequest = (issues: ContractIssue[]): ContractRefusal => new ContractRefusal("bad_request", "The request breaks the contract", issues);
+const badRequest = (issues: Violation[]): ContractRefusal => new ContractRefusal("bad_request", "The request breaks the contract", issues);
 
 /** Where eov put each parameter in the request it validated. */
 const PLACE: Readonly<Record<string, string>> = { query: "query", path: "params", header: "headers" };
@@ -138,7 +118,7 @@ function parameterRefusal(parameters: ParameterChecks, parts: RequestParts): Con
     if (value === "" && !parameter.allowEmptyValue)
       return badRequest([{ path: `/query/${name}`, keyword: "", message: `Empty value found for query parameter '${name}'` }]);
   }
-  const issues: ContractIssue[] = [];
+  const issues: Violation[] = [];
   for (const parameter of parameters.all) {
     const value = valueOf(parameter, parts);
     const path = `/${PLACE[parameter.in] ?? parameter.in}/${parameter.name}`;
@@ -153,7 +133,7 @@ function parameterRefusal(parameters: ParameterChecks, parts: RequestParts): Con
 
 interface BodyCheck {
   validate: ValidateFunction | undefined;
-  knownKeys: KnownKeys;
+  knownKeys: KnownKeys | undefined;
   /** As eov read it: only a body whose schema lists required keys is itself required. */
   required: boolean;
   /** Whether a request with no Content-Type may leave the body out (`required: false` in the document). */
@@ -182,21 +162,84 @@ function bodyRefusal(body: BodyCheck, parts: RequestParts): ContractRefusal | un
 /** The check of each documented response (`200`, `4XX`, `default`): its JSON schema's, or what its body may be. */
 type AnswerCheck = ValidateFunction | "no body" | "not JSON";
 
-function answerIssues(checks: ReadonlyMap<string, AnswerCheck>, status: number, body: unknown): ContractIssue[] {
+/** The response key a status is answered by: its own, its range's (`4XX`), else `default`. */
+function responseKey(keys: { has(key: string): boolean }, status: number): string | undefined {
   const code = String(status);
-  const key = [code, `${code[0] ?? ""}XX`, "default"].find((candidate) => checks.has(candidate));
-  if (key === undefined) return [{ path: "/response", keyword: "", message: `no schema defined for status code '${code}' in the openapi spec` }];
+  return [code, `${code[0] ?? ""}XX`, "default"].find((candidate) => keys.has(candidate));
+}
+
+function answerIssues(checks: ReadonlyMap<string, AnswerCheck>, status: number, body: unknown): Violation[] {
+  const key = responseKey(checks, status);
+  if (key === undefined) return [{ path: "/response", keyword: "", message: `no schema defined for status code '${status}' in the openapi spec` }];
   const check = checks.get(key);
   if (check === "no body") return body === undefined ? [] : [{ path: "/response", keyword: "", message: "response should NOT have a body" }];
   if (check === "not JSON" || check === undefined) return [];
   return failures(check, body, "/response");
 }
 
-function checksOf(contract: Contract, pointer: string): OperationChecks {
+/** A header's text as the value its schema describes: a number where it says integer or number. */
+function headerValue(contract: Contract, pointer: string, text: string): unknown {
+  const type = schemaAt(contract.document, pointer)?.type;
+  return (type === "integer" || type === "number") && /^-?\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : text;
+}
+
+function exchangeViolations(
+  contract: Contract,
+  operation: string,
+  responses: ReadonlyMap<string, DocumentedResponse>,
+  answer: ExchangeAnswer,
+): ExplainedViolation[] {
+  const key = responseKey(responses, answer.status);
+  const response = key === undefined ? undefined : responses.get(key);
+  if (!response) {
+    return [
+      {
+        path: "/status",
+        message: `status ${answer.status} is not documented for ${operation}`,
+        expected: `one of ${[...responses.keys()].join(", ")}`,
+        actual: String(answer.status),
+      },
+    ];
+  }
+  const violations: ExplainedViolation[] = [];
+  for (const { name, required, pointer } of response.headers) {
+    const path = `/headers/${name.toLowerCase()}`;
+    const value = answer.headers[name.toLowerCase()];
+    if (value === undefined) {
+      if (required) violations.push({ path, message: `${name} header is missing`, expected: `a ${name} header`, actual: "absent" });
+    } else if (pointer !== undefined) {
+      // A Retry-After that is an HTTP date where the contract says whole seconds, say.
+      for (const violation of closestViolations(contract, pointer, headerValue(contract, pointer, value))) {
+        violations.push({ ...violation, path, message: `${name} header ${violation.message}`, actual: show(value) });
+      }
+    }
+  }
+  const type = (answer.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
+  if (!response.media.has(type)) {
+    violations.push({
+      path: "/headers/content-type",
+      message: `content type ${type || "(none)"} is not in the contract for ${answer.status}`,
+      expected: [...response.media.keys()].join(", "),
+      actual: type || "absent",
+    });
+    return violations;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.body);
+  } catch {
+    violations.push({ path: "/body", message: "the body is not valid JSON", expected: "JSON", actual: show(answer.body) });
+    return violations;
+  }
+  const schema = response.media.get(type);
+  return schema === undefined ? violations : [...violations, ...closestViolations(contract, schema, body, "/body")];
+}
+
+function checksOf(contract: Contract, pointer: string, operation: string): OperationChecks {
   const { document } = contract;
   const all: ParameterCheck[] = parametersOf(document, pointer).map((parameter) => {
     const schema = schemaAt(document, parameter.pointer);
-    return { ...parameter, validate: schemaValidator(contract, parameter.pointer, "coercing"), type: schema?.type, default: schema?.default };
+    return { ...parameter, validate: validatorAt(contract, parameter.pointer, "coercing"), type: schema?.type, default: schema?.default };
   });
   const parameters: ParameterChecks = {
     all,
@@ -205,21 +248,25 @@ function checksOf(contract: Contract, pointer: string): OperationChecks {
   const requestBody = requestBodyOf(document, pointer);
   const bodySchema = requestBody?.pointer === undefined ? undefined : schemaAt(document, requestBody.pointer);
   const body: BodyCheck | undefined = requestBody && {
-    validate: requestBody.pointer === undefined ? undefined : schemaValidator(contract, requestBody.pointer),
-    knownKeys: requestBody.pointer === undefined ? NO_KEYS : knownKeysIn(contract, requestBody.pointer),
+    validate: requestBody.pointer === undefined ? undefined : validatorAt(contract, requestBody.pointer),
+    knownKeys: requestBody.pointer === undefined ? undefined : knownKeysIn(contract, requestBody.pointer),
     required: Array.isArray(bodySchema?.required) && bodySchema.required.length > 0,
     optional: !requestBody.required,
   };
+  // Only check, proxy and the respond fault judge whole answers: read from the document at their first one.
+  let responses: Map<string, DocumentedResponse> | undefined;
   const answers = new Map<string, AnswerCheck>(
     [...responseBodiesOf(document, pointer)].map(([key, answer]) => [
       key,
-      answer.kind === "json" ? schemaValidator(contract, answer.pointer) : answer.kind === "none" ? "no body" : "not JSON",
+      answer.kind === "json" ? validatorAt(contract, answer.pointer) : answer.kind === "none" ? "no body" : "not JSON",
     ]),
   );
   return {
     request: (parts) => parameterRefusal(parameters, parts) ?? (body ? bodyRefusal(body, parts) : undefined),
     typedQuery: parameters.inQuery.size === 0 ? undefined : (query) => typedQuery(parameters.inQuery, query),
     answer: (status, answerBody) => answerIssues(answers, status, answerBody),
+    documentsStatus: (status) => answers.has(String(status)),
+    exchangeAnswer: (answer) => exchangeViolations(contract, operation, (responses ??= responsesOf(document, pointer)), answer),
   };
 }
 
@@ -227,7 +274,7 @@ function checksOf(contract: Contract, pointer: string): OperationChecks {
 export function operationChecks(contract: Contract, path: string, method: HttpMethod): OperationChecks {
   const found = operationsOf(contract.document).find((operation) => operation.path === path && operation.method === method);
   if (!found) throw new Error(`${contract.file} has no ${method.toUpperCase()} ${path}`);
-  return checksOf(contract, found.pointer);
+  return checksOf(contract, found.pointer, `${method.toUpperCase()} ${path}`);
 }
 
 /** An operation found for a request, with the checks of it and the path's parameters. */
@@ -250,7 +297,12 @@ export function contractOperations(contract: Contract): OperationFinder {
       .split(/\{[^}]+\}/)
       .map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
       .join("([^/]+)");
-    return { method: method.toUpperCase(), regex: new RegExp(`^${pattern.replace(/\/$/, "")}\\/?$`, "i"), names, checks: checksOf(contract, pointer) };
+    return {
+      method: method.toUpperCase(),
+      regex: new RegExp(`^${pattern.replace(/\/$/, "")}\\/?$`, "i"),
+      names,
+      checks: checksOf(contract, pointer, `${method.toUpperCase()} ${path}`),
+    };
   });
   return (method, path) => {
     for (const route of routes) {

@@ -6,14 +6,12 @@ import { configSchema } from "../config.js";
 import { FAULT_RULE_SCHEMA } from "../domain/faults.js";
 import { OUTCOME_RULE_SCHEMA } from "../domain/outcomes.js";
 import { WEBHOOK_INPUT_SCHEMA } from "../domain/webhooks.js";
+import { recordPrecompiledValidators } from "./engine.js";
 import { recordCheckedContracts } from "./load.js";
 import { recordParsedTemplates } from "./parsed-templates.js";
-import { recordPrecompiledInputChecks } from "./schema-check.js";
-import { recordPrecompiledSchemas } from "./schema-validator.js";
 
 export async function recordBuildArtifacts(): Promise<void> {
-  await recordPrecompiledSchemas();
-  await recordPrecompiledInputChecks([configSchema, FAULT_RULE_SCHEMA, OUTCOME_RULE_SCHEMA, WEBHOOK_INPUT_SCHEMA]);
+  await recordPrecompiledValidators([configSchema, FAULT_RULE_SCHEMA, OUTCOME_RULE_SCHEMA, WEBHOOK_INPUT_SCHEMA]);
   await recordCheckedContracts();
   await recordParsedTemplates();
 }

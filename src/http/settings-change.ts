@@ -70,7 +70,8 @@ function inLibraryNames(refusal: ContractRefusal): ContractRefusal {
   const issues = refusal.issues.map((issue) => ({
     ...issue,
     path: libraryPointer(issue.path),
-    ...(issue.known !== undefined && { known: issue.known.map(libraryKey) }),
+    // The keys an unknown key's object takes are keys too; an enum's values are not.
+    ...(issue.known !== undefined && issue.keyword === "additionalProperties" && { known: issue.known.map(libraryKey) }),
   }));
   return new ContractRefusal(refusal.kind, refusal.message, issues);
 }

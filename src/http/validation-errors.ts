@@ -3,7 +3,7 @@
 import { excerpt } from "../domain/excerpt.js";
 import { valueAt } from "../domain/json.js";
 import { StoreUnavailableError } from "../domain/store-errors.js";
-import { ContractRefusal, type ContractIssue } from "../contract/refusal.js";
+import { ContractRefusal } from "../contract/refusal.js";
 import { alternatives, closestKey, meantValue } from "../contract/schema-check.js";
 import { ApiError, type Violation } from "../errors.js";
 
@@ -14,7 +14,7 @@ interface ValidatorIssue {
   pointer: string;
   keyword: string;
   ajvMessage: string;
-  /** For an unknown key: the keys its object takes. */
+  /** For an unknown key: the keys its object takes; for an enum: the values it takes. */
   known: readonly string[] | undefined;
 }
 
@@ -64,9 +64,8 @@ function phrase(issue: ValidatorIssue, body: unknown): string {
     case "minLength":
       return "must not be empty";
     case "enum": {
-      const allowed = /allowed values: (.*)$/.exec(issue.ajvMessage)?.[1];
-      if (allowed === undefined) return issue.ajvMessage;
-      const values = allowed.split(", ");
+      const values = issue.known;
+      if (values === undefined) return issue.ajvMessage;
       return `must be ${alternatives(values)}${meantValue(valueAt(body, issue.pointer), values)}`;
     }
     case "pattern":
@@ -117,11 +116,11 @@ function withoutBranchNoise(issues: readonly ValidatorIssue[]): ValidatorIssue[]
   return kept;
 }
 
-function toIssues(contractIssues: readonly ContractIssue[]): ValidatorIssue[] {
+function toIssues(contractIssues: readonly Violation[]): ValidatorIssue[] {
   const seen = new Set<string>();
   const issues: ValidatorIssue[] = [];
   for (const item of contractIssues) {
-    const { keyword } = item;
+    const keyword = item.keyword ?? "";
     const pointer = item.path.replace(/^\/body(?=\/|$)/, "");
     // The branches of a oneOf each fail on type at one pointer, with different messages: kept, to merge.
     const key = keyword === "type" ? `${pointer} type ${item.message}` : `${pointer} ${keyword}`;

@@ -13,7 +13,7 @@ import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resolveConfig } from "../../src/config.js";
 import { loadContract } from "../../src/contract/load.js";
-import { compiledAtRunTime } from "../../src/contract/schema-validator.js";
+import { compiledAtRunTime } from "../../src/contract/engine.js";
 import { componentPointer } from "../../src/contract/document-pointers.js";
 import { renderTemplate } from "../../src/domain/render.js";
 import { loadTemplateCatalog } from "../../src/domain/templates.js";

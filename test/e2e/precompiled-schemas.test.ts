@@ -6,13 +6,13 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { componentPointer, operationPointer, requestBodyOf, responseBodiesOf } from "../../src/contract/document-pointers.js";
-import type * as SchemaValidator from "../../src/contract/schema-validator.js";
+import type * as Engine from "../../src/contract/engine.js";
 import type * as Load from "../../src/contract/load.js";
 import { aMessage } from "../stores/outbox-contract.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const fromDist = <Module>(file: string): Promise<Module> => import(pathToFileURL(path.join(ROOT, "dist", file)).href) as Promise<Module>;
-const { schemaValidator, compiledAtRunTime } = await fromDist<typeof SchemaValidator>("contract/schema-validator.js");
+const { validatorAt: schemaValidator, compiledAtRunTime } = await fromDist<typeof Engine>("contract/engine.js");
 const { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } = await fromDist<typeof Load>("contract/load.js");
 
 const A_MESSAGE = aMessage();

@@ -1,13 +1,13 @@
 // toApiError, table-driven: whatever reaches an error handler -> the ApiError the client is answered with.
 
 import { describe, expect, it } from "vitest";
-import { ContractRefusal, type ContractIssue } from "../../src/contract/refusal.js";
+import { ContractRefusal } from "../../src/contract/refusal.js";
 import { StoreUnavailableError } from "../../src/domain/store-errors.js";
-import { ApiError, type ErrorCode } from "../../src/errors.js";
+import { ApiError, type ErrorCode, type Violation } from "../../src/errors.js";
 import { toApiError } from "../../src/http/validation-errors.js";
 
-const badRequest = (...issues: ContractIssue[]) => new ContractRefusal("bad_request", "The request breaks the contract", issues);
-const issue = (path: string, keyword: string, message: string): ContractIssue => ({ path: `/body${path}`, keyword, message });
+const badRequest = (...issues: Violation[]) => new ContractRefusal("bad_request", "The request breaks the contract", issues);
+const issue = (path: string, keyword: string, message: string): Violation => ({ path: `/body${path}`, keyword, message });
 const withProps = (message: string, props: Record<string, unknown>): Error => Object.assign(new Error(message), props);
 
 const passedThrough = new ApiError("rate_limited", "slow down");
