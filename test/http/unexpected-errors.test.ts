@@ -1,5 +1,6 @@
 // An error no step expected (a bug in sendmock) is logged once with its stack and cause, and the client still gets a 500 in the configured shape.
 
+import type { IncomingMessage, ServerResponse } from "node:http";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { loadContract, SEND_CONTRACT } from "../../src/contract/load.js";
@@ -57,7 +58,7 @@ async function sendmockWhoseSend(fail: () => never, shape: "a" | "b" = "a") {
     corsOrigins: [],
     reportUnexpected: (error) => logged.push(describeUnexpected(error)),
   });
-  return { logged, stores, serve: edge.handle };
+  return { logged, stores, serve: (req: IncomingMessage, res: ServerResponse) => edge.handle(req, res) };
 }
 
 describe("an unexpected error in POST /send", () => {
