@@ -56,7 +56,14 @@ async function installed(peer, log) {
   if (code === 0 && existsSync(path.join(folder, peer.entry))) return folder;
   // A half install would pass the check above next time only by chance: start afresh then.
   rmSync(folder, { recursive: true, force: true });
-  const why = stderr.trim().split("\n").filter(Boolean).slice(-2).join(" ").slice(0, 200);
+  // npm's first error lines say what failed (a code, the request); its last ones are generic advice.
+  const why = stderr
+    .trim()
+    .split("\n")
+    .filter((line) => line.startsWith("npm error"))
+    .slice(0, 2)
+    .join(" ")
+    .slice(0, 200);
   throw new Error(`npm install ${peer.name}@${peer.version} failed (exit ${String(code)})${why ? `: ${why}` : ""}`);
 }
 
