@@ -1,11 +1,13 @@
-// `npm run bench`: throughput of sendmock against two baselines, its startup time, its
-// memory and a soak (its heap under sustained load), each server started fresh in its own
+// `npm run bench`: throughput of sendmock against its peers (bare node:http, express +
+// express-openapi-validator, Prism, WireMock), its startup time, its memory, a soak (its heap
+// under sustained load) and what each speed device earns, each server started fresh in its own
 // child process. Prints a table and a TARGETS block, and writes the same to
 // test-results/bench.json. Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_RUNS
 // (runs per scenario, default 3), BENCH_WARMUP (seconds of discarded load before each run,
 // default 1), BENCH_SOAK_SECONDS (length of the soak, default 60, 0 skips it), BENCH_ONLY=soak
-// (the soak alone), BENCH_ONLY=startup, abuse, log, webhooks or search (that section alone), BENCH_STRICT=1
-// (exit 2 when a target is missed); the abuse section's own knobs are in abuse.mjs.
+// (the soak alone), BENCH_ONLY=startup, abuse, log, webhooks, search, peers or devices (that section
+// alone), BENCH_STRICT=1 (exit 2 when a target is missed or could not be judged), BENCH_PEERS_DIR
+// (where Prism and WireMock are installed, see lib/peers.mjs); the abuse section's own knobs are in abuse.mjs.
 
 import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -15,6 +17,8 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import { measureAbuse } from "./abuse.mjs";
+import { deviceLines, measureDevices } from "./devices.mjs";
+import { preparePeers } from "./lib/peers.mjs";
 import { CLI, cpuMsOf, freePort, killAll, memoryOf, ROOT, spawnNode, startServer, stopServer } from "./lib/servers.mjs";
 import { measureStartupSection, startupLines, startupTargets } from "./startup.mjs";
 
@@ -23,7 +27,7 @@ const RUNS = Math.round(positiveNumber("BENCH_RUNS", 3));
 const WARMUP = nonNegativeNumber("BENCH_WARMUP", 1);
 const STRICT = process.env.BENCH_STRICT === "1";
 const SOAK_SECONDS = nonNegativeNumber("BENCH_SOAK_SECONDS", 60);
-const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse", "log", "webhooks", "search"]);
+const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse", "log", "webhooks", "search", "peers", "devices"]);
 const CONNECTIONS = 50;
 const SETTLE_MS = 1000;
 const LIST_FILL = 10_000;
@@ -48,6 +52,16 @@ const SOAK_FLAT_GROWTH_SHARE = 0.05;
 // The request log (a line per /send on stdout, which the bench reads as a terminal would) may
 // cost at most this share of POST /send throughput, against the same server with --quiet.
 const LOG_MAX_COST_SHARE = 0.05;
+// Issue 30's targets: sendmock's valid send and its 422 each at least this many times the
+// fastest peer (Prism, WireMock, express + validator) on the same body, and this share of bare
+// node:http; the Redis store at least this share of the memory store.
+const PEER_MIN_RATIO = 2;
+const NODE_HTTP_MIN_RATIO = 0.2;
+const REDIS_MIN_RATIO = 0.5;
+// WireMock runs on the JVM, which compiles its hot code only after thousands of requests: with
+// the 1 s warm-up node's servers get, a 3 s run measured it at a fifth of its later rate. A peer
+// measured below its best would flatter sendmock, so the JVM gets this much warm-up at least.
+const JVM_WARMUP_S = 5;
 
 const API_KEY = "bench-key-0001";
 const VALID_BODY = JSON.stringify({
@@ -265,6 +279,9 @@ async function listMessages(url, query) {
  * @property {() => Promise<import("./lib/servers.mjs").Server>} start
  * @property {(url: string) => Promise<void>} [prepare]
  * @property {boolean} [redis] needs the bench's Redis (the row is left out without one)
+ * @property {"valid" | "invalid"} [peer] a peer the targets compare with, on the valid or the invalid body
+ * @property {string} [notMeasured] why a peer's row has no figures (its install failed)
+ * @property {number} [warmupS] seconds of discarded load before each run, when not WARMUP
  * @property {Load} load
  */
 
@@ -326,24 +343,111 @@ const SCENARIOS = [
   },
   {
     id: "baseline_validator",
-    label: "baseline A: express + openapi-validator",
+    label: "peer: express + openapi-validator (valid)",
+    peer: "valid",
     start: baselineValidator,
     load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 },
   },
   {
+    id: "baseline_validator_invalid",
+    label: "peer: express + openapi-validator (invalid, 400)",
+    peer: "invalid",
+    start: baselineValidator,
+    // express-openapi-validator answers a format error 400; the baseline keeps its status.
+    load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: INVALID_BODY, expectStatus: 400 },
+  },
+  {
     id: "baseline_http",
-    label: "baseline B: bare node:http",
+    label: "bare node:http (valid)",
     start: baselineHttp,
     load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 },
   },
 ];
+
+/** The scenarios that BENCH_ONLY=peers runs besides the installed peers' own. */
+const PEER_SECTION_IDS = ["send_valid", "send_invalid_recipient", "baseline_http", "baseline_validator", "baseline_validator_invalid"];
+
+/**
+ * Prism's and WireMock's rows, on the valid and the invalid body, or rows that say why they
+ * were not measured. Both answer the invalid recipient 422, as sendmock does.
+ * @param {Awaited<ReturnType<typeof preparePeers>>} peers
+ * @returns {Scenario[]}
+ */
+function peerScenarios(peers) {
+  /** @type {Scenario[]} */
+  const rows = [];
+  for (const [key, name] of /** @type {const} */ ([
+    ["prism", "Prism mock -v error"],
+    ["wiremock", "WireMock, stubs"],
+  ])) {
+    const peer = peers[key];
+    for (const kind of /** @type {const} */ (["valid", "invalid"])) {
+      rows.push({
+        id: `${key}_${kind}`,
+        label: `peer: ${name} (${kind === "valid" ? "valid" : "invalid, 422"})`,
+        peer: kind,
+        ...(key === "wiremock" && { warmupS: Math.max(WARMUP, JVM_WARMUP_S) }),
+        ...("notMeasured" in peer ? { notMeasured: peer.notMeasured, start: () => Promise.reject(new Error(peer.notMeasured)) } : { start: peer.start }),
+        load: {
+          method: "POST",
+          path: "/send",
+          headers: SEND_HEADERS,
+          body: kind === "valid" ? VALID_BODY : INVALID_BODY,
+          expectStatus: kind === "valid" ? 200 : 422,
+        },
+      });
+    }
+  }
+  return rows;
+}
+
+/**
+ * One valid and one invalid POST /send to each server before the runs: what each answers
+ * (status and the start of its body), printed beside the table.
+ * @param {Scenario[]} scenarios the valid rows of the servers to ask
+ */
+async function probeAnswers(scenarios) {
+  /** @type {{ id: string, label: string, valid?: { status: number, body: string }, invalid?: { status: number, body: string }, error?: string }[]} */
+  const answers = [];
+  for (const scenario of scenarios) {
+    if (scenario.notMeasured !== undefined) continue;
+    const server = await scenario.start();
+    try {
+      /** @param {string} body */
+      const ask = async (body) => {
+        const answer = await fetch(`${server.url}/send`, { method: "POST", headers: SEND_HEADERS, body });
+        return { status: answer.status, body: (await answer.text()).slice(0, 100) };
+      };
+      answers.push({ id: scenario.id, label: scenario.label.replace(/ \(valid\)$/, ""), valid: await ask(VALID_BODY), invalid: await ask(INVALID_BODY) });
+    } catch (error) {
+      answers.push({ id: scenario.id, label: scenario.label, error: error instanceof Error ? error.message : String(error) });
+    } finally {
+      await stopServer(server);
+    }
+  }
+  return answers;
+}
+
+/** @param {Awaited<ReturnType<typeof probeAnswers>>} answers */
+function answerLines(answers) {
+  const width = Math.max(...answers.map((answer) => answer.label.length));
+  return [
+    "what each server answers (one request each before the runs: status, then the start of the body)",
+    ...answers.map((answer) =>
+      answer.error !== undefined
+        ? `  ${answer.label.padEnd(width)}  failed: ${answer.error}`
+        : `  ${answer.label.padEnd(width)}  valid ${answer.valid?.status} ${answer.valid?.body}\n  ${"".padEnd(width)}  invalid ${answer.invalid?.status} ${answer.invalid?.body}`,
+    ),
+  ];
+}
 
 /** @param {Scenario} scenario @param {number} run */
 async function measure(scenario, run) {
   const server = await scenario.start();
   try {
     if (scenario.prepare) await scenario.prepare(server.url);
-    if (WARMUP > 0) await fire(server.url, scenario.load, { duration: WARMUP });
+    const warmup = scenario.warmupS ?? WARMUP;
+    if (warmup > 0) await fire(server.url, scenario.load, { duration: warmup });
     const cpuBefore = cpuMsOf(server.pid);
     const outcome = await fire(server.url, scenario.load, { duration: DURATION });
     outcome.serverCpuUsPerRequest = ((cpuMsOf(server.pid) - cpuBefore) * 1000) / outcome.requests;
@@ -592,7 +696,7 @@ function soakTargets(soak) {
 /**
  * Prints the TARGETS block, writes test-results/bench.json, and sets the exit code for BENCH_STRICT.
  * @param {string[]} out the lines above TARGETS
- * @param {{ name: string, pass: boolean, detail: string }[]} targets
+ * @param {{ name: string, pass: boolean | null, detail: string }[]} targets null: could not be judged (a peer was not measured), never a pass
  * @param {Record<string, unknown>} report
  * @param {number} began performance.now() at the start
  */
@@ -602,7 +706,10 @@ function finish(out, targets, report, began) {
     ...out,
     "",
     "TARGETS",
-    ...targets.map((target) => `  ${target.pass ? "PASS" : "MISS"}  ${target.name.padEnd(42)} ${target.detail}`),
+    ...(targets.length === 0 ? ["  (none in this section: its figures are read, not judged)"] : []),
+    ...targets.map(
+      (target) => `  ${(target.pass === null ? "UNJUDGED" : target.pass ? "PASS" : "MISS").padEnd(8)}  ${target.name.padEnd(42)} ${target.detail}`,
+    ),
     "",
     `total ${totalSeconds} s`,
   ];
@@ -613,7 +720,199 @@ function finish(out, targets, report, began) {
     `${JSON.stringify({ generatedAt: new Date().toISOString(), node: process.version, cpus: os.cpus().length, ...report, targets, totalSeconds }, null, 2)}\n`,
   );
   log("wrote test-results/bench.json");
-  if (STRICT && targets.some((target) => !target.pass)) process.exitCode = 2;
+  if (STRICT && targets.some((target) => target.pass !== true)) process.exitCode = 2;
+}
+
+/**
+ * The throughput table (each row's median req/s, p50, p99, errors, and its ratio to the fastest
+ * peer on the same body and to bare node:http), the peers that were not measured and why, and
+ * the targets judged on them.
+ * @param {Scenario[]} scenarioList every row, those of peers not measured too
+ * @param {Map<string, Outcome[]>} outcomes
+ */
+function throughputSection(scenarioList, outcomes) {
+  const measured = scenarioList.filter((scenario) => scenario.notMeasured === undefined);
+  const scenarios = measured.map((scenario) => summarize(scenario, outcomes.get(scenario.id) ?? []));
+  const byId = Object.fromEntries(scenarios.map((s) => [s.id, s]));
+  const nodeHttp = byId.baseline_http?.rps ?? NaN;
+  /** @param {"valid" | "invalid"} kind the fastest peer measured on that body, and the peers that were not */
+  const fastestPeer = (kind) => {
+    const peers = scenarioList.filter((scenario) => scenario.peer === kind);
+    const ran = peers
+      .filter((scenario) => scenario.notMeasured === undefined)
+      .map((scenario) => /** @type {ReturnType<typeof summarize>} */ (byId[scenario.id]));
+    const fastest = ran.reduce(
+      (best, row) => (best === undefined || row.rps > best.rps ? row : best),
+      /** @type {ReturnType<typeof summarize> | undefined} */ (undefined),
+    );
+    return { fastest, missing: peers.filter((scenario) => scenario.notMeasured !== undefined).map((scenario) => scenario.label) };
+  };
+  const peerValid = fastestPeer("valid");
+  const peerInvalid = fastestPeer("invalid");
+  const ratio = (/** @type {number} */ rps, /** @type {number} */ base) => (Number.isFinite(base) ? `${(rps / base).toFixed(2)}x` : "");
+  const isInvalid = (/** @type {{ id: string }} */ s) => s.id === "send_invalid_recipient" || byId[s.id]?.expectStatus !== 200;
+
+  const rows = [["scenario", `req/s (median of ${RUNS})`, "p50 ms", "p99 ms", "errors", "vs fastest peer (same body)", "vs node:http"]];
+  for (const scenario of scenarioList) {
+    const s = byId[scenario.id];
+    if (s === undefined) {
+      rows.push([scenario.label, "not measured", "", "", "", "", ""]);
+      continue;
+    }
+    const errors = s.errors + s.unexpectedStatuses;
+    const detail = s.expectedNon2xx > 0 ? ` (${int(s.expectedNon2xx)} expected ${s.expectStatus})` : s.non2xx > 0 ? ` (${int(s.non2xx)} non-2xx)` : "";
+    const peer = isInvalid(s) ? peerInvalid.fastest : peerValid.fastest;
+    rows.push([s.label, int(s.rps), s.p50Ms.toFixed(1), s.p99Ms.toFixed(1), `${int(errors)}${detail}`, ratio(s.rps, peer?.rps ?? NaN), ratio(s.rps, nodeHttp)]);
+  }
+  const lines = [table(rows)];
+  // Once per server, not once per body.
+  const reasons = new Set(
+    scenarioList.filter((s) => s.notMeasured !== undefined).map((s) => `${s.label.replace(/ \([^)]*\)$/, "")}: not measured: ${s.notMeasured}`),
+  );
+  lines.push(...reasons);
+  lines.push(
+    `fastest peer: valid body ${peerValid.fastest ? `${peerValid.fastest.label.replace(/^peer: /, "")} ${int(peerValid.fastest.rps)} req/s` : "none measured"}; invalid body ${peerInvalid.fastest ? `${peerInvalid.fastest.label.replace(/^peer: /, "")} ${int(peerInvalid.fastest.rps)} req/s` : "none measured"}`,
+  );
+
+  /**
+   * @param {string} name
+   * @param {ReturnType<typeof summarize> | undefined} row
+   * @param {ReturnType<typeof fastestPeer>} peer
+   */
+  const peerTarget = (name, row, peer) => {
+    const base = peer.fastest?.rps ?? NaN;
+    const figure = row && peer.fastest ? `${int(row.rps)} req/s vs ${PEER_MIN_RATIO} x ${int(base)} (${peer.fastest.label}): ${ratio(row.rps, base)}` : "";
+    if (row === undefined || peer.fastest === undefined || peer.missing.length > 0)
+      return {
+        name,
+        pass: null,
+        detail: `not judged: ${[...peer.missing.map((label) => `${label} not measured`), ...(row ? [] : ["no sendmock row"])].join(", ") || "no peer measured"}${figure ? `; against those measured ${figure}` : ""}`,
+      };
+    return { name, pass: row.rps >= PEER_MIN_RATIO * base, detail: figure };
+  };
+  /** @param {string} name @param {ReturnType<typeof summarize> | undefined} row */
+  const nodeTarget = (name, row) =>
+    row === undefined || !Number.isFinite(nodeHttp)
+      ? { name, pass: null, detail: "not judged: a row is missing" }
+      : {
+          name,
+          pass: row.rps >= NODE_HTTP_MIN_RATIO * nodeHttp,
+          detail: `${int(row.rps)} req/s vs ${NODE_HTTP_MIN_RATIO} x ${int(nodeHttp)}: ${ratio(row.rps, nodeHttp)}`,
+        };
+  const send = byId.send_valid;
+  const invalid = byId.send_invalid_recipient;
+  /** @type {{ name: string, pass: boolean | null, detail: string }[]} */
+  const targets = [
+    peerTarget(`valid send >= ${PEER_MIN_RATIO} x the fastest peer`, send, peerValid),
+    nodeTarget(`valid send >= ${NODE_HTTP_MIN_RATIO} x bare node:http`, send),
+    peerTarget(`422 path >= ${PEER_MIN_RATIO} x the fastest peer`, invalid, peerInvalid),
+    // Bare node:http checks nothing, so its valid-body figure is the ceiling for both bodies.
+    nodeTarget(`422 path >= ${NODE_HTTP_MIN_RATIO} x bare node:http`, invalid),
+  ];
+  const list = byId.list_10k;
+  if (list !== undefined && send !== undefined)
+    targets.push({
+      name: "inspection list (10k) no slower than a send",
+      pass: list.rps >= send.rps,
+      detail: `${int(list.rps)} req/s vs ${int(send.rps)}: ${ratio(list.rps, send.rps)}`,
+    });
+  if (scenarioList.some((scenario) => scenario.id === "list_10k")) {
+    for (const [memoryId, redisId, what] of /** @type {const} */ ([
+      ["send_valid", "send_valid_redis", "send"],
+      ["list_10k", "list_10k_redis", "list (10k)"],
+    ])) {
+      const memoryRow = byId[memoryId];
+      const redisRow = byId[redisId];
+      const name = `redis store ${what} >= ${REDIS_MIN_RATIO} x memory`;
+      targets.push(
+        memoryRow === undefined || redisRow === undefined
+          ? { name, pass: null, detail: "not judged: no redis-server to measure the redis store on" }
+          : {
+              name,
+              pass: redisRow.rps >= REDIS_MIN_RATIO * memoryRow.rps,
+              detail: `${int(redisRow.rps)} req/s vs ${int(memoryRow.rps)}: ${ratio(redisRow.rps, memoryRow.rps)}`,
+            },
+      );
+    }
+  }
+  // Peers' own errors show in their rows; a target judges sendmock's.
+  const own = scenarios.filter((s) => !s.id.startsWith("baseline_") && !s.id.startsWith("prism_") && !s.id.startsWith("wiremock_"));
+  const requestErrors = own.reduce((sum, s) => sum + s.errors + s.unexpectedStatuses, 0);
+  targets.push({
+    name: "no request errors",
+    pass: requestErrors === 0,
+    detail: `${int(requestErrors)} (connection errors/timeouts ${int(own.reduce((sum, s) => sum + s.errors, 0))}, unexpected statuses ${int(own.reduce((sum, s) => sum + s.unexpectedStatuses, 0))})`,
+  });
+  const report = {
+    scenarios: scenarios.map((s) => {
+      const peer = isInvalid(s) ? peerInvalid.fastest : peerValid.fastest;
+      return { ...s, vsFastestPeer: s.rps / (peer?.rps ?? NaN), fastestPeer: peer?.id ?? null, vsNodeHttp: s.rps / nodeHttp };
+    }),
+    notMeasured: Object.fromEntries(scenarioList.filter((s) => s.notMeasured !== undefined).map((s) => [s.id, s.notMeasured])),
+  };
+  return { lines, targets, report, byId };
+}
+
+/**
+ * Installs (first time) and readies the peers, then asks each server once what it answers.
+ * @returns {Promise<{ peers: Scenario[], answers: Awaited<ReturnType<typeof probeAnswers>> }>}
+ */
+async function peersAndAnswers() {
+  const peers = peerScenarios(await preparePeers(tempDir, log));
+  const asked = [
+    ...SCENARIOS.filter((scenario) => ["send_valid", "baseline_http", "baseline_validator"].includes(scenario.id)),
+    ...peers.filter((p) => p.peer === "valid"),
+  ];
+  const answers = await probeAnswers(asked);
+  for (const line of answerLines(answers)) log(line);
+  return { peers, answers };
+}
+
+/** BENCH_ONLY=peers: sendmock's two send rows and every peer, round-robin: a quick look at the ratios. */
+async function peersOnly() {
+  tempDir = mkdtempSync(path.join(os.tmpdir(), "sendmock-bench-"));
+  const began = performance.now();
+  const { peers, answers } = await peersAndAnswers();
+  const scenarioList = [...SCENARIOS.filter((scenario) => PEER_SECTION_IDS.includes(scenario.id)), ...peers];
+  const toRun = scenarioList.filter((scenario) => scenario.notMeasured === undefined);
+  log(
+    `peers only: ${RUNS} run(s) x ${toRun.length} scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`,
+  );
+  /** @type {Map<string, Outcome[]>} */
+  const outcomes = new Map(toRun.map((scenario) => [scenario.id, []]));
+  for (let run = 1; run <= RUNS; run += 1) {
+    for (const scenario of toRun) {
+      outcomes.get(scenario.id)?.push(await measure(scenario, run));
+      await sleep(SETTLE_MS);
+    }
+  }
+  const section = throughputSection(scenarioList, outcomes);
+  finish(
+    [
+      "",
+      `sendmock bench, peers: ${RUNS} run(s) per scenario, ${DURATION} s each (+${WARMUP} s warm-up), ${CONNECTIONS} connections, pipelining 1; node ${process.version}, ${os.cpus().length} cores`,
+      `POST /send body: ${Buffer.byteLength(VALID_BODY)} bytes (invalid: to "not-an-address")`,
+      "",
+      ...section.lines,
+      "",
+      ...answerLines(answers),
+    ],
+    section.targets,
+    { settings: { durationS: DURATION, runs: RUNS, warmupS: WARMUP, connections: CONNECTIONS }, ...section.report, answers },
+    began,
+  );
+}
+
+/** The devices section's own arguments: the bench's way to measure, lent to devices.mjs. */
+const deviceHelpers = () => ({ runs: RUNS, log, measure, fill, listMessages, configWithCapacity, validBody: VALID_BODY, sendHeaders: SEND_HEADERS, tempDir });
+
+/** BENCH_ONLY=devices: each speed device with it and without. */
+async function devicesOnly() {
+  tempDir = mkdtempSync(path.join(os.tmpdir(), "sendmock-bench-"));
+  const began = performance.now();
+  log(`devices only: ${RUNS} run(s) of each load, ${DURATION} s each (+${WARMUP} s warm-up); node ${process.version}, ${os.cpus().length} cores`);
+  const devices = await measureDevices(deviceHelpers());
+  finish(["", ...deviceLines(devices, RUNS)], [], { devices }, began);
 }
 
 /** The scenarios of the log section: the default text log, the JSON log, and --quiet to compare them with. */
@@ -879,7 +1178,12 @@ async function main() {
   tempDir = mkdtempSync(path.join(os.tmpdir(), "sendmock-bench-"));
   const began = performance.now();
   benchRedis = await startBenchRedis();
-  const scenariosToRun = SCENARIOS.filter((scenario) => benchRedis !== undefined || scenario.redis !== true);
+  const { peers, answers } = await peersAndAnswers();
+  // The redis rows stay in the list without a redis-server, so that their targets say why they were not judged.
+  const scenarioList = [...SCENARIOS, ...peers].map((scenario) =>
+    benchRedis === undefined && scenario.redis === true ? { ...scenario, notMeasured: "no redis-server on the PATH (apt-get install redis-server)" } : scenario,
+  );
+  const scenariosToRun = scenarioList.filter((scenario) => scenario.notMeasured === undefined);
   log(
     `${RUNS} run(s) x ${scenariosToRun.length} scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`,
   );
@@ -911,37 +1215,16 @@ async function main() {
     log(`soak (${SOAK_SECONDS} s)`);
     soak = await measureSoak();
   }
+  await sleep(SETTLE_MS);
+  log("devices");
+  const devices = await measureDevices(deviceHelpers());
 
   benchRedis?.stop();
-  const scenarios = scenariosToRun.map((scenario) => summarize(scenario, outcomes.get(scenario.id) ?? []));
-  const byId = Object.fromEntries(scenarios.map((s) => [s.id, s]));
-  const baselineA = byId.baseline_validator?.rps ?? NaN;
-  const baselineB = byId.baseline_http?.rps ?? NaN;
-  const ratio = (/** @type {number} */ rps, /** @type {number} */ base) => `${(rps / base).toFixed(2)}x`;
-
-  const rows = [["scenario", `req/s (median of ${RUNS})`, "p50 ms", "p99 ms", "errors", "vs validator baseline", "vs node:http"]];
-  for (const s of scenarios) {
-    const errors = s.errors + s.unexpectedStatuses;
-    const detail = s.expectedNon2xx > 0 ? ` (${int(s.expectedNon2xx)} expected ${s.expectStatus})` : s.non2xx > 0 ? ` (${int(s.non2xx)} non-2xx)` : "";
-    rows.push([s.label, int(s.rps), s.p50Ms.toFixed(1), s.p99Ms.toFixed(1), `${int(errors)}${detail}`, ratio(s.rps, baselineA), ratio(s.rps, baselineB)]);
-  }
-
-  const send = byId.send_valid;
-  const invalid = byId.send_invalid_recipient;
-  const list = byId.list_10k;
-  const requestErrors = scenarios.reduce((sum, s) => sum + s.errors + s.unexpectedStatuses, 0);
+  const throughput = throughputSection(scenarioList, outcomes);
+  const list = throughput.byId.list_10k;
   const m100 = memory.at100k;
   const targets = [
-    {
-      name: "valid send >= 0.9 x validator baseline",
-      pass: (send?.rps ?? 0) >= 0.9 * baselineA,
-      detail: `${int(send?.rps ?? 0)} req/s vs ${int(0.9 * baselineA)} (0.9 x ${int(baselineA)}): ${ratio(send?.rps ?? 0, baselineA)}`,
-    },
-    {
-      name: "error path >= 0.9 x validator baseline",
-      pass: (invalid?.rps ?? 0) >= 0.9 * baselineA,
-      detail: `${int(invalid?.rps ?? 0)} req/s vs ${int(0.9 * baselineA)} (0.9 x ${int(baselineA)}): ${ratio(invalid?.rps ?? 0, baselineA)}`,
-    },
+    ...throughput.targets,
     {
       name: "inspection list (10k) >= 2000 req/s",
       pass: (list?.rps ?? 0) >= 2000,
@@ -953,11 +1236,6 @@ async function main() {
       pass: m100.rssBytes <= m100.targetBytes,
       detail: `RSS ${mb(m100.rssBytes)} vs ${mb(m100.targetBytes)} (3 x ${mb(m100.jsonBytes)} + 100 MB)`,
     },
-    {
-      name: "no request errors",
-      pass: requestErrors === 0,
-      detail: `${int(requestErrors)} (connection errors/timeouts ${int(scenarios.reduce((sum, s) => sum + s.errors, 0))}, unexpected statuses ${int(scenarios.reduce((sum, s) => sum + s.unexpectedStatuses, 0))})`,
-    },
   ];
 
   const out = [
@@ -965,7 +1243,9 @@ async function main() {
     `sendmock bench: ${RUNS} run(s) per scenario, ${DURATION} s each (+${WARMUP} s warm-up), ${CONNECTIONS} connections, pipelining 1; node ${process.version}, ${os.cpus().length} cores`,
     `POST /send body: ${Buffer.byteLength(VALID_BODY)} bytes (invalid: to "not-an-address")`,
     "",
-    table(rows),
+    ...throughput.lines,
+    "",
+    ...answerLines(answers),
     "",
     ...startupLines(startup),
     "",
@@ -978,6 +1258,8 @@ async function main() {
       : `memory at ${int(MEMORY_LARGE)} messages with node ${HEAP_CAP_FLAG}: FAILED (${memoryHeapCapped.failed})`,
     ...(soak ? ["", ...soakLines(soak)] : []),
     "(MB = 2^20 bytes)",
+    "",
+    ...deviceLines(devices, RUNS),
   ];
   if (soak) targets.push(...soakTargets(soak));
 
@@ -991,11 +1273,13 @@ async function main() {
       bodyBytes: Buffer.byteLength(VALID_BODY),
       soakSeconds: SOAK_SECONDS,
     },
-    scenarios: scenarios.map((s) => ({ ...s, vsValidatorBaseline: s.rps / baselineA, vsNodeHttp: s.rps / baselineB })),
+    ...throughput.report,
+    answers,
     startup,
     memory,
     memoryHeapCapped: { nodeFlag: HEAP_CAP_FLAG, ...memoryHeapCapped },
     soak,
+    devices,
   };
   const logCost = logSection(outcomes, { text: await logLineCpuUs("text"), json: await logLineCpuUs("json") });
   out.push("", ...logCost.lines);
@@ -1036,7 +1320,11 @@ try {
             ? webhooksOnly()
             : ONLY === "search"
               ? searchOnly()
-              : main());
+              : ONLY === "peers"
+                ? peersOnly()
+                : ONLY === "devices"
+                  ? devicesOnly()
+                  : main());
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;

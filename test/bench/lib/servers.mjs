@@ -1,4 +1,4 @@
-// Child servers of the bench: each started fresh with `node`, tracked, and always killed.
+// Child servers of the bench: each started fresh (with `node`, or a peer's own command), tracked, and always killed.
 
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -106,6 +106,61 @@ export async function startServer(name, args) {
     child.once("error", onError);
   });
   return { name, url: String(url), pid: /** @type {number} */ (child.pid), child, stderrTail: proc.stderrTail, exited: proc.exited };
+}
+
+/**
+ * Starts a server that prints no URL (a peer: Prism at `-v error`, WireMock on `java`) in a
+ * fresh child process on `port`, and waits until an HTTP request to `readyPath` gets any answer.
+ * The command is run as it is, not through a wrapper, so that its pid is the server's own: the
+ * CPU read from /proc is the server's, and a SIGKILL leaves nothing running.
+ * @param {string} name
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ port: number, readyPath: string, cwd?: string }} options
+ * @returns {Promise<Server>}
+ */
+export async function startCommand(name, command, args, { port, readyPath, cwd = ROOT }) {
+  const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  live.add(child);
+  let output = "";
+  let exited = false;
+  const keep = (/** @type {string} */ chunk) => {
+    output = (output + chunk).slice(-4000);
+  };
+  child.stdout.setEncoding("utf8").on("data", keep);
+  child.stderr.setEncoding("utf8").on("data", keep);
+  child.once("exit", () => {
+    exited = true;
+    live.delete(child);
+  });
+  /** @type {Error | undefined} */
+  let spawnError;
+  child.once("error", (error) => (spawnError = error));
+  const url = `http://127.0.0.1:${port}`;
+  const began = performance.now();
+  for (;;) {
+    if (spawnError !== undefined || exited) {
+      child.kill("SIGKILL");
+      throw new Error(
+        `${name} failed to start: ${spawnError?.message ?? `exited with ${String(child.exitCode ?? child.signalCode)}`}${output ? `\n--- its output ---\n${output.trim()}` : ""}\n(command: ${command} ${args.join(" ")})`,
+      );
+    }
+    try {
+      const answer = await fetch(url + readyPath);
+      await answer.arrayBuffer();
+      break;
+    } catch {
+      // Not listening yet.
+    }
+    if (performance.now() - began > START_TIMEOUT_MS) {
+      child.kill("SIGKILL");
+      throw new Error(
+        `${name} failed to start: nothing answered on ${url} within ${START_TIMEOUT_MS} ms${output ? `\n--- its output ---\n${output.trim()}` : ""}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { name, url, pid: /** @type {number} */ (child.pid), child, stderrTail: () => output.trim(), exited: () => exited };
 }
 
 /**
