@@ -34,6 +34,7 @@ import { createSendEdge } from "./http/send-edge.js";
 import { createSendWriter } from "./http/send-writer.js";
 import { createErrorTranslator, describeUnexpected } from "./http/unexpected.js";
 import { createSendPipeline } from "./send/pipeline.js";
+import { createHostCheck } from "./send/host-guard.js";
 
 /** A mock that is built but not listening: use `app` with supertest. */
 export interface SendMock {
@@ -199,6 +200,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   const logBug = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const translate = createErrorTranslator((error) => logBug(describeUnexpected(error)));
   const sendChecks = operationChecks(sendContract, "/send", "post");
+  const hostGuard = { boundToLoopback: isLoopbackHost(config.host), allowedHosts: config.allowedHosts };
+  const checkHost = createHostCheck(hostGuard);
   const sendEdge = createSendEdge({
     answer: config.proxy
       ? createProxyPipeline({
@@ -211,6 +214,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
           settings,
           statusCodes: config.statusCodes,
           toApiError: translate,
+          checkHost,
         })
       : createSendPipeline({
           keys,
@@ -221,6 +225,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
           checks: sendChecks,
           statusCodes: config.statusCodes,
           toApiError: translate,
+          checkHost,
           faults,
           allowFaultHeader: config.allowFaultHeader,
           allowMagicRecipients: config.allowMagicRecipients,
@@ -268,7 +273,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       onReset,
     },
     corsOrigins: config.corsOrigins,
-    hostGuard: { boundToLoopback: isLoopbackHost(config.host), allowedHosts: config.allowedHosts },
+    hostGuard,
     settings,
     statusCodes: config.statusCodes,
     translate,

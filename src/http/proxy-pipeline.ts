@@ -27,6 +27,8 @@ export interface ProxyPipelineDeps {
   settings: SettingsStore;
   statusCodes: Partial<Record<ErrorCode, number>>;
   toApiError: (error: unknown, body: unknown) => ApiError;
+  /** Why the request's `Host` is refused (a loopback bind answers loopback names), or undefined. */
+  checkHost: (host: string | undefined) => ApiError | undefined;
 }
 
 export const VIOLATIONS_HEADER = "x-sendmock-violations";
@@ -104,6 +106,8 @@ export function createProxyPipeline(deps: ProxyPipelineDeps): (call: SendCall, c
     let notes: SendNotes = { to: stringField(request, "to"), templateId: stringField(request, "template_id"), apiKey: bearerToken(call.headers.authorization) };
     let headers: Record<string, string> = {};
     try {
+      const foreignHost = deps.checkHost(call.headers.host);
+      if (foreignHost) throw foreignHost;
       if (call.method !== "POST")
         throw new ApiError("method_not_allowed", `Method ${call.method} is not allowed on /send; use POST`, { headers: { Allow: "POST" } });
       if (call.bodyProblem !== undefined) throw deps.toApiError(call.bodyProblem, undefined);

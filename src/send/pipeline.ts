@@ -29,6 +29,8 @@ export interface SendPipelineDeps extends FaultSources {
   statusCodes: Partial<Record<ErrorCode, number>>;
   /** Turns whatever a step threw into the ApiError a client reads (`body` for the words that quote it). */
   toApiError: (error: unknown, body: unknown) => ApiError;
+  /** Why the request's `Host` is refused (a loopback bind answers loopback names), or undefined. */
+  checkHost: (host: string | undefined) => ApiError | undefined;
 }
 
 /**
@@ -77,6 +79,8 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
     let claim: KeyClaim | undefined;
 
     try {
+      const foreignHost = deps.checkHost(header(call, "host"));
+      if (foreignHost) throw foreignHost;
       if (call.method !== "POST") throw methodNotAllowed(call.method);
       await yieldIfLarge(call);
       const apiKey = authenticate(header(call, "authorization"), deps.keys);

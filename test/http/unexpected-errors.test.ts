@@ -37,6 +37,7 @@ async function sendmockWhoseSend(fail: () => never, shape: "a" | "b" = "a") {
       checks,
       statusCodes: {},
       toApiError: translate,
+      checkHost: () => undefined,
       faults: stores.faults,
       allowFaultHeader: true,
       allowMagicRecipients: true,
