@@ -190,9 +190,15 @@ export function createCommandLog(options: { format: LogFormat; detail: LogDetail
   const problem = (line: string): void => err.warn(line);
   const quiet = options.detail === "quiet";
 
+  // A text line is made straight from the entry: through pino it was made as JSON, parsed back and
+  // made again (~12 of a send's ~150 µs of CPU in a profile of the bench's valid sends).
+  const writeRequest =
+    options.format === "json"
+      ? (entry: JournalEntry) => out.info(entryRecord(entry), `${entry.method} ${entry.path} ${entry.status}`)
+      : (entry: JournalEntry) => stdout.write(`${textLineOf({ time: Date.now(), ...entryRecord(entry) })}\n`);
   const requestLog: RequestLog = {
     send(entry) {
-      if (!quiet) out.info(entryRecord(entry), `${entry.method} ${entry.path} ${entry.status}`);
+      if (!quiet) writeRequest(entry);
       const found = problemOf(entry);
       if (found !== undefined) problem(found);
     },
