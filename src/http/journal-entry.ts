@@ -52,6 +52,8 @@ export interface EntryFacts {
 }
 
 function textOf(body: string | Uint8Array, maxBytes: number): BodyText {
+  // No UTF-16 unit takes more than 6 bytes as JSON: an answer that short is kept as it is, not encoded and decoded again.
+  if (typeof body === "string" && body.length * 6 <= maxBytes) return { text: body, truncated: false };
   return bodyText(typeof body === "string" ? Buffer.from(body) : body, maxBytes);
 }
 
