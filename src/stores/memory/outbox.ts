@@ -160,6 +160,20 @@ class CaptureQueue {
   }
 }
 
+/**
+ * One recipient's entries, and what they share: their lowercased `to`, and `[to]`, the recipients
+ * of those with no cc or bcc. Each entry kept a copy of its own (from its parsed request), 118 B
+ * of heap a message when all go to one address, as tests' messages mostly do.
+ */
+class RecipientQueue extends CaptureQueue {
+  constructor(
+    readonly to: string,
+    readonly alone: string[],
+  ) {
+    super();
+  }
+}
+
 const EMPTY_QUEUE = new CaptureQueue();
 const MAX_ENTRY_NUMBER = 0xffff_ffff;
 
@@ -176,7 +190,7 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
   const texts = new TextArena();
   // Tests and the inbox mostly ask for one recipient's messages: answering those from a
   // queue per lowercased `to` keeps a list from touching every captured message.
-  const byTo = new Map<string, CaptureQueue>();
+  const byTo = new Map<string, RecipientQueue>();
   const byId = new Map<string, Entry>();
   // `q` is answered from the entries filed under the words that may hold it, never by reading
   // all. The index is built at the first search, not at each capture: filing a message's words
@@ -292,12 +306,18 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
   return {
     add(message) {
       if (nextNumber === MAX_ENTRY_NUMBER) renumber();
-      const entry = entryOf(message, nextNumber, matchKeysOf(message), texts);
+      const keys = matchKeysOf(message);
+      const known = byTo.get(keys.to);
+      if (known !== undefined) {
+        keys.to = known.to;
+        if (keys.recipients.length === 1) keys.recipients = known.alone;
+      }
+      const entry = entryOf(message, nextNumber, keys, texts);
       nextNumber += 1;
       captured.push(entry);
-      let sameTo = byTo.get(entry.to);
+      let sameTo = known;
       if (sameTo === undefined) {
-        sameTo = new CaptureQueue();
+        sameTo = new RecipientQueue(entry.to, entry.recipients.length === 1 ? entry.recipients : [entry.to]);
         byTo.set(entry.to, sameTo);
       }
       sameTo.push(entry);
@@ -319,7 +339,11 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
       // the event, a comma before all but the first, and the status's new length (ASCII words).
       const grown = Buffer.byteLength(eventJson) + (first ? 0 : 1) + status.length - entry.status.length;
       // The entry is shared by the capture queue and its recipient's queue: changed in place.
-      entry.eventsJson = first ? `[${eventJson}]` : `${entry.eventsJson.slice(0, -1)},${eventJson}]`;
+      const eventsJson = first ? `[${eventJson}]` : `${entry.eventsJson.slice(0, -1)},${eventJson}]`;
+      // Read once so that V8 copies the joined text into one string now: left joined, two events
+      // held a tree of 5 strings, 286 B of heap a message instead of 140 (20 MB at 100k).
+      if (eventsJson.charCodeAt(0) !== 0x5b) throw new Error(`events of ${id} are not a JSON array`);
+      entry.eventsJson = eventsJson;
       entry.eventCount += 1;
       entry.status = status;
       entry.headBytes += grown;
