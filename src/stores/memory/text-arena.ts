@@ -12,7 +12,7 @@ export class TextSpan {
   ) {}
 
   /** Its UTF-8 bytes. */
-  get bytes(): number {
+  get byteLength(): number {
     return this.end - this.start;
   }
 
