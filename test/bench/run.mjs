@@ -5,8 +5,8 @@
 // test-results/bench.json. Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_RUNS
 // (runs per scenario, default 3), BENCH_WARMUP (seconds of discarded load before each run,
 // default 1), BENCH_SOAK_SECONDS (length of the soak, default 60, 0 skips it), BENCH_ONLY=soak
-// (the soak alone), BENCH_ONLY=startup, abuse, log, webhooks, search, peers or devices (that section
-// alone), BENCH_STRICT=1 (exit 2 when a target is missed or could not be judged), BENCH_PEERS_DIR
+// (the soak alone), BENCH_ONLY=startup, abuse, log, webhooks, search, peers, devices or memory (that
+// section alone), BENCH_STRICT=1 (exit 2 when a target is missed or could not be judged), BENCH_PEERS_DIR
 // (where Prism and WireMock are installed, see lib/peers.mjs); the abuse section's own knobs are in abuse.mjs.
 
 import { spawn, spawnSync } from "node:child_process";
@@ -27,7 +27,7 @@ const RUNS = Math.round(positiveNumber("BENCH_RUNS", 3));
 const WARMUP = nonNegativeNumber("BENCH_WARMUP", 1);
 const STRICT = process.env.BENCH_STRICT === "1";
 const SOAK_SECONDS = nonNegativeNumber("BENCH_SOAK_SECONDS", 60);
-const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse", "log", "webhooks", "search", "peers", "devices"]);
+const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse", "log", "webhooks", "search", "peers", "devices", "memory"]);
 const CONNECTIONS = 50;
 const SETTLE_MS = 1000;
 const LIST_FILL = 10_000;
@@ -1167,6 +1167,35 @@ async function soakOnly() {
   finish(["", ...soakLines(soak)], soakTargets(soak), { settings: { connections: CONNECTIONS, pipelining: 1, soakSeconds: SOAK_SECONDS }, soak }, began);
 }
 
+/** BENCH_ONLY=memory: the memory section alone (default heap, then the capped one), and the memory target. */
+async function memoryOnly() {
+  tempDir = mkdtempSync(path.join(os.tmpdir(), "sendmock-bench-"));
+  const began = performance.now();
+  log(`memory only; node ${process.version}, ${os.cpus().length} cores`);
+  const memory = await measureMemory();
+  await sleep(SETTLE_MS);
+  log(`memory with node ${HEAP_CAP_FLAG}`);
+  const capped = await measureMemory([HEAP_CAP_FLAG]).catch((/** @type {unknown} */ error) => ({
+    failed: error instanceof Error ? error.message.split("\n")[0] : String(error),
+  }));
+  const lines = [memory.at10k, memory.at100k].map(
+    (point) =>
+      `memory at ${int(point.messages)} messages: RSS ${mb(point.rssBytes)} (peak ${mb(point.peakRssBytes)}), JSON ${mb(point.jsonBytes)} (${int(point.jsonBytesPerMessage)} B/message), target 3 x JSON + 100 MB = ${mb(point.targetBytes)}`,
+  );
+  lines.push(
+    "at100k" in capped
+      ? `memory at ${int(capped.at100k.messages)} messages with node ${HEAP_CAP_FLAG}: RSS ${mb(capped.at100k.rssBytes)} (peak ${mb(capped.at100k.peakRssBytes)})`
+      : `memory with node ${HEAP_CAP_FLAG}: FAILED (${capped.failed})`,
+  );
+  const m100 = memory.at100k;
+  const target = {
+    name: "memory <= 3 x JSON + 100 MB at 100k",
+    pass: m100.rssBytes <= m100.targetBytes,
+    detail: `RSS ${mb(m100.rssBytes)} vs ${mb(m100.targetBytes)} (3 x ${mb(m100.jsonBytes)} + 100 MB)`,
+  };
+  finish(["", ...lines], [target], { memory, memoryHeapCapped: { nodeFlag: HEAP_CAP_FLAG, ...capped } }, began);
+}
+
 async function startupOnly() {
   const began = performance.now();
   log(`startup only; node ${process.version}, ${os.cpus().length} cores`);
@@ -1324,7 +1353,9 @@ try {
                 ? peersOnly()
                 : ONLY === "devices"
                   ? devicesOnly()
-                  : main());
+                  : ONLY === "memory"
+                    ? memoryOnly()
+                    : main());
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
