@@ -18,11 +18,11 @@ const LONGEST_FIRST = [
   "test/http/check-generative.test.ts", // 4.7
   "test/e2e/robustness/fuzz.test.ts", // 27
   "test/e2e/docs.test.ts", // 15 timed alone: every code block of the docs, half of it child processes and waits
-  "test/e2e/package.test.ts", // 15 alone, 18 in CI on a busy host: packs, installs into two projects, runs jest, vitest and tsc there
+  "test/e2e/package.test.ts", // 11 alone (15 when it installed twice): packs, installs into one project and copies that install, runs jest, vitest and tsc there
   "test/e2e/browser/inbox-message-tools.test.ts", // 11
-  "test/e2e/robustness/lifecycle.test.ts", // 11
   "test/e2e/npm-start.test.ts", // 9 alone, 16 in CI on a busy host: one full build
   "test/e2e/cli-log.test.ts", // 8
+  "test/e2e/robustness/lifecycle.test.ts", // 8 (11 when its two close-under-load tests each ran a load)
   "test/e2e/browser/inbox.test.ts", // 7.5
   "test/e2e/robustness/load.test.ts", // 7.5
   "test/e2e/cli.test.ts", // 7

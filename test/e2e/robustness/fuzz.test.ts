@@ -113,7 +113,9 @@ async function sendAndCheck(mock: RunningSendMock, agent: http.Agent, request: R
     else if (captured === undefined) problems.push(`the tracking id ${trackingId} of a 2xx names no captured message`);
     if (countAfter !== countBefore + 1) problems.push(`a 2xx grew the outbox by ${countAfter - countBefore}, not 1`);
   }
-  expect(problems, `what is wrong with answer ${answer.status}: ${answer.text.slice(0, 300)}`).toEqual([]);
+  // expect only once something is wrong: the same failure, without vitest's bookkeeping (and
+  // this message) for each of 20,000 answers that pass: 1.3 s of a 57 s profile of this file.
+  if (problems.length > 0) expect(problems, `what is wrong with answer ${answer.status}: ${answer.text.slice(0, 300)}`).toEqual([]);
   return { answer, captured };
 }
 
@@ -122,7 +124,7 @@ async function exerciseCase(mock: RunningSendMock, agent: http.Agent, request: R
   casesRun += 1;
   const result = await sendAndCheck(mock, agent, request);
   const next = await sendAndCheck(mock, agent, jsonRequest(aWelcomeSend()));
-  expect(next.answer.status, "the server still accepts a valid send after this case").toBe(200);
+  if (next.answer.status !== 200) expect(next.answer.status, "the server still accepts a valid send after this case").toBe(200);
   return result;
 }
 
