@@ -966,12 +966,11 @@ function checkViolationsHeader(block: Block): void {
 /** Every string and template literal of the bench's sources, as a pattern (`${...}` stands for any text), the length of its text and of its text before the first placeholder. */
 function benchLiterals(): { pattern: RegExp; length: number; head: number }[] {
   const folder = path.join(ROOT, "test/bench");
-  const sources = [
-    ...readdirSync(folder)
+  const sources = [folder, path.join(folder, "lib")].flatMap((dir) =>
+    readdirSync(dir)
       .filter((name) => name.endsWith(".mjs"))
-      .map((name) => path.join(folder, name)),
-    path.join(folder, "lib/servers.mjs"),
-  ];
+      .map((name) => path.join(dir, name)),
+  );
   const literals: { pattern: RegExp; length: number; head: number }[] = [];
   for (const source of sources.map((file) => readFileSync(file, "utf8"))) {
     // The last character of code before this one: a slash after an operator or a bracket opens a regular expression.
@@ -1039,6 +1038,19 @@ function checkBenchOutput(block: Block): void {
       const match = pattern.exec(text);
       return match !== null && (match[0].length === text.length || (head >= 3 && length >= 12));
     });
+  // The servers the table names, by their rows' labels without the body they were sent.
+  const labels = new Set(
+    block.code
+      .split("\n")
+      .filter((line) => line.includes("|"))
+      .map((line) =>
+        line
+          .slice(0, line.indexOf("|"))
+          .trim()
+          .replace(/ \((?:valid|invalid[^)]*)\)$/, "")
+          .replace(/^sendmock .*/, "sendmock POST /send"),
+      ),
+  );
   const unknown = block.code
     .trimEnd()
     .split("\n")
@@ -1050,8 +1062,11 @@ function checkBenchOutput(block: Block): void {
         return !/^\d+$/.test(cell) && !known(cell);
       }
       // A target's name is padded, and its detail follows: the name's pattern must match from the start.
-      const target = /^(?:PASS|MISS) {2}(.+)$/.exec(text);
+      const target = /^(?:PASS|MISS|UNJUDGED) +(.+)$/.exec(text);
       if (target) return !known(target[1] ?? "");
+      // The answers list: a server's padded label (a table row's), then what it answered to each body.
+      const answered = /^(?:(.+?) {2,})?(?:valid|invalid) \d{3} /.exec(text);
+      if (answered) return answered[1] !== undefined && !labels.has(answered[1]);
       return !known(text);
     });
   expect(unknown, "lines the bench does not print").toEqual([]);
