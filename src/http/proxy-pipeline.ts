@@ -6,16 +6,15 @@ import { apiKeyHint } from "../domain/api-keys.js";
 import { excerpt } from "../domain/excerpt.js";
 import { parseJson } from "../domain/json.js";
 import type { SendService } from "../domain/send.js";
-import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, isErrorCode, type ErrorCode, type Violation } from "../errors.js";
 import { bearerToken } from "../send/authenticate.js";
-import { errorNotes, type Outcome, type SendCall, type SendNotes } from "../send/exchange.js";
+import { errorNotes, type Outcome, type PipelineBasics, type SendCall, type SendNotes } from "../send/exchange.js";
 import { headerSafe } from "../send/header-safe.js";
 import { errorAnswer } from "../send/shapes.js";
 import type { SendRequest } from "../wire.js";
 import { forwardSend, UpstreamError, type UpstreamAnswer } from "./forward.js";
 
-export interface ProxyPipelineDeps {
+export interface ProxyPipelineDeps extends PipelineBasics {
   /** The real service's base URL. */
   target: string;
   /** Answer 502 contract_violation instead of passing on an answer that breaks the contract. */
@@ -24,11 +23,6 @@ export interface ProxyPipelineDeps {
   checker: ContractChecker;
   /** The mock's one send service: captures what the real service accepted. */
   sendService: SendService;
-  settings: SettingsStore;
-  statusCodes: Partial<Record<ErrorCode, number>>;
-  toApiError: (error: unknown, body: unknown) => ApiError;
-  /** Why the request's `Host` is refused (a loopback bind answers loopback names), or undefined. */
-  checkHost: (host: string | undefined) => ApiError | undefined;
 }
 
 export const VIOLATIONS_HEADER = "x-sendmock-violations";

@@ -1,7 +1,8 @@
 // What one request to /send is (a plain value read off the socket) and what the pipeline makes of it (an outcome).
 
 import type { IncomingHttpHeaders } from "node:http";
-import type { ApiError, Violation } from "../errors.js";
+import type { SettingsStore } from "../domain/settings.js";
+import type { ApiError, ErrorCode, Violation } from "../errors.js";
 
 /** A request to /send as the pipeline sees it: no socket, no framework, nothing to mutate. */
 export interface SendCall {
@@ -79,6 +80,16 @@ export type Outcome =
   | (OutcomeBase & { readonly kind: "lost"; readonly answer: Answer })
   | (OutcomeBase & { readonly kind: "disconnect" })
   | (OutcomeBase & { readonly kind: "hold"; readonly holdMs: number });
+
+/** What both pipelines of /send (the local send, the proxy's relay) are given to answer in the mock's words. */
+export interface PipelineBasics {
+  settings: SettingsStore;
+  statusCodes: Partial<Record<ErrorCode, number>>;
+  /** Turns whatever a step threw into the ApiError a client reads (`body` for the words that quote it). */
+  toApiError: (error: unknown, body: unknown) => ApiError;
+  /** Why the request's `Host` is refused (a loopback bind answers loopback names), or undefined. */
+  checkHost: (host: string | undefined) => ApiError | undefined;
+}
 
 /** The notes of an error answer. */
 export function errorNotes(notes: SendNotes, error: ApiError): SendNotes {

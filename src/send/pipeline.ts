@@ -6,31 +6,24 @@ import { excerpt } from "../domain/excerpt.js";
 import type { IdempotencyStore } from "../domain/idempotency.js";
 import type { RateLimiter } from "../domain/rate-limiter.js";
 import type { SendService } from "../domain/send.js";
-import type { SettingsStore } from "../domain/settings.js";
-import { ApiError, type ErrorCode } from "../errors.js";
+import { ApiError } from "../errors.js";
 import type { SendRequest } from "../wire.js";
 import { authenticate } from "./authenticate.js";
 import { capture } from "./capture.js";
-import { errorNotes, type Answer, type KeyClaim, type Outcome, type SendCall, type SendNotes } from "./exchange.js";
+import { errorNotes, type Answer, type KeyClaim, type Outcome, type PipelineBasics, type SendCall, type SendNotes } from "./exchange.js";
 import { decideFault, faultError, type FaultSources } from "./faults.js";
 import { checkKeyForm, claimKey, REPLAYED_HEADER } from "./idempotency.js";
 import { parseBody, requireJsonMediaType, requireJsonObject } from "./json-body.js";
 import { limitRate } from "./rate-limit.js";
 import { ERROR_CODE_HEADER, errorAnswer } from "./shapes.js";
 
-export interface SendPipelineDeps extends FaultSources {
+export interface SendPipelineDeps extends FaultSources, PipelineBasics {
   keys: KeyCheck;
   limiter: RateLimiter;
-  settings: SettingsStore;
   idempotency: IdempotencyStore;
   sendService: SendService;
   /** POST /send's operation in the send contract: the request check. */
   checks: OperationChecks;
-  statusCodes: Partial<Record<ErrorCode, number>>;
-  /** Turns whatever a step threw into the ApiError a client reads (`body` for the words that quote it). */
-  toApiError: (error: unknown, body: unknown) => ApiError;
-  /** Why the request's `Host` is refused (a loopback bind answers loopback names), or undefined. */
-  checkHost: (host: string | undefined) => ApiError | undefined;
 }
 
 /**

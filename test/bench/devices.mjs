@@ -3,7 +3,7 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { CLI, ROOT, startServer, stopServer } from "./lib/servers.mjs";
+import { CLI, median, ROOT, startServer, stopServer } from "./lib/servers.mjs";
 
 const STARTUP_SAMPLES = 5;
 const SETTLE_MS = 1000;
@@ -13,15 +13,6 @@ const INDEXED_TOKEN = "zanzibar7f3k";
 const SCAN_TOKEN = "x-7-q";
 const MODEL_ROUNDS = 5;
 const MODEL_ITERATIONS = 20_000;
-
-/** @param {number[]} values */
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? /** @type {number} */ (sorted[middle])
-    : /** @type {number} */ (sorted[middle - 1] + /** @type {number} */ (sorted[middle])) / 2;
-}
 
 /**
  * A copy of the package as it ships (package.json, dist/, openapi/, fixtures/, src/ui/, with the

@@ -19,7 +19,7 @@ import autocannon from "autocannon";
 import { measureAbuse } from "./abuse.mjs";
 import { deviceLines, measureDevices } from "./devices.mjs";
 import { preparePeers } from "./lib/peers.mjs";
-import { CLI, cpuMsOf, freePort, killAll, memoryOf, ROOT, spawnNode, startServer, stopServer } from "./lib/servers.mjs";
+import { CLI, cpuMsOf, freePort, killAll, median, memoryOf, ROOT, spawnNode, startServer, stopServer } from "./lib/servers.mjs";
 import { measureStartupSection, startupLines, startupTargets } from "./startup.mjs";
 
 const DURATION = positiveNumber("BENCH_DURATION", 10);
@@ -105,15 +105,6 @@ function onlySection(name, sections) {
 /** @param {string} line */
 function log(line) {
   process.stderr.write(`bench: ${line}\n`);
-}
-
-/** @param {number[]} values */
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? /** @type {number} */ (sorted[middle])
-    : /** @type {number} */ (sorted[middle - 1] + /** @type {number} */ (sorted[middle])) / 2;
 }
 
 // ---------------------------------------------------------------------------------------------

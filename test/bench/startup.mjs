@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { CLI, freePort, ROOT, spawnNode, stopServer } from "./lib/servers.mjs";
+import { CLI, freePort, median, ROOT, spawnNode, stopServer } from "./lib/servers.mjs";
 
 const SAMPLES = 5;
 const LATER_MOCKS = 10;
@@ -20,15 +20,6 @@ const BODY = JSON.stringify({
   data: { name: "Ada", company: "Analytical Engines", login_url: "https://app.example.com/login" },
 });
 const HEADERS = { authorization: "Bearer bench-key-0001", "content-type": "application/json" };
-
-/** @param {number[]} values */
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? /** @type {number} */ (sorted[middle])
-    : /** @type {number} */ (sorted[middle - 1] + /** @type {number} */ (sorted[middle])) / 2;
-}
 
 /** POST /send on `port`: its status, or 0 while nothing listens. @param {number} port */
 async function trySend(port) {

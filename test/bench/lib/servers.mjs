@@ -28,6 +28,15 @@ const URL_LINE = /listening on (http:\/\/[^\s"]+)/;
 const live = new Set();
 
 /** Kills every child still running (SIGKILL): for exit paths, where nothing can be awaited. */
+/** The middle value (the mean of the two middle ones for an even count). @param {number[]} values */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? /** @type {number} */ (sorted[middle])
+    : /** @type {number} */ (sorted[middle - 1] + /** @type {number} */ (sorted[middle])) / 2;
+}
+
 export function killAll() {
   for (const child of live) {
     try {
