@@ -190,6 +190,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   const answerChecker = (): Promise<ContractChecker> =>
     (checking ??= import("./contract/check.js").then((module) => module.createContractChecker(sendContract)));
   const respondLimits: RespondLimits = { bodyBytes: config.bodyLimitBytes, headerBytes: config.maxHeaderBytes, depth: config.maxRespondDepth };
+  // One control for the library and POST /_mock/faults: both ways in check a rule the same way.
+  const faultControl = createFaultControl(faults, respondLimits);
 
   const sendService = createSendService({ catalog: templates, outbox, lifecycle, now: () => clock.now() });
   // Steps and attempts left by an earlier run of a shared store, or scheduled before a restart, run when due.
@@ -261,12 +263,11 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       outbox,
       journal,
       catalog: templates,
-      faults,
+      faults: faultControl,
       outcomes,
       lifecycle,
       clock: clockControl,
       webhooks,
-      respondLimits,
       reset,
       listeningPort,
       shutdown: shutdown.signal,
@@ -295,7 +296,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     templates,
     // Checked as PATCH /_mock/config checks a change: the store takes whatever it is given.
     settings: checkedSettings(settings, operationChecks(adminContract, "/_mock/config", "patch")),
-    faults: createFaultControl(faults, respondLimits),
+    faults: faultControl,
     outcomes,
     clock: clockControl,
     webhooks,

@@ -8,7 +8,7 @@ import type { ClockControl } from "../domain/clock.js";
 import type { Lifecycle } from "../domain/lifecycle.js";
 import type { OutcomeControl } from "../domain/outcomes.js";
 import type { WebhookControl } from "../domain/webhooks.js";
-import { validFaultRule, type FaultPlan, type RespondLimits } from "../domain/faults.js";
+import type { FaultControl } from "../domain/faults.js";
 import type { Journal } from "../domain/journal.js";
 import { WaitTimeoutError, type MessageFilter, type Outbox } from "../domain/outbox.js";
 import type { SettingsStore } from "../domain/settings.js";
@@ -16,7 +16,7 @@ import { renderTemplate } from "../domain/render.js";
 import { messageToEml } from "../domain/eml.js";
 import type { TemplateCatalog } from "../domain/templates.js";
 import { ApiError } from "../errors.js";
-import type { ClockAdvance, ClockView, ConfigPatch, EventInput, MessageStatus, WebhookInput } from "../wire.js";
+import type { ClockAdvance, ClockView, ConfigPatch, EventInput, FaultRuleInput, MessageStatus, WebhookInput } from "../wire.js";
 import { readAdminBodies } from "./admin-body.js";
 import { requireAdminToken } from "./auth.js";
 import { streamEvents } from "./events.js";
@@ -42,13 +42,12 @@ export interface AdminRoutesDeps {
   outbox: Outbox;
   journal: Journal;
   catalog: TemplateCatalog;
-  faults: FaultPlan;
+  /** Checks a rule (schema, parameters per kind, `respond` limits) as it does for the library. */
+  faults: FaultControl;
   outcomes: OutcomeControl;
   lifecycle: Lifecycle;
   clock: ClockControl;
   webhooks: WebhookControl;
-  /** How large a `respond` rule may be. */
-  respondLimits: RespondLimits;
   reset: () => Promise<void>;
   listeningPort: () => number;
   /** Aborted when the server closes, so long waits and event streams end with it. */
@@ -251,7 +250,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
   });
 
   router.post("/_mock/faults", async (req, res) => {
-    res.status(201).json(await deps.faults.add(validFaultRule(req.body, deps.respondLimits)));
+    res.status(201).json(await deps.faults.add(req.body as FaultRuleInput));
   });
 
   router.delete("/_mock/faults", async (_req, res) => {
