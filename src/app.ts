@@ -4,7 +4,7 @@ import cors from "cors";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { ApiError, type ErrorCode } from "./errors.js";
 import { createErrorHandler } from "./http/error-handler.js";
-import { createAdminRoutes, type AdminRoutesDeps } from "./http/admin-routes.js";
+import { createAdminRoutes, type AdminRoutesDeps } from "./http/admin/index.js";
 import { createInboxPage } from "./http/inbox-page.js";
 import { logInspectionCalls } from "./http/inspection-log.js";
 import { refuseCrossSiteWrites, refuseForeignHosts } from "./http/request-guards.js";

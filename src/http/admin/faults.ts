@@ -1,0 +1,14 @@
+// /_mock/faults: the fault rules that POST /send tries after a header or a magic recipient.
+
+import type express from "express";
+import type { FaultControl } from "../../domain/faults.js";
+import { createRuleRoutes } from "./rule-routes.js";
+
+export interface FaultRoutesDeps {
+  /** Checks a rule (schema, parameters per kind, `respond` limits) before the plan keeps it. */
+  faults: FaultControl;
+}
+
+export function createFaultRoutes(deps: FaultRoutesDeps): express.Router {
+  return createRuleRoutes({ path: "/_mock/faults", listKey: "faults", noun: "fault rule", control: deps.faults });
+}

@@ -1,0 +1,95 @@
+// The inspection API under /_mock: the shared middleware, each resource's routes, then the answers for what no route serves.
+
+import express, { type NextFunction, type Request, type Response } from "express";
+import type { OpenAPIV3_1 } from "openapi-types";
+import type { ResolvedConfig } from "../../config.js";
+import { HTTP_METHODS } from "../../contract/document-pointers.js";
+import type { Contract } from "../../contract/load.js";
+import { contractOperations } from "../../contract/operation-checks.js";
+import { ApiError } from "../../errors.js";
+import { readAdminBodies } from "../admin-body.js";
+import { requireAdminToken } from "../auth.js";
+import { checkDocumentedCalls } from "../contract-steps.js";
+import { createErrorHandler } from "../error-handler.js";
+import { createClockRoutes, type ClockRoutesDeps } from "./clock.js";
+import { createConfigRoutes, type ConfigRoutesDeps } from "./config.js";
+import { createDocumentRoutes, type DocumentRoutesDeps } from "./documents.js";
+import { createEventRoutes, type EventRoutesDeps } from "./events.js";
+import { createFaultRoutes, type FaultRoutesDeps } from "./faults.js";
+import { createHealthRoutes } from "./health.js";
+import { createMessageRoutes, type MessageRoutesDeps } from "./messages.js";
+import { createOutcomeRoutes, type OutcomeRoutesDeps } from "./outcomes.js";
+import { createRequestRoutes, type RequestRoutesDeps } from "./requests.js";
+import { createResetRoutes, type ResetRoutesDeps } from "./reset.js";
+import { createTemplateRoutes, type TemplateRoutesDeps } from "./templates.js";
+import { createWebhookRoutes, type WebhookRoutesDeps } from "./webhooks.js";
+
+/** What the middleware around the resources uses. */
+export interface AdminFrameDeps {
+  /** Whatever a route threw -> the ApiError to answer with, a bug logged on the way. */
+  translate: (error: unknown, body: unknown) => ApiError;
+  /** admin.yaml: every documented call is held to it, and its paths decide what is a 405. */
+  contract: Contract;
+  config: Pick<ResolvedConfig, "adminToken">;
+}
+
+/** Each resource's deps, given as one object: a field two resources use is the same value. */
+export type AdminRoutesDeps = AdminFrameDeps &
+  DocumentRoutesDeps &
+  MessageRoutesDeps &
+  RequestRoutesDeps &
+  TemplateRoutesDeps &
+  EventRoutesDeps &
+  ConfigRoutesDeps &
+  FaultRoutesDeps &
+  OutcomeRoutesDeps &
+  WebhookRoutesDeps &
+  ClockRoutesDeps &
+  ResetRoutesDeps;
+
+/** Each path of the contract in express syntax (`{id}` -> `:id`) with the methods it allows. */
+function documentedMethods(contract: OpenAPIV3_1.Document): [string, string[]][] {
+  return Object.entries(contract.paths ?? {}).map(([openApiPath, item]) => [
+    openApiPath.replace(/\{(\w+)\}/g, ":$1"),
+    HTTP_METHODS.filter((method) => item?.[method] !== undefined).map((method) => method.toUpperCase()),
+  ]);
+}
+
+export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
+  const router = express.Router();
+
+  router.use("/_mock", requireAdminToken(deps.config.adminToken), ...readAdminBodies("100kb"));
+  // The inspection API answers its errors in shape a, whatever the send API's shape is.
+  const answerError = createErrorHandler({ shape: () => "a", statusCodes: {}, quoteBody: true, translate: deps.translate });
+  router.use(checkDocumentedCalls(contractOperations(deps.contract), answerError));
+
+  router.use(
+    createDocumentRoutes(deps),
+    createHealthRoutes(),
+    createMessageRoutes(deps),
+    createRequestRoutes(deps),
+    createTemplateRoutes(deps),
+    createEventRoutes(deps),
+    createConfigRoutes(deps),
+    createFaultRoutes(deps),
+    createOutcomeRoutes(deps),
+    createWebhookRoutes(deps),
+    createClockRoutes(deps),
+    createResetRoutes(deps),
+  );
+
+  for (const [documentedPath, methods] of documentedMethods(deps.contract.document)) {
+    router.all(documentedPath, (req: Request, res: Response, next: NextFunction) => {
+      res.set("Allow", methods.join(", "));
+      next(new ApiError("method_not_allowed", `Method ${req.method} is not allowed on ${req.path}; use ${methods.join(" or ")}`));
+    });
+  }
+
+  router.use("/_mock", (req: Request, _res: Response, next: NextFunction) => {
+    next(new ApiError("not_found", `No inspection call ${req.method} /_mock${req.path}`));
+  });
+
+  router.use("/_mock", answerError);
+
+  return router;
+}
