@@ -9,7 +9,7 @@ import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
+import { setInterval as every } from "node:timers/promises";
 import { CLI, memoryOf, startServer, stopServer } from "./lib/servers.mjs";
 
 const MB = 1024 * 1024;
@@ -140,10 +140,14 @@ async function clickedHugeLink(url) {
  */
 async function aReceiver(delayMs) {
   let received = 0;
+  /** @type {{ count: number, resolve: (reached: boolean) => void }[]} */
+  let waiting = [];
   const server = http.createServer((req, res) => {
     req.resume();
     req.once("end", () => {
       received += 1;
+      for (const waiter of waiting.filter(({ count }) => received >= count)) waiter.resolve(true);
+      waiting = waiting.filter(({ count }) => received < count);
       if (delayMs === "hang") return;
       setTimeout(() => res.writeHead(200).end(), delayMs);
     });
@@ -153,6 +157,17 @@ async function aReceiver(delayMs) {
   return {
     url: `http://127.0.0.1:${port}/hooks`,
     received: () => received,
+    /**
+     * Resolves true once `count` bodies have been received in all, false after `timeoutMs` without.
+     * @param {number} count @param {number} timeoutMs
+     */
+    waitFor: (count, timeoutMs) =>
+      received >= count
+        ? Promise.resolve(true)
+        : new Promise((resolve) => {
+            const timer = setTimeout(() => resolve(false), timeoutMs);
+            waiting.push({ count, resolve: (reached) => (clearTimeout(timer), resolve(reached)) });
+          }),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -176,6 +191,35 @@ async function sendLarge(url, to, bytes) {
   return /** @type {string | undefined} */ (answer.body?.message_id);
 }
 
+/**
+ * How many messages to `recipients` are still queued once none is, or `withinMs` has passed: the
+ * lifecycle runs them on by itself, so the count is read again until it reaches 0.
+ * @param {string} url @param {string[]} recipients @param {number} withinMs
+ */
+async function queuedWithin(url, recipients, withinMs) {
+  const deadline = Date.now() + withinMs;
+  const count = async () => {
+    let queued = 0;
+    for (const to of recipients) queued += (await json(`${url}/_mock/messages?to=${to}&status=queued&limit=1`)).body?.total ?? 0;
+    return queued;
+  };
+  let queued = await count();
+  await atRate(100, async () => {
+    if (queued === 0 || Date.now() >= deadline) return false;
+    queued = await count();
+    return true;
+  });
+  return queued;
+}
+
+/**
+ * Calls `step` every `ms` until it answers false: the pace of a scenario whose load is a rate.
+ * @param {number} ms @param {() => Promise<boolean> | boolean} step
+ */
+async function atRate(ms, step) {
+  for await (const tick of every(ms, true)) if (!tick || !(await step())) return;
+}
+
 /** Milliseconds `POST /_mock/clock` takes to answer an advance of `ms`. */
 async function timedAdvance(url, ms) {
   const started = performance.now();
@@ -196,8 +240,7 @@ async function manyWebhooksLargeEvents(url, notes, receiver) {
     if ((await json(`${url}/_mock/messages/${id}/events`, "POST", { type: "message.opened" })).status === 201) created += 1;
   }
   const started = performance.now();
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline && receiver.received() - before < created * 200) await sleep(100);
+  await receiver.waitFor(before + created * 200, 120_000);
   notes.push(
     `${created} events x 200 webhooks: ${receiver.received() - before} posts received in ${Math.round(performance.now() - started)} ms after the last event`,
   );
@@ -219,9 +262,13 @@ async function hungReceiverManyEvents(url, notes) {
 }
 
 /** Row 2 of issue 28: a receiver that never answers, 3 messages, an advance over all their attempts (120 s one after another), and another client's advance meanwhile. */
-async function hungReceiverAdvance(url, notes) {
+async function hungReceiverAdvance(url, notes, receiver) {
   for (let index = 0; index < 3; index += 1) await json(`${url}/send`, "POST", JSON.parse(normalBody));
-  const [advance, other] = await Promise.all([timedAdvance(url, 120_000), sleep(100).then(() => timedAdvance(url, 0))]);
+  const before = receiver.received();
+  const first = timedAdvance(url, 120_000);
+  // The other client comes once the first advance is under way: its first attempt has reached the receiver.
+  await receiver.waitFor(before + 1, 30_000);
+  const [advance, other] = await Promise.all([first, timedAdvance(url, 0)]);
   notes.push(`advance 120 s: ${advance} ms, another client's advance_ms 0: ${other} ms`);
   return { advanceMs: Math.max(advance, other) };
 }
@@ -229,13 +276,14 @@ async function hungReceiverAdvance(url, notes) {
 /** Row 2 of issue 28, second part: a receiver that answers in 100 ms, 20 sends a second for 30 s; what is still queued 2 s later, and an advance_ms 0. */
 async function slowReceiverSends(url, notes) {
   const body = { ...JSON.parse(normalBody), to: "slow@example.com" };
-  for (let index = 0; index < 600; index += 1) {
+  let sent = 0;
+  // 20 a second: the rate is the scenario.
+  await atRate(50, () => {
     void json(`${url}/send`, "POST", body);
-    await sleep(50);
-  }
-  await sleep(2000);
+    return (sent += 1) < 600;
+  });
   // Of these sends only: the normal client's keep coming.
-  const queued = (await json(`${url}/_mock/messages?to=slow@example.com&status=queued&limit=1`)).body?.total ?? -1;
+  const queued = await queuedWithin(url, ["slow@example.com"], 2000);
   const advance = await timedAdvance(url, 0);
   notes.push(`600 sends at 20/s: ${queued} still queued 2 s after, advance_ms 0: ${advance} ms`);
   return { leftBehind: queued, advanceMs: advance };
@@ -272,29 +320,22 @@ async function mixedSoak(url, maxBytes, notes) {
       if (id !== undefined) ids.push(id);
     }
   };
-  const reader = async () => {
-    while (Date.now() < until) {
-      await json(`${url}/_mock/messages?limit=20`);
-      await sleep(100);
-    }
-  };
-  const byHand = async () => {
-    while (Date.now() < until) {
+  // The reader, the events by hand and the advances come at fixed rates: the rates are the scenario.
+  /** @param {number} ms @param {() => Promise<unknown>} call */
+  const untilTheEnd = (ms, call) => atRate(ms, async () => Date.now() < until && (await call(), true));
+  const reader = () => untilTheEnd(100, () => json(`${url}/_mock/messages?limit=20`));
+  const byHand = () =>
+    untilTheEnd(50, async () => {
       const id = ids[Math.floor(Math.random() * ids.length)];
       if (id !== undefined) await json(`${url}/_mock/messages/${id}/events`, "POST", { type: "message.opened" });
-      await sleep(50);
-    }
-  };
-  const advances = async () => {
-    while (Date.now() < until) {
-      await timedAdvance(url, 0);
-      await sleep(1000);
-    }
-  };
+    });
+  const advances = () => untilTheEnd(1000, () => timedAdvance(url, 0));
   await Promise.all([0, 1, 2, 3].map(sender).concat([reader(), byHand(), advances()]));
-  await sleep(3000);
-  let queued = 0;
-  for (const worker of [0, 1, 2, 3]) queued += (await json(`${url}/_mock/messages?to=soak${worker}@example.com&status=queued&limit=1`)).body?.total ?? 0;
+  const queued = await queuedWithin(
+    url,
+    [0, 1, 2, 3].map((worker) => `soak${worker}@example.com`),
+    3000,
+  );
   notes.push(`${sends} sends in ${SOAK_SECONDS} s, ${queued} still queued 3 s after`);
   return { leftBehind: queued };
 }
@@ -340,7 +381,7 @@ export async function measureAbuse() {
       () => Array.from({ length: 200 }, () => fast.url),
     ],
     ["webhook-hung-events", "a hung receiver, ~4,850 events of 800 KB subjects", hungReceiverManyEvents, () => [hung.url]],
-    ["webhook-hung-advance", "a hung receiver, an advance over 3 messages", hungReceiverAdvance, () => [hung.url]],
+    ["webhook-hung-advance", "a hung receiver, an advance over 3 messages", (url, notes) => hungReceiverAdvance(url, notes, hung), () => [hung.url]],
     ["webhook-slow", "a 100 ms receiver, 20 sends a second for 30 s", slowReceiverSends, () => [slow.url]],
     ["webhook-large-sends", "one webhook, 600 sends of an 800 KB subject", largeSendsOneWebhook, () => [fast.url]],
     ...soaks,
