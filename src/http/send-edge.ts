@@ -29,6 +29,8 @@ interface ReadBody {
   problem: unknown;
 }
 
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 /** The path of a URL, and its query string (empty when none). */
 function splitUrl(url: string): [string, string] {
   const mark = url.indexOf("?");
@@ -62,8 +64,8 @@ export function createSendEdge(deps: SendEdgeDeps): SendEdge {
   }
 
   /** What the `cors` package adds to a simple request's answer, for an origin in cors_origins. */
-  function corsHeaders(req: IncomingMessage): Record<string, string> {
-    if (corsOrigins.size === 0) return {};
+  function corsHeaders(req: IncomingMessage): Readonly<Record<string, string>> {
+    if (corsOrigins.size === 0) return NO_HEADERS;
     const origin = req.headers.origin;
     return origin !== undefined && corsOrigins.has(origin) ? { "access-control-allow-origin": origin, vary: "Origin" } : { vary: "Origin" };
   }

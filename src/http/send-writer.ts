@@ -127,7 +127,7 @@ export function createSendWriter(deps: SendWriterDeps): SendWriter {
     const { answer, notes } = judged;
     const body = "json" in answer.body ? JSON.stringify(answer.body.json) : answer.body.bytes;
     const headers: Record<string, string> = { ...EVERY_ANSWER, ...extraHeaders, ...answer.headers };
-    if ("json" in answer.body) headers["content-type"] ??= JSON_TYPE;
+    if ("json" in answer.body) headers["content-type"] = JSON_TYPE;
     headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.length);
     const sent: SentAnswer = { status: answer.status, headers, body };
 

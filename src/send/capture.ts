@@ -6,7 +6,7 @@ import type { RuntimeSettings } from "../domain/settings.js";
 import type { CapturedMessage, SendRequest } from "../wire.js";
 import type { Answer } from "./exchange.js";
 import { headerSafe } from "./header-safe.js";
-import { JSON_TYPE, successBody } from "./shapes.js";
+import { successBody } from "./shapes.js";
 
 export const WARNING_HEADER = "x-sendmock-warning";
 
@@ -34,7 +34,7 @@ export async function capture(
   sendService: SendService,
 ): Promise<{ message: CapturedMessage; answer: Answer }> {
   const message = await sendService.send(request, { apiKey, apiKeyHint: apiKeyHint(apiKey), strictData: settings.strictData });
-  const headers: Record<string, string> = { "content-type": JSON_TYPE };
+  const headers: Record<string, string> = {};
   if (message.warnings.length > 0) headers[WARNING_HEADER] = warningHeaderValue(message.warnings);
   return { message, answer: { status: 200, headers, body: { json: successBody(message.id, message.to, settings.responseShape) } } };
 }

@@ -30,7 +30,7 @@ export interface SendCall {
 /** An answer to write: a JSON value (held to the contract by the writer) or bytes as they are. */
 export interface Answer {
   readonly status: number;
-  /** The answer's own headers, by lower-case name; the writer adds Content-Length and the ones every answer carries. */
+  /** The answer's own headers, by lower-case name; the writer adds Content-Length, the Content-Type of a JSON body and the ones every answer carries. */
   readonly headers: Readonly<Record<string, string>>;
   readonly body: { readonly json: unknown } | { readonly bytes: string | Uint8Array };
 }
@@ -80,6 +80,12 @@ export type Outcome =
   | (OutcomeBase & { readonly kind: "lost"; readonly answer: Answer })
   | (OutcomeBase & { readonly kind: "disconnect" })
   | (OutcomeBase & { readonly kind: "hold"; readonly holdMs: number });
+
+/** A request header by lower-case name; a repeated one joined with ", ". */
+export function headerOf(call: SendCall, name: string): string | undefined {
+  const value = call.headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+}
 
 /** What both pipelines of /send (the local send, the proxy's relay) are given to answer in the mock's words. */
 export interface PipelineBasics {

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { faultFromHeaders, faultFromRecipient } from "../domain/fault-triggers.js";
 import { DEFAULT_RETRY_AFTER_S, type ChosenFault, type FaultPlan } from "../domain/faults.js";
 import { ApiError, DEFAULT_ERROR_STATUS, type ErrorCode } from "../errors.js";
-import type { SendCall } from "./exchange.js";
+import { headerOf, type SendCall } from "./exchange.js";
 
 export interface FaultSources {
   faults: FaultPlan;
@@ -20,20 +20,15 @@ export interface FaultDecision {
   fault: ChosenFault | undefined;
 }
 
-function header(call: SendCall, name: string): string | undefined {
-  const value = call.headers[name];
-  return Array.isArray(value) ? value.join(", ") : value;
-}
-
 /** Decides the fault (one-offs from a header or a magic recipient first, then the rules), and waits out any latency. */
 export async function decideFault(call: SendCall, target: { to: string; templateId: string; apiKey: string }, sources: FaultSources): Promise<FaultDecision> {
   const oneOffs: ChosenFault[] = [];
   if (sources.allowFaultHeader) {
     const fromHeader = faultFromHeaders({
-      fault: header(call, "x-sendmock-fault"),
-      status: header(call, "x-sendmock-fault-status"),
-      delay: header(call, "x-sendmock-fault-delay"),
-      retryAfter: header(call, "x-sendmock-fault-retry-after"),
+      fault: headerOf(call, "x-sendmock-fault"),
+      status: headerOf(call, "x-sendmock-fault-status"),
+      delay: headerOf(call, "x-sendmock-fault-delay"),
+      retryAfter: headerOf(call, "x-sendmock-fault-retry-after"),
     });
     if (fromHeader) oneOffs.push(fromHeader);
   }

@@ -10,12 +10,12 @@ import { ApiError } from "../errors.js";
 import type { SendRequest } from "../wire.js";
 import { authenticate } from "./authenticate.js";
 import { capture } from "./capture.js";
-import { errorNotes, type Answer, type KeyClaim, type Outcome, type PipelineBasics, type SendCall, type SendNotes } from "./exchange.js";
+import { errorNotes, headerOf, type Answer, type KeyClaim, type Outcome, type PipelineBasics, type SendCall, type SendNotes } from "./exchange.js";
 import { decideFault, faultError, type FaultSources } from "./faults.js";
 import { checkKeyForm, claimKey, REPLAYED_HEADER } from "./idempotency.js";
 import { parseBody, requireJsonMediaType, requireJsonObject } from "./json-body.js";
 import { limitRate } from "./rate-limit.js";
-import { ERROR_CODE_HEADER, errorAnswer } from "./shapes.js";
+import { ERROR_CODE_HEADER, errorAnswer, JSON_TYPE } from "./shapes.js";
 
 export interface SendPipelineDeps extends FaultSources, PipelineBasics {
   keys: KeyCheck;
@@ -47,11 +47,6 @@ function stringField(body: unknown, name: string): string | undefined {
   return typeof value === "string" ? excerpt(value) : undefined;
 }
 
-function header(call: SendCall, name: string): string | undefined {
-  const value = call.headers[name];
-  return Array.isArray(value) ? value.join(", ") : value;
-}
-
 /** Any method but POST on /send. */
 function methodNotAllowed(method: string): ApiError {
   return new ApiError("method_not_allowed", `Method ${method} is not allowed on /send; use POST`, { headers: { Allow: "POST" } });
@@ -72,24 +67,25 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
     let claim: KeyClaim | undefined;
 
     try {
-      const foreignHost = deps.checkHost(header(call, "host"));
+      const foreignHost = deps.checkHost(headerOf(call, "host"));
       if (foreignHost) throw foreignHost;
       if (call.method !== "POST") throw methodNotAllowed(call.method);
       await yieldIfLarge(call);
-      const apiKey = authenticate(header(call, "authorization"), deps.keys);
+      const apiKey = authenticate(headerOf(call, "authorization"), deps.keys);
       notes = { ...notes, apiKey };
       const rate = await limitRate(apiKey, current.rateLimit, deps.limiter);
       headers = rate.headers;
       if (rate.refusal) throw rate.refusal;
-      requireJsonMediaType(header(call, "content-type"));
+      const contentType = headerOf(call, "content-type");
+      requireJsonMediaType(contentType);
       const request = requireJsonObject(body);
-      const key = header(call, "idempotency-key");
+      const key = headerOf(call, "idempotency-key");
       checkKeyForm(key);
       const refusal = deps.checks.request({
         query: call.query,
         params: NO_PARAMS,
         headers: call.headers,
-        contentType: header(call, "content-type"),
+        contentType,
         body: request,
       });
       if (refusal) throw refusal;
@@ -127,7 +123,7 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
             // Past the answer check: the point is a body no JSON parser accepts.
             return {
               kind: "answer",
-              answer: { status: 200, headers: { ...headers, "content-type": "application/json; charset=utf-8" }, body: { bytes: INJECTED_MALFORMED_BODY } },
+              answer: { status: 200, headers: { ...headers, "content-type": JSON_TYPE }, body: { bytes: INJECTED_MALFORMED_BODY } },
               judge: "none",
               notes,
               claim,

@@ -22,9 +22,9 @@ export interface ErrorWriting {
   statusCodes: Partial<Record<ErrorCode, number>>;
 }
 
-/** An error as an answer: its status (given the configured overrides), code header, own headers and envelope. */
+/** An error as an answer: its status (given the configured overrides), code header, own headers and envelope (the writer types every JSON body). */
 export function errorAnswer(error: ApiError, writing: ErrorWriting, headers: Readonly<Record<string, string>> = {}): Answer {
-  const own: Record<string, string> = { ...headers, "content-type": JSON_TYPE, [ERROR_CODE_HEADER]: error.code };
+  const own: Record<string, string> = { ...headers, [ERROR_CODE_HEADER]: error.code };
   for (const [name, value] of Object.entries(error.headers)) own[name.toLowerCase()] = value;
   return { status: error.statusWith(writing.statusCodes), headers: own, body: { json: errorBody(error, writing.shape) } };
 }
