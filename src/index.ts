@@ -7,14 +7,21 @@ export { ConfigError, type LifecycleOptions, type SendMockOptions } from "./conf
 export type { RateLimitOptions } from "./domain/rate-limiter.js";
 export { ContractError } from "./contract/load.js";
 export { ApiError, DEFAULT_ERROR_STATUS, ERROR_CODES } from "./errors.js";
-export { WaitTimeoutError, type MessageFilter, type Outbox, type OutboxStats, type WaitOptions } from "./domain/outbox.js";
-export type { FaultControl } from "./domain/faults.js";
-export type { OutcomeControl } from "./domain/outcomes.js";
-export type { DeliveryFilter, WebhookControl } from "./domain/webhooks.js";
-export type { ClockControl } from "./domain/clock.js";
-export type { Journal } from "./domain/journal.js";
+export type {
+  ClockHandle,
+  FaultsHandle,
+  JournalHandle,
+  OutboxHandle,
+  OutcomesHandle,
+  SendMockHandles,
+  SettingsHandle,
+  TemplatesHandle,
+  WebhooksHandle,
+} from "./handles/index.js";
+export type { SendMockConfig } from "./handles/settings.js";
+export { WaitTimeoutError, type MessageFilter, type OutboxStats, type WaitOptions } from "./domain/outbox.js";
+export type { DeliveryFilter } from "./domain/webhooks.js";
 export type { InspectionCall, RequestLog } from "./domain/request-log.js";
-export type { TemplateCatalog } from "./domain/templates.js";
 export type * from "./wire.js";
 export type { paths as SendApiPaths, components as SendApiComponents } from "./generated/send-api.js";
 export type { CheckOptions, CheckReport, CheckResult };

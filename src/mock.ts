@@ -2,31 +2,29 @@
 
 import type express from "express";
 import { createApp } from "./app.js";
-import { resolveConfig, type OptionsSource, type ResolvedConfig, type SendMockOptions } from "./config.js";
+import { resolveConfig, type OptionsSource, type SendMockOptions } from "./config.js";
 import type { ContractChecker } from "./contract/check.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract/load.js";
 import { isLoopbackHost } from "./domain/addresses.js";
 import { createKeyCheck } from "./domain/api-keys.js";
-import { createClockControl, type ClockControl } from "./domain/clock.js";
+import { createClockControl } from "./domain/clock.js";
 import { createLifecycle, LIFECYCLE_STEP, type Lifecycle } from "./domain/lifecycle.js";
-import { createOutcomeControl, type OutcomeControl } from "./domain/outcomes.js";
+import { createOutcomeControl } from "./domain/outcomes.js";
 import { createScheduler, type DueHandler } from "./domain/scheduler.js";
-import { createFaultControl, type FaultControl, type RespondLimits } from "./domain/faults.js";
-import type { Journal } from "./domain/journal.js";
-import type { Outbox } from "./domain/outbox.js";
+import { createFaultControl, type RespondLimits } from "./domain/faults.js";
 import { withCapturedMessageCheck } from "./contract/captured-message.js";
 import { createClientErrorAnswer } from "./http/client-errors.js";
 import { createSendService } from "./domain/send.js";
-import type { SettingsStore } from "./domain/settings.js";
-import { loadTemplateCatalog, type TemplateCatalog } from "./domain/templates.js";
+import { loadTemplateCatalog } from "./domain/templates.js";
 import { templateParsedAhead } from "./contract/parsed-templates.js";
 import { listen } from "./server.js";
 import { openStores, sharesOfMaxBytes, type Stores } from "./stores/index.js";
-import { createWebhookControl, type WebhookControl } from "./domain/webhooks.js";
+import { createWebhookControl } from "./domain/webhooks.js";
 import { createWebhookDelivering } from "./domain/webhook-delivery.js";
 import { webhookPayloadCheck } from "./contract/webhook-payload.js";
 import { postWebhook } from "./http/webhook-client.js";
-import { checkedSettings } from "./http/settings-change.js";
+import { createHandles, type HandleScope, type SendMockHandles } from "./handles/index.js";
+import { configViewOf, type SendMockConfig } from "./handles/settings.js";
 import { operationChecks } from "./contract/operation-checks.js";
 import type { RequestListener } from "node:http";
 import { createProxyPipeline } from "./http/proxy-pipeline.js";
@@ -37,31 +35,10 @@ import { createSendPipeline } from "./send/pipeline.js";
 import { createHostCheck } from "./send/host-guard.js";
 
 /** A mock that is built but not listening: use `app` with supertest. */
-export interface SendMock {
+export interface SendMock extends SendMockHandles {
   /** The express app, for supertest. */
   readonly app: express.Express;
-  readonly config: ResolvedConfig;
-  readonly outbox: Outbox;
-  readonly journal: Journal;
-  readonly templates: TemplateCatalog;
-  /**
-   * The settings PATCH /_mock/config changes: `current()`, `update(change)` (checked as PATCH checks
-   * it: an `invalid_request` ApiError in its words, keys in camelCase) and `reset()`.
-   */
-  readonly settings: SettingsStore;
-  /** Fault rules: `add`, `list`, `remove`, `clear`. */
-  readonly faults: FaultControl;
-  /** Outcome rules, deciding what happens to a message after capture: `add`, `list`, `remove`, `clear`. */
-  readonly outcomes: OutcomeControl;
-  /** The mock's clock: `now()`, `advance(ms)` runs what falls due before it resolves. */
-  readonly clock: ClockControl;
-  /** Webhooks: `add`, `list`, `remove`, `deliveries` (attempts, newest first), `replay`. */
-  readonly webhooks: WebhookControl;
-  /**
-   * Outbox, journal, rate-limit state, fault and outcome rules, pending lifecycle steps, webhooks,
-   * their deliveries and pending attempts, the clock and run-time settings back to their start-up state.
-   */
-  reset(): Promise<void>;
+  readonly config: SendMockConfig;
   /** Stops watching templates, ends pending waits and releases the store's connections. */
   close(): Promise<void>;
 }
@@ -288,19 +265,22 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     shutdown.abort(new Error("sendmock is closing"));
     templates.close();
   };
-  const mock: SendMock = {
-    app,
-    config,
+  // What the handles act on: the same state and controls the /_mock routes reach.
+  const scope: HandleScope = {
     outbox,
     journal,
-    templates,
-    // Checked as PATCH /_mock/config checks a change: the store takes whatever it is given.
-    settings: checkedSettings(settings, operationChecks(adminContract, "/_mock/config", "patch")),
     faults: faultControl,
     outcomes,
-    clock: clockControl,
     webhooks,
+    clock: clockControl,
+    settings,
+    templates,
     reset,
+  };
+  const mock: SendMock = {
+    app,
+    config: configViewOf(config),
+    ...createHandles(scope, adminContract),
     close() {
       stopWaiting();
       return stores.close();
@@ -311,7 +291,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     if (sendEdge.owns(req)) sendEdge.handle(req, res);
     else app(req, res);
   };
-  return { mock, serve, stopWaiting, closeStores: () => stores.close() };
+  return { mock, scope, serve, stopWaiting, closeStores: () => stores.close() };
 }
 
 /**
@@ -322,7 +302,12 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
  * await request(mock.app).post("/send").set("Authorization", "Bearer k").send(body);
  */
 export function createSendMock(options: SendMockOptions = {}): Promise<SendMock> {
-  return buildSendMock(options, "options", () => options.port ?? 0).then((built) => built.mock);
+  return createSendMockAndScope(options).then(({ mock }) => mock);
+}
+
+/** A mock and the scope its handles act on: for sendmock's own tests, which put state in the stores as a send does. Not in the package's API. */
+export function createSendMockAndScope(options: SendMockOptions = {}): Promise<{ mock: SendMock; scope: HandleScope }> {
+  return buildSendMock(options, "options", () => options.port ?? 0).then(({ mock, scope }) => ({ mock, scope }));
 }
 
 /**

@@ -107,6 +107,11 @@ function valueOf(parameter: ParameterSchema, parts: RequestParts): unknown {
   return Object.hasOwn(values, name) ? values[name] : undefined;
 }
 
+/** The keyword of a query parameter the operation does not take; `known` lists those it does. */
+export const UNKNOWN_PARAMETER = "unknownParameter";
+/** The keyword of a query parameter given empty where the operation does not allow it. */
+export const EMPTY_PARAMETER = "emptyParameter";
+
 /**
  * A query names only documented parameters, none of them empty unless allowed (eov refused the
  * first that did not, alone); then each value is checked by its schema, coerced as eov did.
@@ -114,9 +119,12 @@ function valueOf(parameter: ParameterSchema, parts: RequestParts): unknown {
 function parameterRefusal(parameters: ParameterChecks, parts: RequestParts): ContractRefusal | undefined {
   for (const [name, value] of Object.entries(parts.query)) {
     const parameter = parameters.inQuery.get(name);
-    if (!parameter) return badRequest([{ path: `/query/${name}`, keyword: "", message: `Unknown query parameter '${name}'` }]);
+    if (!parameter) {
+      const known = [...parameters.inQuery.keys()];
+      return badRequest([{ path: `/query/${name}`, keyword: UNKNOWN_PARAMETER, message: `Unknown query parameter '${name}'`, known }]);
+    }
     if (value === "" && !parameter.allowEmptyValue)
-      return badRequest([{ path: `/query/${name}`, keyword: "", message: `Empty value found for query parameter '${name}'` }]);
+      return badRequest([{ path: `/query/${name}`, keyword: EMPTY_PARAMETER, message: `Empty value found for query parameter '${name}'` }]);
   }
   const issues: Violation[] = [];
   for (const parameter of parameters.all) {

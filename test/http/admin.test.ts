@@ -20,7 +20,7 @@ import type {
   TemplateDetail,
   TemplateList,
 } from "../../src/index.js";
-import { aMock, aSendRequest, API_KEY, bearer, expectContract, SHIPPED_TEMPLATES, sharedMock } from "../support/helpers.js";
+import { aMock, aMockAndScopeForThisTest, aSendRequest, API_KEY, bearer, expectContract, SHIPPED_TEMPLATES, sharedMock } from "../support/helpers.js";
 import { anAcceptedSendEntry } from "../support/journal-entries.js";
 
 type Answer = request.Response;
@@ -262,10 +262,10 @@ describe("GET /_mock/messages", () => {
   });
 
   it("returns the newest 100 when no limit is given, as the contract's default says", async () => {
-    const mock = shared();
+    const { mock, scope } = await aMockAndScopeForThisTest();
     const sample = await mock.outbox.get(await sendOk(mock));
     for (let index = 1; index <= 104; index += 1) {
-      await mock.outbox.add({ ...(sample as CapturedMessage), id: `msg_copy_${String(index)}` });
+      await scope.outbox.add({ ...(sample as CapturedMessage), id: `msg_copy_${String(index)}` });
     }
 
     const list = await listMessages(mock);
@@ -294,8 +294,8 @@ describe("GET /_mock/messages", () => {
 
 describe("waiting for a message with wait_ms", () => {
   it("answers a waiting request with the message as soon as it is sent", async () => {
-    const mock = await aTrackedMock();
-    const waitFor = vi.spyOn(mock.outbox, "waitFor");
+    const { mock, scope } = await aMockAndScopeForThisTest();
+    const waitFor = vi.spyOn(scope.outbox, "waitFor");
     const pending = request(mock.app)
       .get("/_mock/messages")
       .query({ to: "ada@example.com", wait_ms: 2000 })
@@ -318,8 +318,8 @@ describe("waiting for a message with wait_ms", () => {
   });
 
   it("keeps waiting past a message that does not match", async () => {
-    const mock = await aTrackedMock();
-    const waitFor = vi.spyOn(mock.outbox, "waitFor");
+    const { mock, scope } = await aMockAndScopeForThisTest();
+    const waitFor = vi.spyOn(scope.outbox, "waitFor");
     const pending = request(mock.app)
       .get("/_mock/messages")
       .query({ template_id: "order-receipt", wait_ms: 2000 })
@@ -350,8 +350,8 @@ describe("waiting for a message with wait_ms", () => {
   });
 
   it("ends a pending wait with an empty list when the mock closes", async () => {
-    const mock = await aTrackedMock();
-    const waitFor = vi.spyOn(mock.outbox, "waitFor");
+    const { mock, scope } = await aMockAndScopeForThisTest();
+    const waitFor = vi.spyOn(scope.outbox, "waitFor");
     const pending = request(mock.app)
       .get("/_mock/messages")
       .query({ to: "ada@example.com", wait_ms: 10_000 })

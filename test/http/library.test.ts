@@ -11,7 +11,7 @@ import {
   type RunningSendMock,
   type SendRequest,
   type SendSuccessA,
-  type TemplateCatalog,
+  type TemplatesHandle,
 } from "../../src/index.js";
 import { aRunningMockForThisTest, aSendRequest, bearer } from "../support/helpers.js";
 
@@ -210,7 +210,7 @@ describe("the library's reference in docs/library.md", () => {
         .map(([method]) => `${handle}.${method}(`),
     );
     // The catalog is a class, whose prototype also holds what only the mock calls.
-    const catalogMethods = ["get", "list", "onChange", "close"] satisfies (keyof TemplateCatalog)[];
+    const catalogMethods = ["get", "list", "onChange", "close"] satisfies (keyof TemplatesHandle)[];
     methods.push(...catalogMethods.map((method) => `templates.${method}(`));
 
     expect(methods.filter((method) => !section.includes(`\`${method}`))).toEqual([]);

@@ -5,7 +5,7 @@
 import request, { type Response } from "supertest";
 import { describe, expect, it } from "vitest";
 import type { CapturedMessage, MessageEvent, Outcome, SendMock, SendRequest } from "../../src/index.js";
-import { aMockForThisTest, aRunningMockForThisTest, aSendRequest, bearer, expectContract, sharedMock } from "../support/helpers.js";
+import { aMockAndScopeForThisTest, aMockForThisTest, aRunningMockForThisTest, aSendRequest, bearer, expectContract, sharedMock } from "../support/helpers.js";
 
 /** A step long enough that real time never moves a message on while a test looks at it. */
 const STEP_MS = 60_000;
@@ -403,11 +403,11 @@ describe("the clock", () => {
 
 describe("pending steps", () => {
   it("drops them on reset: a message sent before it does not move after it", async () => {
-    const mock = await aMockForThisTest({ lifecycle: { stepMs: STEP_MS } });
+    const { mock, scope } = await aMockAndScopeForThisTest({ lifecycle: { stepMs: STEP_MS } });
     const before = await send(mock);
     await mock.reset();
     // The same id back in the outbox: a step left pending would move it.
-    await mock.outbox.add(aCaptured(before));
+    await scope.outbox.add(aCaptured(before));
     await mock.clock.advance(STEP_MS * 5);
     expect((await mock.outbox.get(before))?.events).toEqual([]);
   });
@@ -422,12 +422,12 @@ describe("pending steps", () => {
   });
 
   it("drops those of a message deleted by id, and only those", async () => {
-    const mock = await aMockForThisTest({ lifecycle: { stepMs: STEP_MS } });
+    const { mock, scope } = await aMockAndScopeForThisTest({ lifecycle: { stepMs: STEP_MS } });
     const deleted = await send(mock);
     const kept = await send(mock);
     expect((await request(mock.app).delete(`/_mock/messages/${deleted}`)).status).toBe(204);
     // The same id back in the outbox: a step left pending would move it.
-    await mock.outbox.add(aCaptured(deleted));
+    await scope.outbox.add(aCaptured(deleted));
     await mock.clock.advance(STEP_MS * 2);
     expect((await mock.outbox.get(deleted))?.events).toEqual([]);
     expect((await mock.outbox.get(kept))?.status).toBe("delivered");

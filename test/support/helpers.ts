@@ -10,6 +10,8 @@ import { afterAll, beforeAll, beforeEach, expect, onTestFinished } from "vitest"
 import YAML from "yaml";
 import { violationsOf } from "../../src/contract/engine.js";
 import { createSendMock, startSendMock, type RunningSendMock, type SendMock, type SendMockOptions, type SendRequest } from "../../src/index.js";
+import type { HandleScope } from "../../src/handles/index.js";
+import { createSendMockAndScope } from "../../src/mock.js";
 
 export const SHIPPED_TEMPLATES = fileURLToPath(new URL("../../fixtures/templates", import.meta.url));
 export const API_KEY = "test-key-0001";
@@ -43,6 +45,13 @@ export async function aMockForThisTest(options: SendMockOptions = {}): Promise<S
   const mock = await aMock(options);
   onTestFinished(() => mock.close());
   return mock;
+}
+
+/** A mock closed when the current test finishes, with the scope its handles act on: for a test that puts messages in the outbox as a send does. */
+export async function aMockAndScopeForThisTest(options: SendMockOptions = {}): Promise<{ mock: SendMock; scope: HandleScope }> {
+  const built = await createSendMockAndScope({ watchTemplates: false, ...options });
+  onTestFinished(() => built.mock.close());
+  return built;
 }
 
 /** A running mock closed when the current test finishes. */

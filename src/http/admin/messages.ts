@@ -7,7 +7,7 @@ import type { Lifecycle } from "../../domain/lifecycle.js";
 import { WaitTimeoutError, type MessageFilter, type Outbox } from "../../domain/outbox.js";
 import { ApiError } from "../../errors.js";
 import type { EventInput, MessageStatus } from "../../wire.js";
-import { queryNumber, queryString, routeParam } from "./params.js";
+import { queryNumber, queryString, routeParam, type Query } from "./params.js";
 
 export interface MessageRoutesDeps {
   outbox: Pick<Outbox, "listSerialized" | "waitFor" | "clear" | "get" | "delete">;
@@ -21,17 +21,18 @@ export interface MessageRoutesDeps {
 /** The rendered HTML may come from anywhere: inline styles and inline images, no script, no network. */
 const PREVIEW_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
 
-function messageFilter(req: Request): MessageFilter {
+/** The filter a query of GET /_mock/messages asks for, once the contract took it. */
+export function messageFilterOf(query: Query): MessageFilter {
   return {
-    to: queryString(req, "to"),
-    recipient: queryString(req, "recipient"),
-    templateId: queryString(req, "template_id"),
-    subject: queryString(req, "subject"),
-    since: queryString(req, "since"),
+    to: queryString(query, "to"),
+    recipient: queryString(query, "recipient"),
+    templateId: queryString(query, "template_id"),
+    subject: queryString(query, "subject"),
+    since: queryString(query, "since"),
     // The contract's enum has checked it.
-    status: queryString(req, "status") as MessageStatus | undefined,
-    q: queryString(req, "q"),
-    limit: queryNumber(req, "limit"),
+    status: queryString(query, "status") as MessageStatus | undefined,
+    q: queryString(query, "q"),
+    limit: queryNumber(query, "limit"),
   };
 }
 
@@ -47,8 +48,8 @@ export function createMessageRoutes(deps: MessageRoutesDeps): express.Router {
   const router = express.Router();
 
   router.get("/_mock/messages", async (req, res) => {
-    const filter = messageFilter(req);
-    const waitMs = queryNumber(req, "wait_ms") ?? 0;
+    const filter = messageFilterOf(req.query);
+    const waitMs = queryNumber(req.query, "wait_ms") ?? 0;
     let found = await outbox.listSerialized(filter);
     if (found.total === 0 && waitMs > 0) {
       try {

@@ -12,7 +12,7 @@ export function createRequestRoutes(deps: RequestRoutesDeps): express.Router {
   const router = express.Router();
 
   router.get("/_mock/requests", async (req, res) => {
-    const { requests, total, truncated } = await deps.journal.list({ limit: queryNumber(req, "limit") });
+    const { requests, total, truncated } = await deps.journal.list({ limit: queryNumber(req.query, "limit") });
     res.json(truncated ? { requests, total, truncated } : { requests, total });
   });
 

@@ -1,13 +1,18 @@
 // /_mock/webhooks: the webhooks (the rule CRUD, less clear), their deliveries and replays.
 
 import express from "express";
-import type { WebhookControl } from "../../domain/webhooks.js";
-import { queryNumber, queryString, routeParam } from "./params.js";
+import type { DeliveryFilter, WebhookControl } from "../../domain/webhooks.js";
+import { queryNumber, queryString, routeParam, type Query } from "./params.js";
 import { createRuleRoutes } from "./rule-routes.js";
 
 export interface WebhookRoutesDeps {
   /** Checks a webhook (schema, URL, secret) before it is kept. */
   webhooks: Pick<WebhookControl, "add" | "list" | "remove" | "deliveries" | "replay">;
+}
+
+/** The attempts a query of GET /_mock/webhooks/deliveries asks for, once the contract took it. */
+export function deliveryFilterOf(query: Query): DeliveryFilter {
+  return { messageId: queryString(query, "message_id"), webhookId: queryString(query, "webhook_id"), limit: queryNumber(query, "limit") };
 }
 
 export function createWebhookRoutes(deps: WebhookRoutesDeps): express.Router {
@@ -19,11 +24,7 @@ export function createWebhookRoutes(deps: WebhookRoutesDeps): express.Router {
   router.use(createRuleRoutes({ path: "/_mock/webhooks", listKey: "webhooks", noun: "webhook", control: webhooks }));
 
   router.get("/_mock/webhooks/deliveries", async (req, res) => {
-    const deliveries = await webhooks.deliveries({
-      messageId: queryString(req, "message_id"),
-      webhookId: queryString(req, "webhook_id"),
-      limit: queryNumber(req, "limit"),
-    });
+    const deliveries = await webhooks.deliveries(deliveryFilterOf(req.query));
     res.json({ deliveries });
   });
 
