@@ -1,5 +1,6 @@
 // Fault rules: adding, matching (globs, key digest), times and seeded probability, in order.
 
+import { FAULT_RULE_BOUNDS } from "../generated/admin-schemas.js";
 import type { FaultKind, FaultRule, FaultRuleInput, JsonValue } from "../wire.js";
 import { DomainFailure } from "./failure.js";
 import type { RuleBook, RuleBookOptions, RuleKind, RuleTarget } from "./rule-book.js";
@@ -8,9 +9,12 @@ export const SERVER_ERROR_STATUSES = [500, 502, 503, 504] as const;
 export const DEFAULT_LATENCY_MS = 1000;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_RETRY_AFTER_S = 1;
-export const MAX_DELAY_MS = 600_000;
-// Bounded so that Retry-After stays a plain integer: a day.
-export const MAX_RETRY_AFTER_S = 86_400;
+/**
+ * The bounds admin.yaml gives a rule, which the header and magic recipients keep too: 10 minutes
+ * of delay, and a day of Retry-After, so that it stays a plain integer.
+ */
+export const MAX_DELAY_MS = FAULT_RULE_BOUNDS.delay_ms.maximum;
+export const MAX_RETRY_AFTER_S = FAULT_RULE_BOUNDS.retry_after_s.maximum;
 
 /** What one request offers to the rules. */
 export type FaultTarget = RuleTarget;
