@@ -136,7 +136,7 @@ export interface components {
                 message: string;
             };
         };
-        ErrorCode: "missing_api_key" | "invalid_api_key" | "unsupported_media_type" | "invalid_json" | "payload_too_large" | "missing_required_field" | "invalid_request" | "invalid_recipient" | "invalid_template_id" | "missing_template_data" | "unknown_template_data" | "rate_limited" | "server_error" | "not_found" | "method_not_allowed" | "contract_violation";
+        ErrorCode: "missing_api_key" | "invalid_api_key" | "unsupported_media_type" | "invalid_json" | "payload_too_large" | "missing_required_field" | "invalid_request" | "invalid_recipient" | "invalid_template_id" | "missing_template_data" | "unknown_template_data" | "rate_limited" | "server_error" | "not_found" | "method_not_allowed" | "contract_violation" | "invalid_idempotency_key" | "idempotency_key_reused" | "idempotency_key_in_flight";
         TemplateData: {
             [key: string]: string | string[];
         };
