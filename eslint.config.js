@@ -32,6 +32,12 @@ export default tseslint.config(
               group: ["**/config", "**/config.js", "**/app.js", "**/mock.js", "**/server.js", "**/commands/**"],
               message: "domain/ is used by the config and the app, never the other way round.",
             },
+            { group: ["**/contract/**"], message: "domain/ knows nothing of the OpenAPI documents; contract/ checks against them and uses the domain." },
+            {
+              group: ["**/errors", "**/errors.js"],
+              importNames: ["ApiError", "ApiErrorOptions", "DEFAULT_ERROR_STATUS", "apiErrorOf", "rejectingAsApiError"],
+              message: "domain/ refuses with a DomainFailure (domain/failure.ts): its code and words, no HTTP status; the edge makes the ApiError.",
+            },
           ],
         },
       ],

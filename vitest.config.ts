@@ -60,6 +60,16 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: "types",
+          // Type-level tests (src/wire.ts against the documents' generated types): tsc over these
+          // files and what they import, each failing assertion a failing test.
+          sequence: { groupOrder: TIER_ORDER.unit },
+          typecheck: { enabled: true, only: true, include: ["test/types/**/*.test-d.ts"], tsconfig: "test/types/tsconfig.json" },
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: "e2e",
           // Not more workers here: with 3, two runs of the suite took 81.6 and 90.0 s against 89.8
           // and 87.2 s with 2, and each worker loads the sources again (up to 18 core-s more).

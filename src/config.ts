@@ -6,9 +6,8 @@ import path from "node:path";
 import bytes from "bytes";
 import type { YAMLParseError } from "yaml";
 import { ERROR_CODES, type ErrorCode } from "./errors.js";
-import { checkFaultRule, DEFAULT_RESPOND_DEPTH, FAULT_RULE_SCHEMA, MAX_RESPOND_DEPTH } from "./domain/faults.js";
+import { checkFaultRule, DEFAULT_RESPOND_DEPTH, MAX_RESPOND_DEPTH } from "./domain/faults.js";
 import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_LINK_BYTES, DEFAULT_STEP_MS, MAX_STEP_MS, type LifecycleSettings } from "./domain/lifecycle.js";
-import { OUTCOME_RULE_SCHEMA } from "./domain/outcomes.js";
 import {
   DEFAULT_MAX_PENDING_WEBHOOK_ATTEMPTS,
   DEFAULT_MAX_WEBHOOK_DELIVERIES,
@@ -16,9 +15,9 @@ import {
   DEFAULT_WEBHOOK_RETRY_MS,
   DEFAULT_WEBHOOK_TIMEOUT_MS,
   newWebhook,
-  WEBHOOK_INPUT_SCHEMA,
   webhookProblem,
 } from "./domain/webhooks.js";
+import { listedRuleProblem } from "./contract/rule-inputs.js";
 import { describeProblem, schemaCheck, type KeyNaming } from "./contract/schema-check.js";
 import { OUTCOMES, type FaultRuleInput, type Outcome, type OutcomeRuleInput, type ResponseShape, type Webhook, type WebhookInput } from "./wire.js";
 import { isHttpUrl, isLoopbackHost, withoutCredentials } from "./domain/addresses.js";
@@ -299,8 +298,9 @@ export const configSchema = {
     api_keys: { anyOf: [{ type: "null" }, { type: "array", minItems: 1, items: { ...bearerTokenSchema, title: "key" } }] },
     strict_data: { type: "boolean" },
     rate_limit: { anyOf: [{ type: "null" }, rateLimitSchema] },
-    faults: { type: "array", items: FAULT_RULE_SCHEMA },
-    outcome_rules: { type: "array", items: OUTCOME_RULE_SCHEMA },
+    // Each item is held to admin.yaml's FaultRuleInput, OutcomeRuleInput, WebhookInput (contract/rule-inputs.ts).
+    faults: { type: "array" },
+    outcome_rules: { type: "array" },
     lifecycle: {
       type: "object",
       additionalProperties: false,
@@ -313,7 +313,7 @@ export const configSchema = {
         max_link_bytes: { type: "integer", minimum: 256, maximum: 1_048_576 },
       },
     },
-    webhooks: { type: "array", items: WEBHOOK_INPUT_SCHEMA },
+    webhooks: { type: "array" },
     // Up to 5 minutes: a receiver slower than that is down for any test.
     webhook_timeout_ms: { type: "integer", minimum: 1, maximum: 300_000 },
     // Each retry up to a day of the mock's clock, as a lifecycle step; 20 retries are more than any provider makes.
@@ -387,7 +387,7 @@ const NAMING: Record<OptionsSource | "file", KeyNaming> = {
 };
 
 function check(settings: FileSettings, source: string, naming: KeyNaming): void {
-  const problem = checkSettings(settings);
+  const problem = checkSettings(settings) ?? listedRuleProblem(settings);
   if (problem) throw new ConfigError(`${source}: ${describeProblem(problem, naming, "the settings")}`);
 }
 

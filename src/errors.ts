@@ -1,6 +1,7 @@
 // The one error type of sendmock and the catalogue of its codes with their default statuses.
 
 import { excerpt, MAX_MESSAGE_CHARS, MAX_VIOLATIONS } from "./domain/excerpt.js";
+import { DomainFailure } from "./domain/failure.js";
 
 /** Default HTTP status of every error code; `status_codes` in the config may move any of them. */
 export const DEFAULT_ERROR_STATUS = {
@@ -104,4 +105,23 @@ export class ApiError extends Error {
   statusWith(overrides: Partial<Record<ErrorCode, number>>): number {
     return this.fixedStatus ?? overrides[this.code] ?? DEFAULT_ERROR_STATUS[this.code];
   }
+}
+
+/** What the domain refused, as the ApiError its caller is answered with: its code gives the status. */
+export function apiErrorOf(failure: DomainFailure): ApiError {
+  return new ApiError(failure.code, failure.message, { violations: [...failure.details] });
+}
+
+/**
+ * `operation` as the library's handle offers it: what the domain refuses rejects with the ApiError
+ * an HTTP caller is answered with, so `mock.faults.add` and `POST /_mock/faults` refuse alike.
+ */
+export function rejectingAsApiError<A extends unknown[], R>(operation: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args) => {
+    try {
+      return await operation(...args);
+    } catch (error) {
+      throw error instanceof DomainFailure ? apiErrorOf(error) : error;
+    }
+  };
 }

@@ -14,7 +14,7 @@ import { createScheduler, type DueHandler } from "./domain/scheduler.js";
 import { createFaultControl, type RespondLimits } from "./domain/faults.js";
 import { withCapturedMessageCheck } from "./contract/captured-message.js";
 import { createClientErrorAnswer } from "./http/client-errors.js";
-import { createSendService } from "./domain/send.js";
+import { createSendService } from "./send/service.js";
 import { loadTemplateCatalog } from "./domain/templates.js";
 import { templateParsedAhead } from "./contract/parsed-templates.js";
 import { listen } from "./server.js";
@@ -167,7 +167,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   const answerChecker = (): Promise<ContractChecker> =>
     (checking ??= import("./contract/check.js").then((module) => module.createContractChecker(sendContract)));
   const respondLimits: RespondLimits = { bodyBytes: config.bodyLimitBytes, headerBytes: config.maxHeaderBytes, depth: config.maxRespondDepth };
-  // One control for the library and POST /_mock/faults: both ways in check a rule the same way.
+  // One control for the library and POST /_mock/faults: both hold a rule to admin.yaml's FaultRuleInput, as the route checks it, and the control checks what that schema cannot say.
   const faultControl = createFaultControl(faults, respondLimits);
 
   const sendService = createSendService({ catalog: templates, outbox, lifecycle, now: () => clock.now() });

@@ -26,11 +26,25 @@ const PRECOMPILED_FILE = "precompiled-schemas.cjs";
 /** The same for the checks of parameters, which ajv compiles to code that coerces (`"5"` is the integer 5), as express-openapi-validator did. */
 const PRECOMPILED_COERCING_FILE = "precompiled-coercing-schemas.cjs";
 
-/** How a schema is checked: as JSON (a body), or coercing strings to the schema's type (a query or path parameter). */
-export type Checking = "json" | "coercing";
+/**
+ * How a schema is checked: as JSON (a body), coercing strings to the schema's type (a query or
+ * path parameter), or as sendmock's own input (its config, the rules a user writes), each error
+ * carrying its schema (`verbose`: a oneOf's error its branches, an unknown key the keys allowed),
+ * which the input checks' words read (contract/schema-check.ts).
+ */
+export type Checking = "json" | "coercing" | "input";
+
+/**
+ * sendmock's own input schemas (the config's) and the rules' schemas of admin.yaml, generated at
+ * build: compiling the config's at each start was ~10 % of the CPU of `import("sendmock")` and a
+ * first mock, and a fault rule's was compiled by the first request that added one.
+ */
+const PRECOMPILED_INPUT_FILE = "precompiled-input-checks.cjs";
+
+const PRECOMPILED_FILE_OF: Record<Checking, string> = { json: PRECOMPILED_FILE, coercing: PRECOMPILED_COERCING_FILE, input: PRECOMPILED_INPUT_FILE };
 
 /** The schemas a mock checks with, by document: what the build compiles ahead. */
-function checkedBy(file: string, document: OpenAPIV3_1.Document): { json: string[]; coercing: string[] } {
+function checkedBy(file: string, document: OpenAPIV3_1.Document, inputComponents: readonly string[]): Record<Checking, string[]> {
   const json = [componentPointer(file === ADMIN_CONTRACT ? "CapturedMessage" : "WebhookPayload")];
   const coercing: string[] = [];
   for (const { pointer } of operationsOf(document)) {
@@ -39,13 +53,15 @@ function checkedBy(file: string, document: OpenAPIV3_1.Document): { json: string
     for (const answer of responseBodiesOf(document, pointer).values()) if (answer.kind === "json") json.push(answer.pointer);
     for (const parameter of parametersOf(document, pointer)) coercing.push(parameter.pointer);
   }
-  return { json: [...new Set(json)], coercing: [...new Set(coercing)] };
+  const input = file === ADMIN_CONTRACT ? inputComponents.map(componentPointer) : [];
+  return { json: [...new Set(json)], coercing: [...new Set(coercing)], input };
 }
 
 /**
  * The options express-openapi-validator used (`strict: false`, every error, full formats), so its
- * messages are unchanged. ajv is loaded only when something is compiled: a built package never
- * loads it at start (~25 ms of module loading).
+ * messages are unchanged (sendmock's own input schemas are held to the meta-schema strictly by
+ * test/unit/schema-check.test.ts). ajv is loaded only when something is compiled: a built package
+ * never loads it at start (~25 ms of module loading).
  */
 function newAjv(options: { standalone: boolean; checking: Checking }): Ajv2020 {
   const { Ajv2020: Ajv } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
@@ -55,6 +71,7 @@ function newAjv(options: { standalone: boolean; checking: Checking }): Ajv2020 {
     strictNumbers: true,
     allErrors: true,
     validateSchema: false,
+    verbose: options.checking === "input",
     coerceTypes: options.checking === "coercing",
     code: { source: options.standalone },
   });
@@ -100,28 +117,17 @@ export function validatorAt(contract: Contract, pointer: string, checking: Check
   const key = `${checking} ${pointer}`;
   let validate = byPointer.get(key);
   if (validate) return validate;
-  const built = builtAhead(checking === "json" ? PRECOMPILED_FILE : PRECOMPILED_COERCING_FILE, `${contract.digest}${pointer}`) as ValidateFunction | undefined;
+  const built = builtAhead(PRECOMPILED_FILE_OF[checking], `${contract.digest}${pointer}`) as ValidateFunction | undefined;
   validate = built ?? compiledAtRunTime(contract, pointer, checking);
   byPointer.set(key, validate);
   return validate;
 }
 
-/**
- * sendmock's own input schemas (config, fault and outcome rules, webhooks) are a document of their
- * own, generated at build by the digest of each schema: compiling the config's at each start was
- * ~10 % of the CPU of `import("sendmock")` and a first mock, and a fault rule's was compiled by the
- * first request that added one. `verbose`: a oneOf's error carries its branches, which the input
- * checks' words read (contract/schema-check.ts).
- */
-const PRECOMPILED_INPUT_FILE = "precompiled-input-checks.cjs";
-const INPUT_AJV_OPTIONS = { strict: true, allErrors: true, verbose: true, validateSchema: false } as const;
-
 const digestOf = (schema: object): string => sha256(JSON.stringify(schema), "hex");
 
 /** An input schema compiled at run time, with the options the build uses, which give the same errors. */
 export function inputCompiledAtRunTime(schema: object): ValidateFunction {
-  const { Ajv } = require("ajv") as typeof import("ajv");
-  return new Ajv(INPUT_AJV_OPTIONS).compile(schema);
+  return newAjv({ standalone: false, checking: "input" }).compile(schema);
 }
 
 /** The validator of an input schema: built ahead, else compiled at run time (a schema edited since the build, or a tree never built). */
@@ -129,33 +135,39 @@ export function inputValidator(schema: object): ValidateFunction {
   return (builtAhead(PRECOMPILED_INPUT_FILE, digestOf(schema)) as ValidateFunction | undefined) ?? inputCompiledAtRunTime(schema);
 }
 
-/** Run by the build: writes the standalone validators of the shipped documents' schemas and of sendmock's input schemas. */
-export async function recordPrecompiledValidators(inputSchemas: readonly object[]): Promise<void> {
+/**
+ * Run by the build: writes the standalone validators of the shipped documents' schemas, of
+ * sendmock's input schemas and of the components of admin.yaml that are inputs (`inputComponents`).
+ */
+export async function recordPrecompiledValidators(inputSchemas: readonly object[], inputComponents: readonly string[]): Promise<void> {
   const { default: standaloneCode } = await import("ajv/dist/standalone/index.js");
-  const compilers: Record<Checking, { ajv: Ajv2020; exports: Record<string, string>; file: string }> = {
-    json: { ajv: newAjv({ standalone: true, checking: "json" }), exports: {}, file: PRECOMPILED_FILE },
-    coercing: { ajv: newAjv({ standalone: true, checking: "coercing" }), exports: {}, file: PRECOMPILED_COERCING_FILE },
+  const compilerFor = (checking: Checking): { ajv: Ajv2020; exports: Record<string, string>; file: string } => ({
+    ajv: newAjv({ standalone: true, checking }),
+    exports: {},
+    file: PRECOMPILED_FILE_OF[checking],
+  });
+  const compilers: Record<Checking, ReturnType<typeof compilerFor>> = {
+    json: compilerFor("json"),
+    coercing: compilerFor("coercing"),
+    input: compilerFor("input"),
   };
   for (const file of [SEND_CONTRACT, ADMIN_CONTRACT]) {
     const contract = await loadContract(file);
-    const checked = checkedBy(file, contract.document);
-    for (const checking of ["json", "coercing"] as const) {
+    const checked = checkedBy(file, contract.document, inputComponents);
+    for (const checking of ["json", "coercing", "input"] as const) {
       const { ajv, exports } = compilers[checking];
+      if (checked[checking].length === 0) continue;
       ajv.addSchema(structuredClone(contract.document), contract.digest);
       for (const pointer of checked[checking]) exports[`${contract.digest}${pointer}`] = `${contract.digest}${pointer}`;
     }
   }
-  for (const { ajv, exports, file } of Object.values(compilers)) await writeFile(builtFile(file), standaloneCode.default(ajv, exports));
-
-  const { Ajv } = require("ajv") as typeof import("ajv");
-  const inputs = new Ajv({ ...INPUT_AJV_OPTIONS, code: { source: true } });
-  const exports: Record<string, string> = {};
+  const inputs = compilers.input;
   for (const schema of inputSchemas) {
     const digest = digestOf(schema);
-    inputs.addSchema(schema, digest);
-    exports[digest] = digest;
+    inputs.ajv.addSchema(schema, digest);
+    inputs.exports[digest] = digest;
   }
-  await writeFile(builtFile(PRECOMPILED_INPUT_FILE), standaloneCode.default(inputs, exports));
+  for (const { ajv, exports, file } of Object.values(compilers)) await writeFile(builtFile(file), standaloneCode.default(ajv, exports));
 }
 
 /** A value as a violation quotes it: JSON, cut at 60 characters; `absent` for none. */

@@ -1,6 +1,7 @@
 // Reads the OpenAPI documents and checks them with swagger-parser before anything serves them,
 // once per process and per document content.
 
+import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { sha256 } from "../domain/digest.js";
@@ -75,7 +76,47 @@ async function checkedContract(file: string, source: string, digest: string): Pr
       `${file}: expected an OpenAPI 3.0 or 3.1 document, found ${typeof version === "string" ? `openapi: ${version}` : "no openapi version"}`,
     );
   }
-  return Object.freeze({ file, digest, source, document });
+  return contractOf(file, source, digest, document);
+}
+
+/**
+ * Documents parsed, by digest and file: one object for the same bytes, whether read at once or
+ * loaded and checked, as the engine's compiled validators are kept by it.
+ */
+const parsed = new Map<string, Contract>();
+
+function contractOf(file: string, source: string, digest: string, document: OpenAPIV3_1.Document): Contract {
+  const key = `${digest} ${file}`;
+  let contract = parsed.get(key);
+  if (!contract) {
+    contract = Object.freeze({ file, digest, source, document });
+    parsed.set(key, contract);
+  }
+  return contract;
+}
+
+/**
+ * The document in `file` read at once, for a check that cannot wait for loadContract: a config's
+ * rules, held to admin.yaml's schemas while the config is resolved. Parsed (as the build checked
+ * it, when it did), not checked here: loadContract checks it before anything serves it.
+ */
+export function readContractNow(file: string): Contract {
+  let source: string;
+  try {
+    source = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new ContractError(`${file}: ${firstLinesOf(error)}`);
+  }
+  const digest = sha256(source, "hex");
+  const known = parsed.get(`${digest} ${file}`);
+  if (known) return known;
+  let document: OpenAPIV3_1.Document;
+  try {
+    document = (builtAhead(CHECKED_CONTRACTS_FILE, digest) as OpenAPIV3_1.Document | undefined) ?? (yaml().parse(source) as OpenAPIV3_1.Document);
+  } catch (error) {
+    throw new ContractError(`${file}: ${firstLinesOf(error)}`);
+  }
+  return contractOf(file, source, digest, document);
 }
 
 /** The document in `file`, checked; the same object for the same bytes, however often it is asked for. */

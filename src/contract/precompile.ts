@@ -3,15 +3,13 @@
 // and the shipped templates (parsed).
 
 import { configSchema } from "../config.js";
-import { FAULT_RULE_SCHEMA } from "../domain/faults.js";
-import { OUTCOME_RULE_SCHEMA } from "../domain/outcomes.js";
-import { WEBHOOK_INPUT_SCHEMA } from "../domain/webhooks.js";
 import { recordPrecompiledValidators } from "./engine.js";
 import { recordCheckedContracts } from "./load.js";
 import { recordParsedTemplates } from "./parsed-templates.js";
+import { RULE_INPUT_COMPONENTS } from "./rule-inputs.js";
 
 export async function recordBuildArtifacts(): Promise<void> {
-  await recordPrecompiledValidators([configSchema, FAULT_RULE_SCHEMA, OUTCOME_RULE_SCHEMA, WEBHOOK_INPUT_SCHEMA]);
+  await recordPrecompiledValidators([configSchema], Object.values(RULE_INPUT_COMPONENTS));
   await recordCheckedContracts();
   await recordParsedTemplates();
 }

@@ -2,8 +2,8 @@
 // schemas, and the failure that explains them best told in words about the key.
 
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { distance } from "fastest-levenshtein";
 import { valueAt } from "../domain/json.js";
+import { closestKey, meantValue } from "../domain/suggestion.js";
 import { inputCompiledAtRunTime, inputValidator } from "./engine.js";
 
 /** Keys and indexes from the root of a value to one part of it: `["rate_limit", "per_seconds"]`, `["api_keys", 0]`. */
@@ -48,9 +48,10 @@ export function describeProblem(problem: SchemaProblem, naming: KeyNaming, whole
   }
 }
 
-type SchemaCheck = (value: unknown) => SchemaProblem | undefined;
+export type SchemaCheck = (value: unknown) => SchemaProblem | undefined;
 
-function checkWith(validator: () => ValidateFunction): SchemaCheck {
+/** The check of the validator `validator` gives (one compiled for the `input` checking of contract/engine.ts). */
+export function checkWith(validator: () => ValidateFunction): SchemaCheck {
   let validate: ValidateFunction | undefined;
   return (value) => {
     // Loaded (or compiled) at the first value: a mock that never adds a fault rule never compiles its check.
@@ -77,9 +78,14 @@ function isUnder(error: ErrorObject, wrapper: ErrorObject): boolean {
   return error !== wrapper && error.schemaPath.startsWith(`${wrapper.schemaPath}/`);
 }
 
+/** A `type: string` beside an `enum` (admin.yaml's FaultKind): the enum's error says more, the values it takes. */
+function isSaidByEnum(error: ErrorObject, errors: readonly ErrorObject[]): boolean {
+  return error.keyword === "type" && errors.some((other) => other.keyword === "enum" && other.schemaPath === error.schemaPath.replace(/type$/, "enum"));
+}
+
 function problemOf(errors: readonly ErrorObject[], root: unknown): SchemaProblem {
   const wrappers = errors.filter((error) => WRAPPERS.has(error.keyword));
-  const outermost = errors.filter((error) => !wrappers.some((wrapper) => isUnder(error, wrapper)));
+  const outermost = errors.filter((error) => !wrappers.some((wrapper) => isUnder(error, wrapper)) && !isSaidByEnum(error, errors));
   const rank = (error: ErrorObject): number => {
     const index = PRIORITY.indexOf(error.keyword);
     return index === -1 ? PRIORITY.length : index;
@@ -166,42 +172,6 @@ export function alternatives(words: readonly string[]): string {
 
 function quoted(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
-}
-
-/** How many characters two texts begin with alike. */
-function sharedStart(a: string, b: string): number {
-  let length = 0;
-  while (length < a.length && length < b.length && a[length] === b[length]) length += 1;
-  return length;
-}
-
-/**
- * The known key `key` was probably meant to be: one a typo or two away (`per_second`, `prot`),
- * or one it is the start of (`delay` for `delay_ms`). The typos allowed grow with the length of
- * what differs, not of what is alike: `message.lost` is not `message.sent` misspelt.
- */
-export function closestKey(key: string, known: readonly string[]): string | undefined {
-  const typed = key.toLowerCase();
-  const scored = known.map((candidate) => ({ candidate, score: distance(typed, candidate.toLowerCase()) }));
-  const [best] = scored.sort((a, b) => a.score - b.score);
-  if (best !== undefined && best.score < typed.length) {
-    const differing = typed.length - sharedStart(typed, best.candidate.toLowerCase());
-    if (best.score <= Math.max(2, Math.floor(differing / 3))) return best.candidate;
-  }
-  return typed.length >= 3 ? known.find((candidate) => candidate.toLowerCase().startsWith(typed)) : undefined;
-}
-
-/**
- * ` (did you mean server_error?)` after a value that is none of `allowed` but close to one, as a
- * misspelt key gets; "" when nothing is close, or the value is not text.
- */
-export function meantValue(value: unknown, allowed: readonly unknown[]): string {
-  if (typeof value !== "string") return "";
-  const meant = closestKey(
-    value,
-    allowed.filter((candidate): candidate is string => typeof candidate === "string"),
-  );
-  return meant === undefined ? "" : ` (did you mean ${meant}?)`;
 }
 
 /** `root` is the whole value checked, for the words that quote a part of it. */

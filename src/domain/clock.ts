@@ -2,7 +2,7 @@
 // Lifecycle steps, rate-limit refill and webhook retries read it; latency, timeouts and wait_ms
 // stay on real time.
 
-import { ApiError } from "../errors.js";
+import { DomainFailure } from "./failure.js";
 
 /** How far the mock's clock is ahead of the real one; shared by replicas with the Redis store. */
 export interface ClockOffsetStore {
@@ -72,7 +72,7 @@ export interface ClockControl {
    * Moves the clock forward by `ms` (a whole number, 0 to a year) and runs whatever falls due,
    * in time order, before it resolves with the new time; webhook attempts that fall due are
    * waited for at most `webhook_timeout_ms` (one still waiting then ends in the background).
-   * Throws an `invalid_request` ApiError for any other `ms`, and for one that would take the
+   * Throws an `invalid_request` DomainFailure for any other `ms`, and for one that would take the
    * clock past LATEST_CLOCK_MS.
    */
   advance(ms: number): Promise<Date>;
@@ -85,13 +85,13 @@ export function createClockControl(parts: { clock: Clock; offset: ClockOffsetSto
     offsetMs: () => clock.offsetMs(),
     async advance(ms) {
       if (!Number.isSafeInteger(ms) || ms < 0 || ms > MAX_ADVANCE_MS) {
-        throw new ApiError("invalid_request", `advance_ms must be a whole number of milliseconds from 0 to ${MAX_ADVANCE_MS} (a year), got ${String(ms)}`);
+        throw new DomainFailure("invalid_request", `advance_ms must be a whole number of milliseconds from 0 to ${MAX_ADVANCE_MS} (a year), got ${String(ms)}`);
       }
       const realNowMs = clock.nowMs() - clock.offsetMs();
       const maxOffsetMs = LATEST_CLOCK_MS - realNowMs;
       if ((await offset.advance(ms, maxOffsetMs)) === undefined) {
         const leftMs = Math.max(0, Math.floor(maxOffsetMs - offset.current()));
-        throw new ApiError(
+        throw new DomainFailure(
           "invalid_request",
           `advance_ms ${ms} would move the clock past ${new Date(LATEST_CLOCK_MS).toISOString()}, the latest time it can show (RFC 3339 years end at 9999, and a day is kept for what is scheduled ahead of it): it can be advanced at most ${leftMs} ms more`,
         );

@@ -1,7 +1,5 @@
 // Faults asked for by a request itself: the X-Sendmock-Fault header family and magic recipients.
 
-import { meantValue } from "../contract/schema-check.js";
-import { ApiError } from "../errors.js";
 import { FAULT_KINDS, type FaultKind } from "../wire.js";
 import {
   chosenFault,
@@ -13,6 +11,8 @@ import {
   type FaultParameter,
   type ParameterNames,
 } from "./faults.js";
+import { DomainFailure } from "./failure.js";
+import { meantValue } from "./suggestion.js";
 
 export const MAGIC_RECIPIENT_DOMAIN = "fault.sendmock.test";
 
@@ -27,11 +27,11 @@ function isTriggeredKind(value: string): value is FaultKind {
   return (TRIGGERED_KINDS as readonly string[]).includes(value);
 }
 
-function invalid(message: string, path: string, violation: string): ApiError {
-  return new ApiError("invalid_request", message, { violations: [{ path, message: violation }] });
+function invalid(message: string, path: string, violation: string): DomainFailure {
+  return new DomainFailure("invalid_request", message, [{ path, message: violation }]);
 }
 
-function unknownFault(where: string, value: string, path: string): ApiError {
+function unknownFault(where: string, value: string, path: string): DomainFailure {
   if (value === "respond") {
     return invalid(
       `${where}: respond cannot be asked for by a request: its status, headers and body need a rule (POST /_mock/faults, faults in the config, or mock.faults.add)`,

@@ -1,17 +1,20 @@
 // Fault rules: adding, matching (globs, key digest), times and seeded probability, in order.
 
-import { ApiError } from "../errors.js";
-import { describeProblem, schemaCheck } from "../contract/schema-check.js";
-import { FAULT_KINDS, type FaultKind, type FaultRule, type FaultRuleInput, type JsonValue } from "../wire.js";
-import { RULE_MATCH_PROPERTIES, type RuleBook, type RuleBookOptions, type RuleKind, type RuleTarget } from "./rule-book.js";
+import { FAULT_RULE_BOUNDS } from "../generated/admin-schemas.js";
+import type { FaultKind, FaultRule, FaultRuleInput, JsonValue } from "../wire.js";
+import { DomainFailure } from "./failure.js";
+import type { RuleBook, RuleBookOptions, RuleKind, RuleTarget } from "./rule-book.js";
 
 export const SERVER_ERROR_STATUSES = [500, 502, 503, 504] as const;
 export const DEFAULT_LATENCY_MS = 1000;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_RETRY_AFTER_S = 1;
-export const MAX_DELAY_MS = 600_000;
-// Bounded so that Retry-After stays a plain integer: a day.
-export const MAX_RETRY_AFTER_S = 86_400;
+/**
+ * The bounds admin.yaml gives a rule, which the header and magic recipients keep too: 10 minutes
+ * of delay, and a day of Retry-After, so that it stays a plain integer.
+ */
+export const MAX_DELAY_MS = FAULT_RULE_BOUNDS.delay_ms.maximum;
+export const MAX_RETRY_AFTER_S = FAULT_RULE_BOUNDS.retry_after_s.maximum;
 
 /** What one request offers to the rules. */
 export type FaultTarget = RuleTarget;
@@ -56,26 +59,6 @@ export interface FaultPlan {
   /** Tries `oneOffs` (from a header or a magic recipient) first, then the rules in order. */
   decide(target: FaultTarget, oneOffs: readonly ChosenFault[]): Promise<FaultOutcome>;
 }
-
-/** A rule as written in the config file, posted to /_mock/faults or given to `faults.add`. */
-export const FAULT_RULE_SCHEMA = {
-  type: "object",
-  additionalProperties: false,
-  required: ["fault"],
-  properties: {
-    fault: { enum: FAULT_KINDS },
-    ...RULE_MATCH_PROPERTIES,
-    // Which statuses a kind takes is checked by checkFaultRule, which can say why.
-    status: { type: "integer", minimum: 100, maximum: 599 },
-    retry_after_s: { type: "integer", minimum: 0, maximum: MAX_RETRY_AFTER_S },
-    delay_ms: { type: "integer", minimum: 0, maximum: MAX_DELAY_MS },
-    headers: { type: "object", additionalProperties: { type: "string" } },
-    // Any JSON value; checkFaultRule refuses null with a sentence a schema error cannot give.
-    body: {},
-  },
-} as const;
-
-const checkRuleShape = schemaCheck(FAULT_RULE_SCHEMA);
 
 export type FaultParameter = "status" | "retry_after_s" | "delay_ms" | "headers" | "body";
 
@@ -211,14 +194,9 @@ export function checkFaultRule(input: FaultRuleInput, limits: RespondLimits): st
   return parameterProblem(input)?.message ?? (input.fault === "respond" ? respondProblem(input, limits) : undefined);
 }
 
-/** Checks a rule from a caller that no contract validated; throws an `invalid_request` ApiError. */
-export function validFaultRule(input: unknown, limits: RespondLimits): FaultRuleInput {
-  const shapeProblem = checkRuleShape(input);
-  if (shapeProblem) throw new ApiError("invalid_request", `Invalid fault rule: ${describeProblem(shapeProblem, (key) => key, "the rule")}`);
-  const rule = input as FaultRuleInput;
-  const problem = checkFaultRule(rule, limits);
-  if (problem !== undefined) throw new ApiError("invalid_request", `Invalid fault rule: ${problem}`);
-  return rule;
+/** A rule's problem as the refusal of the rule: `Invalid fault rule: <problem>`. */
+export function faultRuleRefusal(problem: string): DomainFailure {
+  return new DomainFailure("invalid_request", `Invalid fault rule: ${problem}`);
 }
 
 /** What tests and the admin API may do with the rules. */
@@ -229,9 +207,18 @@ export interface FaultControl {
   clear(): Promise<void>;
 }
 
+/**
+ * The rules' control over `plan`. `add` takes a rule of the shape admin.yaml's FaultRuleInput
+ * gives (checked by whoever takes it in: the admin API's contract, the library's handle) and
+ * refuses what a schema cannot say (checkFaultRule).
+ */
 export function createFaultControl(plan: FaultPlan, limits: RespondLimits): FaultControl {
   return {
-    add: async (input) => plan.add(validFaultRule(input, limits)),
+    async add(input) {
+      const problem = checkFaultRule(input, limits);
+      if (problem !== undefined) throw faultRuleRefusal(problem);
+      return plan.add(input);
+    },
     list: () => plan.list(),
     remove: (id) => plan.remove(id),
     clear: () => plan.clear(),

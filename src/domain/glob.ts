@@ -1,10 +1,6 @@
 // The globs of fault rules: `*` and `?` over literal characters, matched without backtracking.
-
-/**
- * Longest glob a rule may hold. Matching costs at most the glob's length times the value's,
- * and values are already bounded by the send contract.
- */
-export const MAX_GLOB_LENGTH = 1024;
+// A glob is at most 1024 characters (admin.yaml's `match`): matching costs at most the glob's
+// length times the value's, and values are already bounded by the send contract.
 
 /** Whether `segment` (literal characters and `?`) matches `text` at `at`. */
 function segmentMatchesAt(segment: string, text: string, at: number): boolean {

@@ -56,23 +56,3 @@ function canonical(value: unknown): unknown {
 export function bodyFingerprint(body: unknown): string {
   return sha256(JSON.stringify(canonical(body)), "base64");
 }
-
-/**
- * Injected answers that are not the service's own answer to the request: a failure that passes
- * (a broken body, no answer, a 5xx, a 429) or an answer a `respond` rule made up. Kept, such an
- * answer would be replayed for the whole TTL, and a retry would never reach the send it was
- * retrying (a `malformed_response` once made a client replay its broken 200 for a day, with
- * nothing ever captured). Not in the set, and kept: `invalid_recipient`, `invalid_template_id`
- * and `missing_template_data`, which stand for the service's final refusal of this very request
- * (it would refuse it again), `latency`, whose answer is the service's own, only late, and
- * `lost_answer`, whose answer is the real one the client never read.
- */
-const UNKEPT_FAULTS: ReadonlySet<string> = new Set(["malformed_response", "respond", "timeout", "disconnect", "server_error", "rate_limit"]);
-
-/**
- * Whether an answer is kept for its key: not a 429 or a 5xx, which ask the client to try again,
- * nor the answer of an injected fault in UNKEPT_FAULTS; the retry of those is processed afresh.
- */
-export function isKeptAnswer(status: number, fault: string | undefined): boolean {
-  return status !== 429 && status < 500 && (fault === undefined || !UNKEPT_FAULTS.has(fault));
-}

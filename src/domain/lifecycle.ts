@@ -3,7 +3,7 @@
 // message at a time: a message dropped for room or cleared takes its step (and its pending webhook
 // attempts) with it, and the step of a message gone any other way finds it gone and ends there.
 
-import { ApiError } from "../errors.js";
+import { DomainFailure } from "./failure.js";
 import type { CapturedMessage, MessageEvent, MessageEventType, MessageStatus, Outcome } from "../wire.js";
 import { MAX_SCHEDULED_AHEAD_MS, type Clock } from "./clock.js";
 import { startWithinJsonBytes } from "./excerpt.js";
@@ -170,9 +170,9 @@ export function createLifecycle(deps: LifecycleDeps): Lifecycle {
 
     async appendNow(messageId, type) {
       const message = await outbox.get(messageId);
-      if (!message) throw new ApiError("not_found", `No captured message with id ${JSON.stringify(messageId)}`);
-      const full = (count: number): ApiError =>
-        new ApiError("invalid_request", `Message ${message.id} has ${count} events, the most a message keeps (lifecycle.max_events)`);
+      if (!message) throw new DomainFailure("not_found", `No captured message with id ${JSON.stringify(messageId)}`);
+      const full = (count: number): DomainFailure =>
+        new DomainFailure("invalid_request", `Message ${message.id} has ${count} events, the most a message keeps (lifecycle.max_events)`);
       if (message.events.length >= settings.maxEvents) throw full(message.events.length);
       const event = eventFor(type, clock.nowMs(), { links: message.links, maxLinkBytes: settings.maxLinkBytes });
       // The store counts again as it appends: events racing through other replicas may have filled it since.
@@ -180,7 +180,7 @@ export function createLifecycle(deps: LifecycleDeps): Lifecycle {
       if (!recorded) {
         const now = await outbox.get(message.id);
         if (now) throw full(now.events.length);
-        throw new ApiError("not_found", `Message ${message.id} left the outbox before its event was recorded`);
+        throw new DomainFailure("not_found", `Message ${message.id} left the outbox before its event was recorded`);
       }
       // Messages dropped for the room the event took take their steps with them, as at capture.
       await forget(recorded.dropped);

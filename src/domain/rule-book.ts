@@ -8,11 +8,9 @@ import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 import { apiKeyHint } from "./api-keys.js";
 import { sha256 } from "./digest.js";
 import type { RuleCommon } from "../wire.js";
-import { compileGlob, MAX_GLOB_LENGTH } from "./glob.js";
+import { compileGlob } from "./glob.js";
 
 export const DEFAULT_MAX_RULES = 1000;
-// Bounded so that the counters stay plain integers: a billion uses.
-export const MAX_TIMES = 1_000_000_000;
 
 /** What one request offers to the rules. */
 export interface RuleTarget {
@@ -21,7 +19,7 @@ export interface RuleTarget {
   apiKey: string;
 }
 
-/** What every rule has, as written. */
+/** What every rule has, as written (admin.yaml bounds `times` to a billion, so the counters stay plain integers). */
 export interface RuleInput {
   match?: { to?: string; template_id?: string; api_key?: string };
   times?: number;
@@ -30,21 +28,6 @@ export interface RuleInput {
 
 /** What every rule has, as kept and shown (the wire's common part of a fault and an outcome rule). */
 export type RuleView = RuleCommon;
-
-/** The JSON Schema of the fields every rule has, for a kind's schema to extend. */
-export const RULE_MATCH_PROPERTIES = {
-  match: {
-    type: "object",
-    additionalProperties: false,
-    properties: {
-      to: { type: "string", minLength: 1, maxLength: MAX_GLOB_LENGTH },
-      template_id: { type: "string", minLength: 1, maxLength: MAX_GLOB_LENGTH },
-      api_key: { type: "string", minLength: 1 },
-    },
-  },
-  times: { type: "integer", minimum: 1, maximum: MAX_TIMES },
-  probability: { type: "number", minimum: 0, maximum: 1 },
-} as const;
 
 /** One kind of rule: its name (in messages and Redis keys), its id prefix and its own fields. */
 export interface RuleKind<I extends RuleInput, V extends RuleView> {
@@ -127,7 +110,7 @@ export interface RuleBookOptions<I extends RuleInput> {
   initialRules: readonly I[];
   /** Same seed and same requests give the same outcomes; null seeds at random. */
   seed: number | null;
-  /** Most rules at once (default 1000); adding past it answers 400 invalid_request. */
+  /** Most rules at once (default 1000); adding past it is refused (`invalid_request`). */
   maxRules?: number;
   now?: () => Date;
 }

@@ -2,7 +2,7 @@
 // proxy mode, one the real service accepted -> captured, rendered locally when a template can.
 
 import { randomUUID } from "node:crypto";
-import { ApiError } from "../errors.js";
+import { DomainFailure } from "./failure.js";
 import type { CapturedMessage, SendRequest } from "../wire.js";
 import type { Lifecycle } from "./lifecycle.js";
 import { extractLinks } from "./links.js";
@@ -53,7 +53,7 @@ function findTemplate(catalog: TemplateCatalog, templateId: string) {
   if (template) return template;
   const broken = catalog.list().find((entry) => entry.id === templateId && entry.error !== undefined);
   const reason = broken ? `template "${templateId}" failed to load: ${broken.error ?? ""}` : `no template named "${templateId}"`;
-  throw new ApiError("invalid_template_id", `Invalid template ID: ${reason}`);
+  throw new DomainFailure("invalid_template_id", `Invalid template ID: ${reason}`);
 }
 
 /** The captured form of `request`; `content` is what rendering (or the lack of it) gave. */
@@ -87,18 +87,18 @@ export function createSendService(deps: SendServiceDeps): SendService {
   const now = deps.now ?? (() => new Date());
   const newId = deps.newId ?? (() => `msg_${randomUUID()}`);
 
-  /** The template rendered with the request's data, or the ApiError that says why it cannot be. */
+  /** The template rendered with the request's data, or the DomainFailure that says why it cannot be. */
   function render(request: SendRequest, strictData: boolean): { content: RenderedEmail; warnings: string[] } {
     const template = findTemplate(catalog, request.template_id);
     const options = { subjectOverride: request.subject };
 
     const missing = findMissingData(template, request.data, options);
     if (missing.length > 0) {
-      throw new ApiError("missing_template_data", `Missing template data: template "${template.id}" needs ${dataKeys(missing)}`);
+      throw new DomainFailure("missing_template_data", `Missing template data: template "${template.id}" needs ${dataKeys(missing)}`);
     }
     const unknown = findUnknownData(template, request.data);
     if (unknown.length > 0 && strictData) {
-      throw new ApiError("unknown_template_data", `Unknown template data: ${dataKeys(unknown)} matches no placeholder of template "${template.id}"`);
+      throw new DomainFailure("unknown_template_data", `Unknown template data: ${dataKeys(unknown)} matches no placeholder of template "${template.id}"`);
     }
     const warnings = unknown.map((name) => `unknown_template_data: data.${name} matches no placeholder of template "${template.id}"`);
     for (const name of findSubjectLineBreaks(template, request.data, options)) {
@@ -122,7 +122,7 @@ export function createSendService(deps: SendServiceDeps): SendService {
     try {
       return render(request, false);
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      if (!(error instanceof DomainFailure)) throw error;
       return { content: asSent, warnings: [`rendered by the upstream service; the local template ${templateId} could not render it: ${error.message}`] };
     }
   }

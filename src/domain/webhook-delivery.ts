@@ -5,7 +5,7 @@
 
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { ApiError } from "../errors.js";
+import { DomainFailure } from "./failure.js";
 import type { CapturedMessage, MessageEvent, MessageEventType, Webhook, WebhookDelivery, WebhookPayload } from "../wire.js";
 import type { Clock } from "./clock.js";
 import { createDeliveryPool } from "./delivery-pool.js";
@@ -367,12 +367,12 @@ export function createWebhookDelivering(deps: WebhookDeliveryDeps): WebhookDeliv
 
     async replay(deliveryId) {
       const stored = await log.get(deliveryId);
-      if (!stored) throw new ApiError("not_found", `No webhook delivery with id ${JSON.stringify(deliveryId)}`);
+      if (!stored) throw new DomainFailure("not_found", `No webhook delivery with id ${JSON.stringify(deliveryId)}`);
       const { delivery } = stored;
       const webhook = await store.get(delivery.webhook_id);
-      if (!webhook) throw new ApiError("not_found", `Webhook ${delivery.webhook_id} of delivery ${delivery.id} was removed`);
+      if (!webhook) throw new DomainFailure("not_found", `Webhook ${delivery.webhook_id} of delivery ${delivery.id} was removed`);
       if (!webhook.enabled) {
-        throw new ApiError(
+        throw new DomainFailure(
           "invalid_request",
           `Webhook ${webhook.id} is disabled: its receiver answered 410 Gone, so nothing more is posted to it; remove it and add it again to deliver to it`,
         );
@@ -388,7 +388,7 @@ export function createWebhookDelivering(deps: WebhookDeliveryDeps): WebhookDeliv
         attempt: delivery.attempt + 1,
       };
       if ((await bodyOf(item)) === undefined) {
-        throw new ApiError(
+        throw new DomainFailure(
           "not_found",
           `Delivery ${delivery.id} cannot be sent again: its message ${delivery.message_id} is no longer kept (dropped for room or deleted)`,
         );
@@ -406,7 +406,8 @@ export function createWebhookDelivering(deps: WebhookDeliveryDeps): WebhookDeliv
           result.made = await attemptOnce(item, nowMs, dropped, false);
         },
       });
-      if (result.made === undefined) throw new ApiError("not_found", `Delivery ${delivery.id} was not sent again: its webhook or its message went meanwhile`);
+      if (result.made === undefined)
+        throw new DomainFailure("not_found", `Delivery ${delivery.id} was not sent again: its webhook or its message went meanwhile`);
       return result.made;
     },
 

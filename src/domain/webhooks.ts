@@ -2,10 +2,9 @@
 // says, and the record of every attempt. The stores hold them; delivery is webhook-delivery.ts.
 
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
-import { ApiError } from "../errors.js";
-import { describeProblem, schemaCheck } from "../contract/schema-check.js";
 import { MESSAGE_EVENT_TYPES, type Webhook, type WebhookDelivery, type WebhookInput } from "../wire.js";
 import { isHttpUrl, withoutCredentials } from "./addresses.js";
+import { DomainFailure } from "./failure.js";
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5000;
 /** Svix's first retries, shortened: a test advances the clock over them in one call. */
@@ -57,32 +56,15 @@ function holdsDroppedCharacters(url: string): boolean {
   return false;
 }
 
-/** A webhook as written in the config file, posted to /_mock/webhooks or given to `webhooks.add`. */
-export const WEBHOOK_INPUT_SCHEMA = {
-  type: "object",
-  additionalProperties: false,
-  required: ["url"],
-  properties: {
-    url: { type: "string", minLength: 1, maxLength: 2048 },
-    events: { type: "array", minItems: 1, uniqueItems: true, items: { enum: MESSAGE_EVENT_TYPES } },
-    // What makes a secret usable is checked by webhookProblem, in the same words for every way in.
-    secret: { type: "string", maxLength: 200 },
-    duplicate: { type: "boolean" },
-  },
-} as const;
-
-const checkWebhookShape = schemaCheck(WEBHOOK_INPUT_SCHEMA);
-
 /**
- * What is wrong with a webhook, in words, or undefined. A scheme other than http(s) is refused:
+ * What is wrong with a webhook of the shape admin.yaml's WebhookInput gives, in words, or
+ * undefined: what a schema cannot say. A scheme other than http(s) is refused:
  * a local mock may post anywhere its user points it (SSRF is no concern here), but not to `file:`.
  * Credentials in the URL are refused: fetch will not send them (every delivery failed), and the
  * URL, password included, was shown in each failed delivery's `error`. No message shows them.
  */
-export function webhookProblem(input: unknown, naming: (key: string) => string = (key) => key): string | undefined {
-  const problem = checkWebhookShape(input);
-  if (problem) return describeProblem(problem, (key) => naming(key), "the webhook");
-  const { url, secret } = input as WebhookInput;
+export function webhookProblem(input: WebhookInput, naming: (key: string) => string = (key) => key): string | undefined {
+  const { url, secret } = input;
   const shown = JSON.stringify(withoutCredentials(url).slice(0, 200));
   if (holdsDroppedCharacters(url)) {
     return `${naming("url")} must not begin or end with a space, nor hold control characters such as tabs and line breaks: a URL parser drops them, got ${shown}`;
@@ -94,6 +76,11 @@ export function webhookProblem(input: unknown, naming: (key: string) => string =
   }
   if (secret !== undefined && !isUsableSecret(secret)) return `${naming("secret")} must be ${SECRET_WORDS}`;
   return undefined;
+}
+
+/** A webhook's problem as the refusal of the webhook: `Invalid webhook: <problem>`. */
+export function webhookRefusal(problem: string): DomainFailure {
+  return new DomainFailure("invalid_request", `Invalid webhook: ${problem}`);
 }
 
 /** A secret as Standard Webhooks libraries generate them. */
@@ -216,7 +203,7 @@ export function selectDeliveries(newestFirst: Iterable<StoredDelivery>, filter: 
 
 /** What tests and the admin API may do with webhooks: `mock.webhooks`. */
 export interface WebhookControl {
-  /** Checks the input (an `invalid_request` ApiError when it is wrong) and adds it. */
+  /** Checks what the input's shape cannot say (an `invalid_request` refusal when it is wrong) and adds it. */
   add(input: WebhookInput): Promise<Webhook>;
   list(): Promise<Webhook[]>;
   remove(id: string): Promise<boolean>;
@@ -238,10 +225,10 @@ export function createWebhookControl(parts: {
   return {
     async add(input) {
       const problem = webhookProblem(input);
-      if (problem !== undefined) throw new ApiError("invalid_request", `Invalid webhook: ${problem}`);
+      if (problem !== undefined) throw webhookRefusal(problem);
       const webhook = newWebhook(input);
       if (!(await store.add(webhook, maxWebhooks))) {
-        throw new ApiError("invalid_request", `Too many webhooks: at most ${maxWebhooks} (max_rules); remove some first`);
+        throw new DomainFailure("invalid_request", `Too many webhooks: at most ${maxWebhooks} (max_rules); remove some first`);
       }
       return webhook;
     },

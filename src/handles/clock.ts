@@ -2,6 +2,7 @@
 
 import type { Contract } from "../contract/load.js";
 import type { ClockControl } from "../domain/clock.js";
+import { rejectingAsApiError } from "../errors.js";
 import type { ClockAdvance } from "../wire.js";
 import { routeCheck } from "./route-checks.js";
 
@@ -13,6 +14,7 @@ export function createClockHandle(clock: ClockControl, contract: Contract): Cloc
   return {
     now: () => clock.now(),
     offsetMs: () => clock.offsetMs(),
-    advance: async (ms) => clock.advance((advancing.check({ body: { advance_ms: ms } }).body as ClockAdvance).advance_ms),
+    // An advance past the latest time the clock can show is the domain's refusal: the route's ApiError.
+    advance: rejectingAsApiError(async (ms: number) => clock.advance((advancing.check({ body: { advance_ms: ms } }).body as ClockAdvance).advance_ms)),
   };
 }

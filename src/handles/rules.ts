@@ -4,6 +4,7 @@ import type { Contract } from "../contract/load.js";
 import type { FaultControl } from "../domain/faults.js";
 import type { OutcomeControl } from "../domain/outcomes.js";
 import type { WebhookControl } from "../domain/webhooks.js";
+import { rejectingAsApiError } from "../errors.js";
 import { deliveryFilterOf } from "../http/admin/webhooks.js";
 import type { RuleControl } from "../http/admin/rule-routes.js";
 import { routeCheck } from "./route-checks.js";
@@ -22,7 +23,9 @@ function ruleCalls<Input, Rule>(control: RuleControl<Input, Rule>, contract: Con
   const adding = routeCheck(contract, "post", path);
   const removing = routeCheck(contract, "delete", `${path}/{id}`);
   return {
-    add: async (input) => control.add(adding.check({ body: input }).body as Input),
+    // What the domain refuses past the route's check (a parameter its kind does not take, one rule
+    // too many) rejects with the ApiError the route answers.
+    add: rejectingAsApiError(async (input: Input) => control.add(adding.check({ body: input }).body as Input)),
     list: () => control.list(),
     remove: async (id) => control.remove(removing.id(id)),
   };
@@ -42,7 +45,7 @@ export function createWebhooksHandle(webhooks: WebhookControl, contract: Contrac
   return {
     ...ruleCalls(webhooks, contract, "/_mock/webhooks"),
     deliveries: async (filter = {}) => webhooks.deliveries(deliveryFilterOf(listing.check({ query: filter }).query)),
-    replay: async (id) => webhooks.replay(replaying.id(id)),
+    replay: rejectingAsApiError(async (id: string) => webhooks.replay(replaying.id(id))),
     onDelivery: (listener) => webhooks.onDelivery(listener),
   };
 }

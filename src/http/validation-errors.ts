@@ -4,8 +4,10 @@ import { excerpt } from "../domain/excerpt.js";
 import { valueAt } from "../domain/json.js";
 import { StoreUnavailableError } from "../domain/store-errors.js";
 import { ContractRefusal } from "../contract/refusal.js";
-import { alternatives, closestKey, meantValue } from "../contract/schema-check.js";
-import { ApiError, type Violation } from "../errors.js";
+import { alternatives } from "../contract/schema-check.js";
+import { closestKey, meantValue } from "../domain/suggestion.js";
+import { DomainFailure } from "../domain/failure.js";
+import { ApiError, apiErrorOf, type Violation } from "../errors.js";
 
 const REQUIRED_SEND_FIELDS = new Set(["to", "template_id", "data"]);
 const RECIPIENT_PATH = /^\/(to|cc\/\d+|bcc\/\d+)$/;
@@ -231,6 +233,7 @@ function hasType(error: unknown): error is { type: string } {
  */
 export function toApiError(error: unknown, body: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof DomainFailure) return apiErrorOf(error);
   // The shared store is down: the request may be fine, so a retryable 503 that names the store.
   if (error instanceof StoreUnavailableError) return new ApiError("server_error", error.message, { status: 503 });
   if (error instanceof ContractRefusal) return refusalError(error, body);

@@ -51,6 +51,14 @@ describe("Idempotency-Key", () => {
     await expectContract(other);
   });
 
+  it("journals the refusal, and GET /_mock/requests lists it in the contract (its code is in admin.yaml's catalogue)", async () => {
+    await send(mock(), aSendRequest(), { "Idempotency-Key": "k2-journal" });
+    await send(mock(), aSendRequest({ to: "grace@example.com" }), { "Idempotency-Key": "k2-journal" });
+    const listed = await request(mock().app).get("/_mock/requests?limit=1");
+    expect(listed.status).toBe(200);
+    expect((listed.body as { requests: { error_code: string }[] }).requests[0]?.error_code).toBe("idempotency_key_reused");
+  });
+
   it("keeps keys per API key: another key's same Idempotency-Key is a new send", async () => {
     await send(mock(), aSendRequest(), { "Idempotency-Key": "k3" });
     const otherKey = await request(mock().app).post("/send").set(bearer("another-key-9999")).set("Idempotency-Key", "k3").send(aSendRequest());

@@ -3,7 +3,8 @@
 
 import { describe, expect, it } from "vitest";
 import { faultFromHeaders, faultFromRecipient } from "../../src/domain/fault-triggers.js";
-import { checkFaultRule, chosenFault, validFaultRule, type RespondLimits } from "../../src/domain/faults.js";
+import { validFaultRule } from "../../src/contract/rule-inputs.js";
+import { checkFaultRule, chosenFault, type RespondLimits } from "../../src/domain/faults.js";
 import { ApiError } from "../../src/errors.js";
 import type { FaultRuleInput } from "../../src/wire.js";
 

@@ -4,9 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SHIPPED_TEMPLATES } from "../../src/config.js";
 import type { Outbox } from "../../src/domain/outbox.js";
-import { createSendService, type SendService } from "../../src/domain/send.js";
+import type { SendService } from "../../src/domain/send.js";
 import { loadTemplateCatalog, type TemplateCatalog } from "../../src/domain/templates.js";
 import { ApiError } from "../../src/errors.js";
+import { createSendService } from "../../src/send/service.js";
 import { createMemoryOutbox } from "../../src/stores/memory/index.js";
 import type { SendRequest } from "../../src/wire.js";
 

@@ -5,7 +5,7 @@ import type { FaultControl } from "../../domain/faults.js";
 import { createRuleRoutes } from "./rule-routes.js";
 
 export interface FaultRoutesDeps {
-  /** Checks a rule (schema, parameters per kind, `respond` limits) before the plan keeps it. */
+  /** Checks what FaultRuleInput cannot say (the parameters of each kind, `respond` limits) before the plan keeps a rule. */
   faults: FaultControl;
 }
 

@@ -5,7 +5,7 @@ import type { OutcomeControl } from "../../domain/outcomes.js";
 import { createRuleRoutes } from "./rule-routes.js";
 
 export interface OutcomeRoutesDeps {
-  /** Checks a rule against its schema before the book keeps it. */
+  /** Keeps a rule the contract check held to OutcomeRuleInput. */
   outcomes: OutcomeControl;
 }
 

@@ -4,7 +4,7 @@ import express from "express";
 import { ApiError } from "../../errors.js";
 import { routeParam } from "./params.js";
 
-/** The domain's control of one kind of rule; its `add` checks the input in the domain's words. */
+/** The domain's control of one kind of rule; its `add` refuses what the input's schema cannot say. */
 export interface RuleControl<Input, Rule> {
   add(input: Input): Promise<Rule>;
   list(): Promise<Rule[]>;
@@ -32,8 +32,8 @@ export function createRuleRoutes<Input, Rule>({ path, listKey, noun, control }: 
   });
 
   router.post(path, async (req, res) => {
-    // checkDocumentedCalls held the body to the operation's schema in admin.yaml; `add` checks
-    // it again with what a schema cannot say, as it does for a caller of the library.
+    // checkDocumentedCalls held the body to the operation's schema in admin.yaml (the rule's
+    // component, as the library's handle holds a rule to it); `add` checks what a schema cannot say.
     res.status(201).json(await control.add(req.body as Input));
   });
 

@@ -6,7 +6,7 @@ import { queryNumber, queryString, routeParam, type Query } from "./params.js";
 import { createRuleRoutes } from "./rule-routes.js";
 
 export interface WebhookRoutesDeps {
-  /** Checks a webhook (schema, URL, secret) before it is kept. */
+  /** Checks what WebhookInput cannot say (the URL, the secret) before a webhook is kept. */
   webhooks: Pick<WebhookControl, "add" | "list" | "remove" | "deliveries" | "replay">;
 }
 

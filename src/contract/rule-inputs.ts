@@ -1,0 +1,51 @@
+// The rules a config lists (fault rules, outcome rules, webhooks) held to their schemas in
+// admin.yaml, one validator each from the contract engine: the components POST /_mock and the
+// library's handle hold a rule to, by the operation's check.
+
+import { checkFaultRule, faultRuleRefusal, type RespondLimits } from "../domain/faults.js";
+import { apiErrorOf } from "../errors.js";
+import type { FaultRuleInput } from "../wire.js";
+import { componentPointer } from "./document-pointers.js";
+import { validatorAt } from "./engine.js";
+import { ADMIN_CONTRACT, readContractNow } from "./load.js";
+import { checkWith, describeProblem, type SchemaProblem } from "./schema-check.js";
+
+/** Each list of rules a config may hold, with the component of admin.yaml its items fit. */
+export const RULE_INPUT_COMPONENTS = { faults: "FaultRuleInput", outcome_rules: "OutcomeRuleInput", webhooks: "WebhookInput" } as const;
+
+type RuleList = keyof typeof RULE_INPUT_COMPONENTS;
+
+const RULE_LISTS = Object.keys(RULE_INPUT_COMPONENTS) as RuleList[];
+
+/** Loaded (built ahead) or compiled at the first rule of each kind: a mock that is given none never compiles its check. */
+const checks = Object.fromEntries(
+  RULE_LISTS.map((list) => [list, checkWith(() => validatorAt(readContractNow(ADMIN_CONTRACT), componentPointer(RULE_INPUT_COMPONENTS[list]), "input"))]),
+) as Record<RuleList, (value: unknown) => SchemaProblem | undefined>;
+
+/** The first rule of a config's lists that breaks its schema, with its path from the config's root (`faults[2].match.to`). */
+export function listedRuleProblem(settings: Readonly<Record<string, unknown>>): SchemaProblem | undefined {
+  for (const list of RULE_LISTS) {
+    const rules = settings[list];
+    if (!Array.isArray(rules)) continue;
+    for (const [index, rule] of rules.entries()) {
+      const problem = checks[list](rule);
+      if (problem) return { ...problem, at: [list, index, ...problem.at] };
+    }
+  }
+  return undefined;
+}
+
+const asWritten = (key: string): string => key;
+
+/**
+ * A whole fault rule checked at once, where no route's check held it to its schema first: its
+ * shape, then what its kind allows; an `invalid_request` ApiError in the words POST /_mock/faults
+ * and the library's handle use for what the kind does not allow.
+ */
+export function validFaultRule(input: unknown, limits: RespondLimits): FaultRuleInput {
+  const shape = checks.faults(input);
+  if (shape) throw apiErrorOf(faultRuleRefusal(describeProblem(shape, asWritten, "the rule")));
+  const problem = checkFaultRule(input as FaultRuleInput, limits);
+  if (problem !== undefined) throw apiErrorOf(faultRuleRefusal(problem));
+  return input as FaultRuleInput;
+}
