@@ -2,13 +2,10 @@
 // admin.yaml, one validator each from the contract engine: the components POST /_mock and the
 // library's handle hold a rule to, by the operation's check.
 
-import { checkFaultRule, faultRuleRefusal, type RespondLimits } from "../domain/faults.js";
-import { apiErrorOf } from "../errors.js";
-import type { FaultRuleInput } from "../wire.js";
 import { componentPointer } from "./document-pointers.js";
 import { validatorAt } from "./engine.js";
 import { ADMIN_CONTRACT, readContractNow } from "./load.js";
-import { checkWith, describeProblem, type SchemaProblem } from "./schema-check.js";
+import { checkWith, type SchemaProblem } from "./schema-check.js";
 
 /** Each list of rules a config may hold, with the component of admin.yaml its items fit. */
 export const RULE_INPUT_COMPONENTS = { faults: "FaultRuleInput", outcome_rules: "OutcomeRuleInput", webhooks: "WebhookInput" } as const;
@@ -33,19 +30,4 @@ export function listedRuleProblem(settings: Readonly<Record<string, unknown>>): 
     }
   }
   return undefined;
-}
-
-const asWritten = (key: string): string => key;
-
-/**
- * A whole fault rule checked at once, where no route's check held it to its schema first: its
- * shape, then what its kind allows; an `invalid_request` ApiError in the words POST /_mock/faults
- * and the library's handle use for what the kind does not allow.
- */
-export function validFaultRule(input: unknown, limits: RespondLimits): FaultRuleInput {
-  const shape = checks.faults(input);
-  if (shape) throw apiErrorOf(faultRuleRefusal(describeProblem(shape, asWritten, "the rule")));
-  const problem = checkFaultRule(input as FaultRuleInput, limits);
-  if (problem !== undefined) throw apiErrorOf(faultRuleRefusal(problem));
-  return input as FaultRuleInput;
 }
