@@ -2,7 +2,7 @@
 
 import path from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
-import type { SendMockOptions } from "../config.js";
+import type { SendMockOptions } from "../config/resolve.js";
 import { isHttpUrl } from "../domain/addresses.js";
 import { DEFAULT_CONTRACT } from "../contract/choice.js";
 import { bannerOf } from "./banner.js";

@@ -2,7 +2,8 @@
 
 import bytes from "bytes";
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { ConfigError, type SendMockOptions } from "../config.js";
+import { ConfigError } from "../config/check.js";
+import type { SendMockOptions } from "../config/resolve.js";
 import { ContractError } from "../contract/load.js";
 import type { RunningSendMock } from "../mock.js";
 import { StoreUnavailableError } from "../domain/store-errors.js";

@@ -1,7 +1,7 @@
 // Domain objects -> the wire objects of the inspection API.
 
 import path from "node:path";
-import type { ResolvedConfig } from "../config.js";
+import type { ResolvedConfig } from "../config/resolve.js";
 import type { RateLimitOptions } from "../domain/rate-limiter.js";
 import type { KeyCheck } from "../domain/api-keys.js";
 import type { OutboxStats } from "../domain/outbox.js";
