@@ -57,6 +57,6 @@ export function registerProxy(program: Command): void {
     );
   addMockFlags(command, {
     templates: "folder of templates used to render captured messages (default: the shipped fixtures/templates)",
-    shape: "response shape of the proxy's own errors",
+    response_shape: "response shape of the proxy's own errors",
   }).action(proxy);
 }
