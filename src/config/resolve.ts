@@ -15,6 +15,7 @@ import { check, ConfigError, NAMING, renameKeys, type FileSettings, type Options
 import { SETTINGS } from "./declaration.js";
 import {
   camelToSnake,
+  DECLARED_SETTINGS,
   KEPT_AS_GIVEN,
   renamedOneLevel,
   snakeToCamel,
@@ -54,20 +55,12 @@ const SIZE_MINIMUMS = {
 } as const;
 type SizeKey = keyof typeof SIZE_MINIMUMS;
 
-/** The keys whose resolved value is more than the value given or the default. */
-type WorkedOutKey = SizeKey | "templates" | "rate_limit" | "lifecycle" | "webhooks" | "store" | "redis_url" | "key_prefix";
-type PlainKey = Exclude<SettingKey, WorkedOutKey>;
-const WORKED_OUT: readonly WorkedOutKey[] = [
-  ...(Object.keys(SIZE_MINIMUMS) as SizeKey[]),
-  "templates",
-  "rate_limit",
-  "lifecycle",
-  "webhooks",
-  "store",
-  "redis_url",
-  "key_prefix",
-];
-const PLAIN_KEYS = (Object.keys(SETTINGS) as SettingKey[]).filter((key): key is PlainKey => !(WORKED_OUT as readonly string[]).includes(key));
+/** The keys whose resolved value is more than the value given or the default (sizes aside). */
+const WORKED_OUT = ["templates", "rate_limit", "lifecycle", "webhooks", "store", "redis_url", "key_prefix"] as const satisfies readonly SettingKey[];
+type PlainKey = Exclude<SettingKey, SizeKey | (typeof WORKED_OUT)[number]>;
+const PLAIN_KEYS = DECLARED_SETTINGS.map(([key]) => key).filter(
+  (key): key is PlainKey => !Object.hasOwn(SIZE_MINIMUMS, key) && !(WORKED_OUT as readonly string[]).includes(key),
+);
 
 type PlainSettings = { [K in PlainKey as CamelCase<K>]: OptionValue<K> };
 type SizeSettings = { [K in SizeKey as CamelCase<K>]: number };
