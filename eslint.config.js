@@ -29,7 +29,7 @@ export default tseslint.config(
             { group: ["express", "express-*", "cors", "**/http/**", "**/ui/**"], message: "domain/ stays free of HTTP." },
             { group: ["ioredis", "**/stores/**", "**/stores"], message: "domain/ defines the store interfaces; stores/ implements them." },
             {
-              group: ["**/config", "**/config.js", "**/app.js", "**/mock.js", "**/server.js", "**/commands/**"],
+              group: ["**/config/**", "**/config.js", "**/app.js", "**/mock.js", "**/server.js", "**/commands/**"],
               message: "domain/ is used by the config and the app, never the other way round.",
             },
             { group: ["**/contract/**"], message: "domain/ knows nothing of the OpenAPI documents; contract/ checks against them and uses the domain." },
@@ -70,8 +70,24 @@ export default tseslint.config(
             },
             { group: ["ioredis", "**/stores/**", "**/stores"], message: "send/ reaches state through the domain's interfaces." },
             {
-              group: ["**/config", "**/config.js", "**/app.js", "**/mock.js", "**/server.js", "**/commands/**"],
+              group: ["**/config/**", "**/config.js", "**/app.js", "**/mock.js", "**/server.js", "**/commands/**"],
               message: "send/ is given what it needs by the mock.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/contract/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/config/**", "**/app.js", "**/mock.js", "**/server.js", "**/commands/**"],
+              message: "contract/ checks documents and values it is handed; the config and the app use it, never the other way round.",
             },
           ],
         },

@@ -3,7 +3,9 @@
 import type { CheckOptions, CheckReport, CheckResult } from "./check/run-check.js";
 
 export { createSendMock, startSendMock, type RunningSendMock, type SendMock } from "./mock.js";
-export { ConfigError, type LifecycleOptions, type SendMockOptions } from "./config.js";
+export { ConfigError } from "./config/check.js";
+export type { LifecycleOptions } from "./config/schema.js";
+export type { SendMockOptions } from "./config/resolve.js";
 export type { RateLimitOptions } from "./domain/rate-limiter.js";
 export { ContractError } from "./contract/load.js";
 export { ApiError, DEFAULT_ERROR_STATUS, ERROR_CODES } from "./errors.js";

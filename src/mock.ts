@@ -2,7 +2,8 @@
 
 import type express from "express";
 import { createApp } from "./app.js";
-import { resolveConfig, type OptionsSource, type SendMockOptions } from "./config.js";
+import { resolveConfig, type SendMockOptions } from "./config/resolve.js";
+import type { OptionsSource } from "./config/check.js";
 import type { ContractChecker } from "./contract/check.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract/load.js";
 import { isLoopbackHost } from "./domain/addresses.js";

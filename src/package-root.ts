@@ -22,3 +22,6 @@ const PACKAGE_ROOT = findPackageRoot();
 
 /** A path inside the package, e.g. `packagePath("openapi", "send.yaml")`. */
 export const packagePath = (...segments: string[]): string => path.join(PACKAGE_ROOT, ...segments);
+
+/** The templates a mock serves when given no folder of its own. */
+export const SHIPPED_TEMPLATES = packagePath("fixtures", "templates");

@@ -1,6 +1,6 @@
 // Test helpers for any test framework: one mock per file, reset after each test, contract breaks reported on the test that made them.
 
-import type { SendMockOptions } from "./config.js";
+import type { SendMockOptions } from "./config/resolve.js";
 import type { JournalEntry } from "./wire.js";
 import { startSendMock, type RunningSendMock } from "./mock.js";
 

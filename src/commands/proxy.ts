@@ -2,7 +2,7 @@
 
 import path from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
-import type { SendMockOptions } from "../config.js";
+import type { SendMockOptions } from "../config/resolve.js";
 import { isHttpUrl } from "../domain/addresses.js";
 import { DEFAULT_CONTRACT } from "../contract/choice.js";
 import { bannerOf } from "./banner.js";
@@ -57,6 +57,6 @@ export function registerProxy(program: Command): void {
     );
   addMockFlags(command, {
     templates: "folder of templates used to render captured messages (default: the shipped fixtures/templates)",
-    shape: "response shape of the proxy's own errors",
+    response_shape: "response shape of the proxy's own errors",
   }).action(proxy);
 }

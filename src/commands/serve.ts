@@ -1,10 +1,10 @@
 // `sendmock serve`: flags (or the environment) -> config -> a listening mock, its banner printed, each request logged, drained on SIGTERM/SIGINT.
 
 import path from "node:path";
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import { bannerOf } from "./banner.js";
 import { createCommandLog } from "./log.js";
-import { addMockFlags, closeOnSignals, logDetailOf, optionsFromFlags, startMockOrFail, type ServeFlags } from "./shared.js";
+import { addMockFlags, addServeFlags, closeOnSignals, logDetailOf, optionsFromFlags, startMockOrFail, type ServeFlags } from "./shared.js";
 
 async function serve(flags: ServeFlags, command: Command): Promise<void> {
   const log = createCommandLog({ format: flags.logFormat, detail: logDetailOf(flags), bufferBytes: flags.logBuffer });
@@ -23,17 +23,11 @@ async function serve(flags: ServeFlags, command: Command): Promise<void> {
 }
 
 export function registerServe(program: Command): void {
-  addMockFlags(program.command("serve").description("serve the mock send API, the inspection API and the inbox"), {
-    templates: "folder of templates (default: the shipped fixtures/templates)",
-    shape: "response shape of the send API",
-  })
-    .addOption(
-      new Option("--store <kind>", "where messages, journal, faults and rate limits live (default memory; redis when a Redis URL is given)").choices([
-        "memory",
-        "redis",
-      ]),
-    )
-    .addOption(new Option("--redis-url <url>", "Redis shared by several replicas, e.g. redis://127.0.0.1:6379").env("SENDMOCK_REDIS_URL"))
-    .option("--key-prefix <prefix>", "prefix of every Redis key, so environments can share one Redis (default sendmock:)")
-    .action(serve);
+  const command = program.command("serve").description("serve the mock send API, the inspection API and the inbox");
+  addServeFlags(
+    addMockFlags(command, {
+      templates: "folder of templates (default: the shipped fixtures/templates)",
+      response_shape: "response shape of the send API",
+    }),
+  ).action(serve);
 }

@@ -2,7 +2,10 @@
 
 import bytes from "bytes";
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { ConfigError, type SendMockOptions } from "../config.js";
+import { ConfigError } from "../config/check.js";
+import type { FlagDeclaration } from "../config/declaration.js";
+import { DECLARED_SETTINGS, snakeToCamel, type SettingKey } from "../config/schema.js";
+import type { SendMockOptions } from "../config/resolve.js";
 import { ContractError } from "../contract/load.js";
 import type { RunningSendMock } from "../mock.js";
 import { StoreUnavailableError } from "../domain/store-errors.js";
@@ -110,20 +113,31 @@ export function closeOnSignals(server: { close(): Promise<void>; config: { shutd
   }, PARENT_POLL_MS).unref();
 }
 
+/** The flags of the command line only; the config keys' flags (see config/declaration.ts) are read by their attribute names. */
 export interface ServeFlags {
-  port?: number;
-  host?: string;
-  templates?: string;
   config?: string;
-  shape?: "a" | "b";
-  store?: "memory" | "redis";
-  redisUrl?: string;
-  keyPrefix?: string;
   logFormat: LogFormat;
   logBuffer?: number;
   quiet?: boolean;
   verbose?: boolean;
+  [declaredFlag: string]: unknown;
 }
+
+/** A config key's flag, as commander names its value: `--redis-url` gives `redisUrl`. */
+interface DeclaredFlag {
+  key: SettingKey;
+  flag: FlagDeclaration;
+  attribute: string;
+  choices: readonly string[] | undefined;
+}
+
+const DECLARED_FLAGS: readonly DeclaredFlag[] = DECLARED_SETTINGS.flatMap(([key, declaration]) => {
+  const { flag } = declaration;
+  if (flag === undefined) return [];
+  const long = flag.name.split(" ")[0] ?? flag.name;
+  const { enum: choices } = declaration.schema as { enum?: readonly string[] };
+  return [{ key, flag, attribute: snakeToCamel(long.slice(2).replaceAll("-", "_")), choices }];
+});
 
 export function logDetailOf(flags: ServeFlags): LogDetail {
   return flags.quiet === true ? "quiet" : flags.verbose === true ? "verbose" : "normal";
@@ -131,22 +145,23 @@ export function logDetailOf(flags: ServeFlags): LogDetail {
 
 /** The flags `serve` and `proxy` share, as the options of a mock that reports to the command's log. */
 export function optionsFromFlags(flags: ServeFlags, log: CommandLog): SendMockOptions {
+  const declared = Object.fromEntries(DECLARED_FLAGS.map(({ key, attribute }) => [snakeToCamel(key), flags[attribute]]));
   return {
-    port: flags.port,
-    host: flags.host,
-    templates: flags.templates,
+    ...(declared as SendMockOptions),
     config: flags.config,
-    responseShape: flags.shape,
-    store: flags.store,
-    redisUrl: flags.redisUrl,
-    keyPrefix: flags.keyPrefix,
     log: (line) => log.problem(line),
     requestLog: log.requestLog,
   };
 }
 
-/** The flags a variable of the environment may give: a flag wins over it, and it wins over the config file. */
-const ENVIRONMENT_VARIABLES = { port: "SENDMOCK_PORT", host: "SENDMOCK_HOST", templates: "SENDMOCK_TEMPLATES", config: "SENDMOCK_CONFIG" } as const;
+/** The command line's own file flag and its variable; the config keys' variables are declared with them. */
+const CONFIG_FILE_VARIABLE = "SENDMOCK_CONFIG";
+
+/** The variables of the environment the flags of every command that starts a mock may be given by: a flag wins over its variable, and it wins over the config file. */
+const ENVIRONMENT_VARIABLES: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(DECLARED_FLAGS.flatMap(({ flag, attribute }) => (flag.env === undefined || flag.serveOnly === true ? [] : [[attribute, flag.env]]))),
+  config: CONFIG_FILE_VARIABLE,
+};
 
 /**
  * ` (environment: SENDMOCK_TEMPLATES)` when a variable gave one of the settings: a start that
@@ -159,18 +174,24 @@ export function environmentNote(command: Command): string {
   return used.length === 0 ? "" : ` (environment: ${used.join(", ")})`;
 }
 
-/** Declares the flags every command that starts a mock takes; `help` words the ones whose meaning differs. */
-export function addMockFlags(command: Command, help: { templates: string; shape: string }): Command {
+const PARSERS = { port: parsePort, "non-empty": parseNonEmpty } as const;
+
+/** A config key's flag as commander takes it; `help` words it where the declaration leaves that to the command. */
+function optionOf({ flag, choices }: DeclaredFlag, help: string | undefined): Option {
+  const option = new Option(flag.name, flag.help ?? help);
+  if (flag.parse !== undefined) option.argParser<unknown>(PARSERS[flag.parse]);
+  if (choices !== undefined) option.choices(choices);
+  if (flag.env !== undefined) option.env(flag.env);
+  return option;
+}
+
+/** Declares the flags every command that starts a mock takes; `help` words the ones whose meaning differs by command. */
+export function addMockFlags(command: Command, help: Partial<Record<SettingKey, string>>): Command {
+  for (const declared of DECLARED_FLAGS) if (declared.flag.serveOnly !== true) command.addOption(optionOf(declared, help[declared.key]));
   return command
-    .addOption(new Option("--port <port>", "port to listen on (0 picks a free one; default 4010)").argParser(parsePort).env(ENVIRONMENT_VARIABLES.port))
-    .addOption(new Option("--host <host>", "address to bind (default 127.0.0.1)").argParser(parseNonEmpty).env(ENVIRONMENT_VARIABLES.host))
-    .addOption(new Option("--templates <dir>", help.templates).argParser(parseNonEmpty).env(ENVIRONMENT_VARIABLES.templates))
     .addOption(
-      new Option("--config <file>", "JSON or YAML config file; flags and the environment win over it")
-        .argParser(parseNonEmpty)
-        .env(ENVIRONMENT_VARIABLES.config),
+      new Option("--config <file>", "JSON or YAML config file; flags and the environment win over it").argParser(parseNonEmpty).env(CONFIG_FILE_VARIABLE),
     )
-    .addOption(new Option("--shape <shape>", help.shape).choices(["a", "b"]))
     .addOption(
       new Option("--log-format <format>", "the request log on stdout: one readable line per request, or pino's JSON lines")
         .choices(LOG_FORMATS)
@@ -183,4 +204,10 @@ export function addMockFlags(command: Command, help: { templates: string; shape:
     )
     .addOption(new Option("--quiet", "log start, stop and problems only, no line per request").conflicts("verbose"))
     .option("--verbose", "also log every /_mock call");
+}
+
+/** Declares the flags only `serve` takes (the store's). */
+export function addServeFlags(command: Command): Command {
+  for (const declared of DECLARED_FLAGS) if (declared.flag.serveOnly === true) command.addOption(optionOf(declared, undefined));
+  return command;
 }

@@ -4,7 +4,7 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { SHIPPED_TEMPLATES } from "../config.js";
+import { SHIPPED_TEMPLATES } from "../package-root.js";
 import { sha256 } from "../domain/digest.js";
 import { yaml } from "../domain/yaml.js";
 import { builtAhead, builtFile } from "./built-ahead.js";

@@ -6,8 +6,6 @@ import { encodeWord, foldLines } from "nodemailer/lib/mime-funcs";
 import MimeNode from "nodemailer/lib/mime-node";
 import type { CapturedMessage } from "../wire.js";
 
-export const DEFAULT_SENDER = "sendmock <no-reply@sendmock.test>";
-
 /**
  * nodemailer folds a header only at a space and encodes only text that is not ASCII, so an
  * ASCII run without a space longer than a folded line (78 characters, less the field name)

@@ -121,13 +121,6 @@ export interface RespondLimits {
   depth: number;
 }
 
-export const DEFAULT_RESPOND_DEPTH = 100;
-/**
- * The largest `max_respond_depth`: a rule is copied, stored and answered by code that recurses
- * once per level (structuredClone, JSON.stringify), which ran out of stack at about 2000 levels.
- */
-export const MAX_RESPOND_DEPTH = 1000;
-
 /**
  * Whether `value` nests more than `limit` levels of arrays and objects. Walked with a list, not
  * by recursion: the value may nest as deep as the text it was parsed from allows.

@@ -5,9 +5,6 @@ import { sha256 } from "./digest.js";
 /** What a client may send as `Idempotency-Key`: 1 to 255 visible ASCII characters. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-export const DEFAULT_IDEMPOTENCY_TTL_S = 86_400;
-export const DEFAULT_MAX_IDEMPOTENCY_KEYS = 10_000;
-
 /** An answer as it went out the first time, to be sent again as is. */
 export interface KeptAnswer {
   status: number;

@@ -12,17 +12,8 @@ import { decideOutcome, type OutcomeBook } from "./outcomes.js";
 import type { RuleTarget } from "./rule-book.js";
 import type { Scheduler } from "./scheduler.js";
 
-export const DEFAULT_STEP_MS = 1000;
 /** A day: a step longer than that is no test anyone waits for, even on an advanced clock. */
 export const MAX_STEP_MS = MAX_SCHEDULED_AHEAD_MS;
-/** Most events one message keeps: the outcomes add at most 4, the rest come by hand. */
-export const DEFAULT_MAX_EVENTS = 100;
-/**
- * Most of a link one `message.clicked` event keeps, in bytes of JSON: each event used to copy
- * the message's first link, so 100 clicks on a message whose link was 800 KB made it 81.6 MB,
- * past max_bytes. 8 KB is the URI length HTTP asks every party to take (RFC 9110 §4.1).
- */
-export const DEFAULT_MAX_LINK_BYTES = 8192;
 /** Room kept for the marker that says a link was cut, `…[N more characters, …]`. */
 const CUT_MARKER_BYTES = 64;
 /** The scheduler's name for lifecycle steps. */

@@ -6,23 +6,6 @@ import { MESSAGE_EVENT_TYPES, type Webhook, type WebhookDelivery, type WebhookIn
 import { isHttpUrl, withoutCredentials } from "./addresses.js";
 import { DomainFailure } from "./failure.js";
 
-export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5000;
-/** Svix's first retries, shortened: a test advances the clock over them in one call. */
-export const DEFAULT_WEBHOOK_RETRY_MS: readonly number[] = [1000, 5000, 30_000];
-/** Attempts kept for `GET /_mock/webhooks/deliveries`; the oldest go past it. */
-export const DEFAULT_MAX_WEBHOOK_DELIVERIES = 1000;
-/**
- * Attempts posted at once, a quarter of them to any one webhook: a receiver that hangs holds its
- * share only. Few enough that a burst of events is not thousands of sockets (each with its own
- * copy of the payload's bytes) at once.
- */
-export const DEFAULT_WEBHOOK_CONCURRENCY = 32;
-/**
- * Attempts waiting to be made (due, or retries due later) at once. Each is a few hundred bytes
- * (the payload is built again from the message when the attempt is made), so 10,000 weigh ~4 MB;
- * without a bound, events by hand to a receiver that hangs grew them until the process died.
- */
-export const DEFAULT_MAX_PENDING_WEBHOOK_ATTEMPTS = 10_000;
 /** `whsec_` then base64 of the key: 24 bytes, as Svix generates them. */
 const SECRET_BYTES = 24;
 /**

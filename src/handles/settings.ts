@@ -1,7 +1,7 @@
 // `mock.settings` and `mock.config`: the settings PATCH /_mock/config changes, each change checked as
 // PATCH checks it, and the settings the mock started with, as a read-only view.
 
-import type { ResolvedConfig } from "../config.js";
+import type { ResolvedConfig } from "../config/resolve.js";
 import type { Contract } from "../contract/load.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { settingsChangeOf } from "../http/settings-change.js";

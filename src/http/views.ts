@@ -1,7 +1,9 @@
 // Domain objects -> the wire objects of the inspection API.
 
 import path from "node:path";
-import type { ResolvedConfig } from "../config.js";
+import type { ViewRule } from "../config/declaration.js";
+import type { ResolvedConfig } from "../config/resolve.js";
+import { camelToSnake, DECLARED_SETTINGS, renamedOneLevel, snakeToCamel, type SettingKey } from "../config/schema.js";
 import type { RateLimitOptions } from "../domain/rate-limiter.js";
 import type { KeyCheck } from "../domain/api-keys.js";
 import type { OutboxStats } from "../domain/outbox.js";
@@ -34,10 +36,6 @@ export function templateDetail(entry: TemplateEntry): TemplateDetail {
   };
 }
 
-export function rateLimitSettings(limit: RateLimitOptions | null): RateLimitSettings | null {
-  return limit && { requests: limit.requests, per_seconds: limit.perSeconds, burst: limit.burst ?? limit.requests };
-}
-
 export function rateLimitOptions(limit: RateLimitSettings | null): RateLimitOptions | null {
   return limit && { requests: limit.requests, perSeconds: limit.per_seconds, burst: limit.burst ?? limit.requests };
 }
@@ -51,26 +49,31 @@ export interface ConfigViewSources {
   port: number;
 }
 
-export function configView({ config, settings, keys, stats, port }: ConfigViewSources): ConfigView {
+/** A declared key's entry in the view, by the declaration's rule: its wire name and the value shown. */
+function viewEntry(key: SettingKey, rule: ViewRule, { config, settings, keys, port }: ConfigViewSources): [string, unknown] {
+  const name = snakeToCamel(key);
+  switch (rule) {
+    case "configured":
+      return [key, config[name as keyof ResolvedConfig]];
+    case "running":
+      return [key, renamedOneLevel(settings[name as keyof RuntimeSettings], camelToSnake)];
+    case "hints":
+      return [key, keys.hints];
+    case "whether set":
+      return [`${key}_set`, config[name as keyof ResolvedConfig] !== null];
+    case "listening":
+      return [key, port];
+  }
+}
+
+/** `GET /_mock/config`: the keys the declaration shows, then the outbox's counts beside its limits. */
+export function configView(sources: ConfigViewSources): ConfigView {
+  const declared = DECLARED_SETTINGS.flatMap(([key, { view }]) => (view === undefined ? [] : [viewEntry(key, view, sources)]));
+  const { stats } = sources;
   return {
-    host: config.host,
-    port,
-    templates: config.templates,
-    response_shape: settings.responseShape,
-    api_keys: keys.hints,
-    strict_data: settings.strictData,
-    rate_limit: rateLimitSettings(settings.rateLimit),
-    capacity: config.capacity,
-    body_limit: config.bodyLimit,
-    status_codes: config.statusCodes,
-    seed: config.seed,
-    allow_fault_header: config.allowFaultHeader,
-    allow_magic_recipients: config.allowMagicRecipients,
-    admin_token_set: config.adminToken !== null,
-    cors_origins: config.corsOrigins,
+    ...(Object.fromEntries(declared) as Omit<ConfigView, "captured_messages" | "dropped_messages" | "captured_bytes">),
     captured_messages: stats.count,
     dropped_messages: stats.dropped,
-    max_bytes: config.maxBytes,
     captured_bytes: stats.bytes,
   };
 }

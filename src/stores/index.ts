@@ -2,7 +2,7 @@
 // the clock's offset, due work, webhooks and their deliveries) in memory, or in Redis to be shared by replicas: the rest of
 // sendmock sees only the interfaces.
 
-import type { ResolvedConfig } from "../config.js";
+import type { ResolvedConfig } from "../config/resolve.js";
 import { createClock, createLocalClockOffset, type Clock, type ClockOffsetStore } from "../domain/clock.js";
 import type { FaultPlan } from "../domain/faults.js";
 import { OUTCOME_RULES, type OutcomeBook } from "../domain/outcomes.js";

@@ -11,7 +11,7 @@ import path from "node:path";
 import ts from "typescript";
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { resolveConfig } from "../../src/config.js";
+import { resolveConfig } from "../../src/config/resolve.js";
 import { loadContract } from "../../src/contract/load.js";
 import { compiledAtRunTime } from "../../src/contract/engine.js";
 import { componentPointer } from "../../src/contract/document-pointers.js";

@@ -12,7 +12,7 @@ import type * as Load from "../../src/contract/load.js";
 import { ADMIN_CONTRACT, readContractNow } from "../../src/contract/load.js";
 import type * as SchemaCheck from "../../src/contract/schema-check.js";
 import { checkWith, schemaCheckCompiledAtRunTime as compiledAtRunTime } from "../../src/contract/schema-check.js";
-import { configSchema } from "../../src/config.js";
+import { configSchema } from "../../src/config/schema.js";
 import { spyOnSchemaCompiles } from "../support/schema-compiles.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");

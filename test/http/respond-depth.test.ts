@@ -3,7 +3,7 @@
 
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "../../src/config.js";
+import { resolveConfig } from "../../src/config/resolve.js";
 import { ApiError, type FaultRuleInput, type JsonValue } from "../../src/index.js";
 import { aConfigFile, configErrorOf } from "../support/config-files.js";
 import { aMockForThisTest, aSendRequest, bearer, sharedMock } from "../support/helpers.js";

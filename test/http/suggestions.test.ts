@@ -3,7 +3,7 @@
 
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "../../src/config.js";
+import { resolveConfig } from "../../src/config/resolve.js";
 import type { FaultRuleInput, OutcomeRuleInput, SendRequest, WebhookInput } from "../../src/index.js";
 import { aConfigFile, configErrorOf } from "../support/config-files.js";
 import { aSendRequest, bearer, sharedMock } from "../support/helpers.js";

@@ -14,7 +14,7 @@ import { createErrorTranslator, describeUnexpected } from "../../src/http/unexpe
 import { toApiError } from "../../src/http/validation-errors.js";
 import { createSendPipeline } from "../../src/send/pipeline.js";
 import { openStores } from "../../src/stores/index.js";
-import { resolveConfig } from "../../src/config.js";
+import { resolveConfig } from "../../src/config/resolve.js";
 import { aSendRequest, bearer } from "../support/helpers.js";
 
 const checks = operationChecks(await loadContract(SEND_CONTRACT), "/send", "post");

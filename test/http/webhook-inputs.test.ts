@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import request from "supertest";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "../../src/config.js";
+import { resolveConfig } from "../../src/config/resolve.js";
 import type { SendMock, Webhook, WebhookInput } from "../../src/index.js";
 import { aConfigFile, configErrorOf } from "../support/config-files.js";
 import { aMockForThisTest, aSendRequest, bearer, sharedMock } from "../support/helpers.js";

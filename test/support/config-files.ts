@@ -4,7 +4,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
-import { ConfigError } from "../../src/config.js";
+import { ConfigError } from "../../src/config/check.js";
 
 /** `contents` as a file `name` in a fresh temporary folder; answers its path. */
 export async function aConfigFile(name: string, contents: string): Promise<string> {

@@ -3,7 +3,8 @@
 
 import { describe, expect, it } from "vitest";
 import { aConfigFile, configErrorOf } from "../support/config-files.js";
-import { resolveConfig, type OptionsSource, type SendMockOptions } from "../../src/config.js";
+import { resolveConfig, type SendMockOptions } from "../../src/config/resolve.js";
+import type { OptionsSource } from "../../src/config/check.js";
 import { ERROR_CODES } from "../../src/errors.js";
 import { FAULT_KINDS, MESSAGE_EVENT_TYPES, OUTCOMES } from "../../src/wire.js";
 

@@ -1,7 +1,8 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { aConfigFile, configErrorOf } from "../support/config-files.js";
-import { resolveConfig, SHIPPED_TEMPLATES } from "../../src/config.js";
+import { resolveConfig } from "../../src/config/resolve.js";
+import { SHIPPED_TEMPLATES } from "../../src/package-root.js";
 import { isLoopbackHost } from "../../src/domain/addresses.js";
 
 describe("defaults", () => {

@@ -3,7 +3,7 @@
 
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
-import { configSchema } from "../../src/config.js";
+import { configSchema } from "../../src/config/schema.js";
 import { ADMIN_CONTRACT, readContractNow } from "../../src/contract/load.js";
 
 /** The rules' schemas are admin.yaml's components (their `$ref`s point within the document). */

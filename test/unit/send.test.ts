@@ -2,7 +2,7 @@
 // captured, with a clock and ids of the test's own; and what proxy mode captures.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SHIPPED_TEMPLATES } from "../../src/config.js";
+import { SHIPPED_TEMPLATES } from "../../src/package-root.js";
 import type { Outbox } from "../../src/domain/outbox.js";
 import type { SendService } from "../../src/domain/send.js";
 import { loadTemplateCatalog, type TemplateCatalog } from "../../src/domain/templates.js";

@@ -1,7 +1,7 @@
 // /_mock/config: the configuration in effect, and the settings that may change at run time.
 
 import express from "express";
-import type { ResolvedConfig } from "../../config.js";
+import type { ResolvedConfig } from "../../config/resolve.js";
 import type { KeyCheck } from "../../domain/api-keys.js";
 import type { Outbox } from "../../domain/outbox.js";
 import type { SettingsStore } from "../../domain/settings.js";

@@ -1,7 +1,7 @@
 // /_mock/events: the server-sent events stream (../events.ts), sized by the config.
 
 import express from "express";
-import type { ResolvedConfig } from "../../config.js";
+import type { ResolvedConfig } from "../../config/resolve.js";
 import { streamEvents, type EventSources } from "../events.js";
 
 export type EventRoutesDeps = Pick<EventSources, "outbox" | "journal" | "webhooks" | "onReset" | "shutdown"> & {

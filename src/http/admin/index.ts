@@ -2,7 +2,7 @@
 
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { OpenAPIV3_1 } from "openapi-types";
-import type { ResolvedConfig } from "../../config.js";
+import type { ResolvedConfig } from "../../config/resolve.js";
 import { HTTP_METHODS } from "../../contract/document-pointers.js";
 import type { Contract } from "../../contract/load.js";
 import { contractOperations } from "../../contract/operation-checks.js";

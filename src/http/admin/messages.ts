@@ -1,7 +1,7 @@
 // /_mock/messages: the captured messages, found, waited for, deleted, given events, shown as HTML or .eml.
 
 import express, { type Request } from "express";
-import type { ResolvedConfig } from "../../config.js";
+import type { ResolvedConfig } from "../../config/resolve.js";
 import { messageToEml } from "../../domain/eml.js";
 import type { Lifecycle } from "../../domain/lifecycle.js";
 import { WaitTimeoutError, type MessageFilter, type Outbox } from "../../domain/outbox.js";

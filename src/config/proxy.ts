@@ -1,0 +1,36 @@
+// Proxy mode's options (`sendmock proxy`, or `proxy` given to the library), checked and completed.
+
+import { isHttpUrl, withoutCredentials } from "../domain/addresses.js";
+import { ConfigError, type OptionsSource } from "./check.js";
+
+export interface ProxyOptions {
+  /** The real service's base URL (http or https); requests go to `{target}/send`. */
+  target: string;
+  /** Answer 502 contract_violation instead of passing on an answer that breaks the contract. */
+  strict?: boolean;
+  /** How long to wait for the service's answer (default 30000). */
+  timeoutMs?: number;
+  /**
+   * What both directions are judged by: `published` (default, openapi/service.yaml: what the
+   * service's spec publishes), `sendmock` (openapi/send.yaml) or an OpenAPI 3.x file with POST /send.
+   */
+  contract?: string;
+}
+
+export function resolveProxy(proxy: ProxyOptions, optionsSource: OptionsSource): Required<ProxyOptions> {
+  if (!isHttpUrl(proxy.target))
+    throw new ConfigError(`${optionsSource}: the proxy target must be an http or https URL, got ${JSON.stringify(withoutCredentials(proxy.target))}`);
+  const url = new URL(proxy.target);
+  // Forwarded, they would go to the service on every send and be printed in the banner, the
+  // journal and every 502; the app's own Authorization header is what the proxy passes on.
+  if (url.username !== "" || url.password !== "") {
+    throw new ConfigError(
+      `${optionsSource}: the proxy target must not hold credentials (user:password@); got ${withoutCredentials(proxy.target)}. Leave them out: the proxy passes on your app's Authorization header`,
+    );
+  }
+  const timeoutMs = proxy.timeoutMs ?? 30_000;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ConfigError(`${optionsSource}: the proxy timeout must be a whole number of milliseconds >= 1`);
+  const contract = proxy.contract ?? "published";
+  if (contract.trim() === "") throw new ConfigError(`${optionsSource}: the proxy contract must be published, sendmock or an OpenAPI file, got ""`);
+  return { target: proxy.target.replace(/\/+$/, ""), strict: proxy.strict ?? false, timeoutMs, contract };
+}
