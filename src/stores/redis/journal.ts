@@ -8,7 +8,9 @@ import type { StoreChannel } from "./channel.js";
 import { luaScript, type RedisConnection } from "./connection.js";
 
 // KEYS: entries list, bytes counter. ARGV: entry JSON, capacity, max_bytes, channel, event.
-// The oldest go past either bound; the newest always stays.
+// The oldest go past either bound; the newest always stays. In one script for the outbox's
+// reason (trimmed after a read, two replicas recording at once both trimmed, or neither): one
+// command per send, ~5 µs of Redis CPU, and the send does not wait for it.
 const RECORD_SCRIPT = luaScript(`
 redis.call('LPUSH', KEYS[1], ARGV[1])
 local bytes = redis.call('INCRBY', KEYS[2], string.len(ARGV[1]))

@@ -23,7 +23,8 @@ import { luaScript, type RedisConnection } from "./connection.js";
 // Every write stamps the rules' version, Redis's clock in µs kept rising (after Redis restarts
 // empty, a new write still outnumbers what a replica holds), in the same step as the write: a
 // replica reads the version alone per send and the rules only when it changed. Reading the order
-// and the uses per send was two round trips' worth of commands for faults and outcomes alike.
+// and the uses per send was two commands for faults and two for outcomes; the version is one
+// GET each (~0.2 µs of Redis CPU). The writes are rare admin calls.
 const STAMP_VERSION = `
 local function stampVersion(key)
   local time = redis.call('TIME')
@@ -94,7 +95,11 @@ end
 stampVersion(KEYS[4])
 return removed`);
 
-/** KEYS: order, uses, version. Answers the version, the ids in order and the uses left as field and value pairs, read in one step. */
+/**
+ * KEYS: order, uses, version. Answers the version, the ids in order and the uses left as field
+ * and value pairs, read in one step: read apart, a write between them would be cached under the
+ * version it came after, and never read again.
+ */
 const READ_SCRIPT = luaScript(`return {redis.call('GET', KEYS[3]) or '', redis.call('LRANGE', KEYS[1], 0, -1), redis.call('HGETALL', KEYS[2])}`);
 
 interface StoredRule<V extends RuleView> {
