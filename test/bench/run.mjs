@@ -5,7 +5,7 @@
 // test-results/bench.json. Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_RUNS
 // (runs per scenario, default 3), BENCH_WARMUP (seconds of discarded load before each run,
 // default 1), BENCH_SOAK_SECONDS (length of the soak, default 60, 0 skips it), BENCH_ONLY=soak
-// (the soak alone), BENCH_ONLY=startup, abuse, log, webhooks, search, peers, devices or memory (that
+// (the soak alone), BENCH_ONLY=startup, abuse, log, webhooks, search, peers, stores, devices or memory (that
 // section alone), BENCH_STRICT=1 (exit 2 when a target is missed or could not be judged), BENCH_PEERS_DIR
 // (where Prism and WireMock are installed, see lib/peers.mjs); the abuse section's own knobs are in abuse.mjs.
 
@@ -27,7 +27,7 @@ const RUNS = Math.round(positiveNumber("BENCH_RUNS", 3));
 const WARMUP = nonNegativeNumber("BENCH_WARMUP", 1);
 const STRICT = process.env.BENCH_STRICT === "1";
 const SOAK_SECONDS = nonNegativeNumber("BENCH_SOAK_SECONDS", 60);
-const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse", "log", "webhooks", "search", "peers", "devices", "memory"]);
+const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse", "log", "webhooks", "search", "peers", "stores", "devices", "memory"]);
 const CONNECTIONS = 50;
 const SETTLE_MS = 1000;
 const LIST_FILL = 10_000;
@@ -354,6 +354,9 @@ const SCENARIOS = [
     load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 },
   },
 ];
+
+/** The scenarios that BENCH_ONLY=stores runs: the memory store's send and list beside the redis store's. */
+const STORE_SECTION_IDS = ["send_valid", "send_valid_redis", "list_10k", "list_10k_redis"];
 
 /** The scenarios that BENCH_ONLY=peers runs besides the installed peers' own. */
 const PEER_SECTION_IDS = ["send_valid", "send_invalid_recipient", "baseline_http", "baseline_validator", "baseline_validator_invalid"];
@@ -894,6 +897,39 @@ async function peersOnly() {
   );
 }
 
+/** BENCH_ONLY=stores: the memory store's send and list beside the redis store's, round-robin, and the two redis targets. */
+async function storesOnly() {
+  tempDir = mkdtempSync(path.join(os.tmpdir(), "sendmock-bench-"));
+  const began = performance.now();
+  benchRedis = await startBenchRedis();
+  if (benchRedis === undefined) throw new Error("BENCH_ONLY=stores needs redis-server on the PATH (apt-get install redis-server)");
+  const scenarioList = SCENARIOS.filter((scenario) => STORE_SECTION_IDS.includes(scenario.id));
+  log(
+    `stores only: ${RUNS} run(s) x ${scenarioList.length} scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`,
+  );
+  /** @type {Map<string, Outcome[]>} */
+  const outcomes = new Map(scenarioList.map((scenario) => [scenario.id, []]));
+  for (let run = 1; run <= RUNS; run += 1) {
+    for (const scenario of scenarioList) {
+      outcomes.get(scenario.id)?.push(await measure(scenario, run));
+      await sleep(SETTLE_MS);
+    }
+  }
+  const section = throughputSection(scenarioList, outcomes);
+  const redisTargets = section.targets.filter((target) => target.name.startsWith("redis store"));
+  finish(
+    [
+      "",
+      `sendmock bench, stores: ${RUNS} run(s) per scenario, ${DURATION} s each (+${WARMUP} s warm-up), ${CONNECTIONS} connections, pipelining 1; node ${process.version}, ${os.cpus().length} cores`,
+      "",
+      ...section.lines,
+    ],
+    redisTargets,
+    { settings: { durationS: DURATION, runs: RUNS, warmupS: WARMUP, connections: CONNECTIONS }, ...section.report },
+    began,
+  );
+}
+
 /** The devices section's own arguments: the bench's way to measure, lent to devices.mjs. */
 const deviceHelpers = () => ({ runs: RUNS, log, measure, fill, listMessages, configWithCapacity, validBody: VALID_BODY, sendHeaders: SEND_HEADERS, tempDir });
 
@@ -1342,11 +1378,13 @@ try {
               ? searchOnly()
               : ONLY === "peers"
                 ? peersOnly()
-                : ONLY === "devices"
-                  ? devicesOnly()
-                  : ONLY === "memory"
-                    ? memoryOnly()
-                    : main());
+                : ONLY === "stores"
+                  ? storesOnly()
+                  : ONLY === "devices"
+                    ? devicesOnly()
+                    : ONLY === "memory"
+                      ? memoryOnly()
+                      : main());
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
