@@ -164,9 +164,28 @@ export async function createRedisRuleBook<I extends RuleInput, V extends RuleVie
     return { version, rules };
   }
 
+  /** The version read in this turn of the event loop, if one was asked for (see versionNow). */
+  let versionRead: Promise<string> | undefined;
+
+  /**
+   * The rules' version. Sends that ask in the same turn of the event loop (their previous replies
+   * came in one read) share one GET: each of them arrived before it was asked, so it sees every
+   * write a client was answered before sending them. Under the bench's load this halved the GETs.
+   */
+  function versionNow(): Promise<string> {
+    if (versionRead === undefined) {
+      const read = connection.run((redis) => redis.get(versionKey)).then((version) => version ?? "");
+      versionRead = read;
+      process.nextTick(() => {
+        if (versionRead === read) versionRead = undefined;
+      });
+    }
+    return versionRead;
+  }
+
   /** The rules in order, each with the uses left now: one GET while nothing changed. */
   async function currentRules(): Promise<CompiledRule<V>[]> {
-    const version = (await connection.run((redis) => redis.get(versionKey))) ?? "";
+    const version = await versionNow();
     if (known?.version !== version || version === "") known = await readRules();
     return known.rules;
   }
