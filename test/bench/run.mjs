@@ -459,6 +459,23 @@ async function measure(scenario, run) {
   }
 }
 
+/**
+ * RUNS runs of each scenario, round-robin over them, so a slow drift of the machine hits every
+ * scenario alike; each scenario's outcomes in run order.
+ * @param {Scenario[]} scenarios
+ */
+async function roundRobin(scenarios) {
+  /** @type {Map<string, Outcome[]>} */
+  const outcomes = new Map(scenarios.map((scenario) => [scenario.id, []]));
+  for (let run = 1; run <= RUNS; run += 1) {
+    for (const scenario of scenarios) {
+      outcomes.get(scenario.id)?.push(await measure(scenario, run));
+      await sleep(SETTLE_MS);
+    }
+  }
+  return outcomes;
+}
+
 /** Bytes of JSON per captured message, from the newest 10,000 (or fewer). */
 async function jsonPerMessage(url) {
   const { messages } = await listMessages(url, "limit=10000");
@@ -872,14 +889,7 @@ async function peersOnly() {
   log(
     `peers only: ${RUNS} run(s) x ${toRun.length} scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`,
   );
-  /** @type {Map<string, Outcome[]>} */
-  const outcomes = new Map(toRun.map((scenario) => [scenario.id, []]));
-  for (let run = 1; run <= RUNS; run += 1) {
-    for (const scenario of toRun) {
-      outcomes.get(scenario.id)?.push(await measure(scenario, run));
-      await sleep(SETTLE_MS);
-    }
-  }
+  const outcomes = await roundRobin(toRun);
   const section = throughputSection(scenarioList, outcomes);
   finish(
     [
@@ -907,14 +917,7 @@ async function storesOnly() {
   log(
     `stores only: ${RUNS} run(s) x ${scenarioList.length} scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`,
   );
-  /** @type {Map<string, Outcome[]>} */
-  const outcomes = new Map(scenarioList.map((scenario) => [scenario.id, []]));
-  for (let run = 1; run <= RUNS; run += 1) {
-    for (const scenario of scenarioList) {
-      outcomes.get(scenario.id)?.push(await measure(scenario, run));
-      await sleep(SETTLE_MS);
-    }
-  }
+  const outcomes = await roundRobin(scenarioList);
   const section = throughputSection(scenarioList, outcomes);
   const redisTargets = section.targets.filter((target) => target.name.startsWith("redis store"));
   finish(
@@ -1244,15 +1247,7 @@ async function main() {
     `${RUNS} run(s) x ${scenariosToRun.length} scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`,
   );
 
-  /** @type {Map<string, Outcome[]>} */
-  const outcomes = new Map(scenariosToRun.map((scenario) => [scenario.id, []]));
-  // Round-robin over the scenarios, so a slow drift of the machine hits every scenario alike.
-  for (let run = 1; run <= RUNS; run += 1) {
-    for (const scenario of scenariosToRun) {
-      outcomes.get(scenario.id)?.push(await measure(scenario, run));
-      await sleep(SETTLE_MS);
-    }
-  }
+  const outcomes = await roundRobin(scenariosToRun);
   log("startup");
   const startup = await measureStartupSection(log);
   await sleep(SETTLE_MS);
