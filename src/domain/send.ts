@@ -133,8 +133,11 @@ export function createSendService(deps: SendServiceDeps): SendService {
       const decided = await lifecycle?.outcomeFor({ to: request.to, templateId: request.template_id, apiKey: context.apiKey ?? "" });
       if (decided?.warning !== undefined) warnings.push(decided.warning);
       const message = capturedMessage(request, { id: newId(), createdAt: now(), apiKeyHint: context.apiKeyHint, content, warnings });
-      const { dropped } = await outbox.add(message);
-      if (lifecycle && decided) await Promise.all([lifecycle.forget(dropped), lifecycle.start(message, decided.outcome)]);
+      // Its first step is scheduled beside the capture, not after it: on a shared store the two
+      // go out in one write, one round trip. A step whose message was never captured finds it
+      // gone and ends there.
+      const [{ dropped }] = await Promise.all([outbox.add(message), lifecycle && decided ? lifecycle.start(message, decided.outcome) : undefined]);
+      if (lifecycle && decided) await lifecycle.forget(dropped);
       return message;
     },
 

@@ -149,13 +149,6 @@ function longestRun(query: string): QueryRun | undefined {
   return longest;
 }
 
-/** The distinct words of `text` (lowercased as the search text is), as an index files them. */
-export function wordsOf(text: string): string[] {
-  const words = new Set<string>();
-  forEachRun(text, (word) => words.add(word));
-  return [...words];
-}
-
 /**
  * Which indexed words may hold `query` (lowercased): the one word that is its longest run when
  * the query has a separator on both sides of it, else those holding the run (at their start or

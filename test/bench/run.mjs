@@ -5,7 +5,7 @@
 // test-results/bench.json. Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_RUNS
 // (runs per scenario, default 3), BENCH_WARMUP (seconds of discarded load before each run,
 // default 1), BENCH_SOAK_SECONDS (length of the soak, default 60, 0 skips it), BENCH_ONLY=soak
-// (the soak alone), BENCH_ONLY=startup, abuse, log, webhooks, search, peers, devices or memory (that
+// (the soak alone), BENCH_ONLY=startup, abuse, log, webhooks, search, peers, stores, devices or memory (that
 // section alone), BENCH_STRICT=1 (exit 2 when a target is missed or could not be judged), BENCH_PEERS_DIR
 // (where Prism and WireMock are installed, see lib/peers.mjs); the abuse section's own knobs are in abuse.mjs.
 
@@ -27,7 +27,7 @@ const RUNS = Math.round(positiveNumber("BENCH_RUNS", 3));
 const WARMUP = nonNegativeNumber("BENCH_WARMUP", 1);
 const STRICT = process.env.BENCH_STRICT === "1";
 const SOAK_SECONDS = nonNegativeNumber("BENCH_SOAK_SECONDS", 60);
-const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse", "log", "webhooks", "search", "peers", "devices", "memory"]);
+const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse", "log", "webhooks", "search", "peers", "stores", "devices", "memory"]);
 const CONNECTIONS = 50;
 const SETTLE_MS = 1000;
 const LIST_FILL = 10_000;
@@ -355,6 +355,9 @@ const SCENARIOS = [
   },
 ];
 
+/** The scenarios that BENCH_ONLY=stores runs: the memory store's send and list beside the redis store's. */
+const STORE_SECTION_IDS = ["send_valid", "send_valid_redis", "list_10k", "list_10k_redis"];
+
 /** The scenarios that BENCH_ONLY=peers runs besides the installed peers' own. */
 const PEER_SECTION_IDS = ["send_valid", "send_invalid_recipient", "baseline_http", "baseline_validator", "baseline_validator_invalid"];
 
@@ -454,6 +457,23 @@ async function measure(scenario, run) {
   } finally {
     await stopServer(server);
   }
+}
+
+/**
+ * RUNS runs of each scenario, round-robin over them, so a slow drift of the machine hits every
+ * scenario alike; each scenario's outcomes in run order.
+ * @param {Scenario[]} scenarios
+ */
+async function roundRobin(scenarios) {
+  /** @type {Map<string, Outcome[]>} */
+  const outcomes = new Map(scenarios.map((scenario) => [scenario.id, []]));
+  for (let run = 1; run <= RUNS; run += 1) {
+    for (const scenario of scenarios) {
+      outcomes.get(scenario.id)?.push(await measure(scenario, run));
+      await sleep(SETTLE_MS);
+    }
+  }
+  return outcomes;
 }
 
 /** Bytes of JSON per captured message, from the newest 10,000 (or fewer). */
@@ -869,14 +889,7 @@ async function peersOnly() {
   log(
     `peers only: ${RUNS} run(s) x ${toRun.length} scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`,
   );
-  /** @type {Map<string, Outcome[]>} */
-  const outcomes = new Map(toRun.map((scenario) => [scenario.id, []]));
-  for (let run = 1; run <= RUNS; run += 1) {
-    for (const scenario of toRun) {
-      outcomes.get(scenario.id)?.push(await measure(scenario, run));
-      await sleep(SETTLE_MS);
-    }
-  }
+  const outcomes = await roundRobin(toRun);
   const section = throughputSection(scenarioList, outcomes);
   finish(
     [
@@ -890,6 +903,32 @@ async function peersOnly() {
     ],
     section.targets,
     { settings: { durationS: DURATION, runs: RUNS, warmupS: WARMUP, connections: CONNECTIONS }, ...section.report, answers },
+    began,
+  );
+}
+
+/** BENCH_ONLY=stores: the memory store's send and list beside the redis store's, round-robin, and the two redis targets. */
+async function storesOnly() {
+  tempDir = mkdtempSync(path.join(os.tmpdir(), "sendmock-bench-"));
+  const began = performance.now();
+  benchRedis = await startBenchRedis();
+  if (benchRedis === undefined) throw new Error("BENCH_ONLY=stores needs redis-server on the PATH (apt-get install redis-server)");
+  const scenarioList = SCENARIOS.filter((scenario) => STORE_SECTION_IDS.includes(scenario.id));
+  log(
+    `stores only: ${RUNS} run(s) x ${scenarioList.length} scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`,
+  );
+  const outcomes = await roundRobin(scenarioList);
+  const section = throughputSection(scenarioList, outcomes);
+  const redisTargets = section.targets.filter((target) => target.name.startsWith("redis store"));
+  finish(
+    [
+      "",
+      `sendmock bench, stores: ${RUNS} run(s) per scenario, ${DURATION} s each (+${WARMUP} s warm-up), ${CONNECTIONS} connections, pipelining 1; node ${process.version}, ${os.cpus().length} cores`,
+      "",
+      ...section.lines,
+    ],
+    redisTargets,
+    { settings: { durationS: DURATION, runs: RUNS, warmupS: WARMUP, connections: CONNECTIONS }, ...section.report },
     began,
   );
 }
@@ -1208,15 +1247,7 @@ async function main() {
     `${RUNS} run(s) x ${scenariosToRun.length} scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections; node ${process.version}, ${os.cpus().length} cores`,
   );
 
-  /** @type {Map<string, Outcome[]>} */
-  const outcomes = new Map(scenariosToRun.map((scenario) => [scenario.id, []]));
-  // Round-robin over the scenarios, so a slow drift of the machine hits every scenario alike.
-  for (let run = 1; run <= RUNS; run += 1) {
-    for (const scenario of scenariosToRun) {
-      outcomes.get(scenario.id)?.push(await measure(scenario, run));
-      await sleep(SETTLE_MS);
-    }
-  }
+  const outcomes = await roundRobin(scenariosToRun);
   log("startup");
   const startup = await measureStartupSection(log);
   await sleep(SETTLE_MS);
@@ -1342,11 +1373,13 @@ try {
               ? searchOnly()
               : ONLY === "peers"
                 ? peersOnly()
-                : ONLY === "devices"
-                  ? devicesOnly()
-                  : ONLY === "memory"
-                    ? memoryOnly()
-                    : main());
+                : ONLY === "stores"
+                  ? storesOnly()
+                  : ONLY === "devices"
+                    ? devicesOnly()
+                    : ONLY === "memory"
+                      ? memoryOnly()
+                      : main());
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;

@@ -3,13 +3,13 @@
 
 import type { ClockOffsetStore } from "../../domain/clock.js";
 import type { StoreChannel } from "./channel.js";
-import type { RedisConnection } from "./connection.js";
+import { luaScript, type RedisConnection } from "./connection.js";
 
 // KEYS: offset, version. ARGV: ms to add ("reset" sets 0), channel, the largest offset allowed
 // ("" for none). Answers the new offset and its version: every move counts one up, so a replica
 // that hears two moves out of order (a script's answer after the notice of a later move) keeps
 // the later. A move past the largest offset moves nothing and answers the offset with version -1.
-const MOVE_SCRIPT = `
+const MOVE_SCRIPT = luaScript(`
 local offset
 if ARGV[1] == 'reset' then
   redis.call('SET', KEYS[1], '0')
@@ -23,7 +23,7 @@ else
 end
 local version = redis.call('INCR', KEYS[2])
 redis.call('PUBLISH', ARGV[2], '{"type":"clock","offsetMs":' .. offset .. ',"version":' .. version .. '}')
-return {offset, version}`;
+return {offset, version}`);
 
 export async function createRedisClockOffset(connection: RedisConnection, channel: StoreChannel): Promise<ClockOffsetStore> {
   const offsetKey = connection.key("clock:offset");
@@ -38,10 +38,7 @@ export async function createRedisClockOffset(connection: RedisConnection, channe
   keepNewer(Number(offset ?? 0), Number(version ?? 0));
 
   const move = async (argument: string, maxOffsetMs = ""): Promise<number | undefined> => {
-    const [offsetMs, moved] = (await connection.run((redis) => redis.eval(MOVE_SCRIPT, 2, offsetKey, versionKey, argument, channel.name, maxOffsetMs))) as [
-      number,
-      number,
-    ];
+    const [offsetMs, moved] = (await connection.script(MOVE_SCRIPT, [offsetKey, versionKey], [argument, channel.name, maxOffsetMs])) as [number, number];
     if (moved === -1) return undefined;
     keepNewer(offsetMs, moved);
     return local.offsetMs;

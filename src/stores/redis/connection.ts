@@ -1,6 +1,7 @@
 // One Redis server shared by several replicas: a command connection, a subscriber connection
 // (Redis reserves a subscribed connection for messages), and the key prefix of this environment.
 
+import { createHash } from "node:crypto";
 import { Redis } from "ioredis";
 import { StoreUnavailableError } from "../../domain/store-errors.js";
 
@@ -14,6 +15,16 @@ export interface RedisStoreOptions {
   commandTimeoutMs: number;
 }
 
+/** A Lua script and the SHA1 digest Redis caches it under. */
+export interface LuaScript {
+  readonly source: string;
+  readonly sha1: string;
+}
+
+export function luaScript(source: string): LuaScript {
+  return { source, sha1: createHash("sha1").update(source).digest("hex") };
+}
+
 export interface RedisConnection {
   readonly commands: Redis;
   readonly subscriber: Redis;
@@ -21,7 +32,21 @@ export interface RedisConnection {
   key(name: string): string;
   /** Runs one store operation; any Redis failure becomes a StoreUnavailableError naming the store. */
   run<T>(operation: (commands: Redis) => Promise<T>): Promise<T>;
+  /** Runs a script as one store operation (see `runScript`). */
+  script(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
   close(): Promise<void>;
+}
+
+/**
+ * Runs a script by its digest, sending its text only when Redis does not know it (after a
+ * restart or SCRIPT FLUSH). EVAL sent the whole text with every call (the capture script's was
+ * ~3 KB, once per send), and Redis hashed it each time.
+ */
+function runScript(redis: Redis, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  return redis.evalsha(script.sha1, keys.length, ...keys, ...args).catch((error: unknown) => {
+    if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
+    return redis.eval(script.source, keys.length, ...keys, ...args);
+  });
 }
 
 /** The URL without its password, for messages and logs. */
@@ -55,7 +80,7 @@ export async function connectRedis(options: RedisStoreOptions): Promise<RedisCon
   if (url.protocol !== "redis:" && url.protocol !== "rediss:") {
     throw new StoreUnavailableError(store, `the URL must start with redis:// or rediss://, got ${url.protocol}//`);
   }
-  const client = (): Redis =>
+  const client = (autoPipelining: boolean): Redis =>
     new Redis(options.url, {
       lazyConnect: true,
       enableOfflineQueue: false,
@@ -65,9 +90,15 @@ export async function connectRedis(options: RedisStoreOptions): Promise<RedisCon
       // as long as the pause. Late replies still arrive in order, so the client stays in step.
       commandTimeout: options.commandTimeoutMs,
       retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+      // Commands issued in one turn of the event loop (by the sends in flight together) go out in
+      // one write. It cut a send's server CPU from ~255 to ~190-240 µs, but the list's reads of
+      // whole messages (50 of them per page) from ~480 to ~690 µs: those go out on their own.
+      enableAutoPipelining: autoPipelining,
+      autoPipeliningIgnoredCommands: ["hmget", "lrange", "llen"],
     });
-  const commands = client();
-  const subscriber = client();
+  const commands = client(true);
+  // A subscribed connection sends next to nothing.
+  const subscriber = client(false);
   let lastError = "";
   for (const connection of [commands, subscriber]) {
     // ioredis reports a lost server as an 'error' event; an unheard one would crash the process.
@@ -86,18 +117,30 @@ export async function connectRedis(options: RedisStoreOptions): Promise<RedisCon
     throw new StoreUnavailableError(store, reasonOf(error));
   }
 
+  const unavailable = (error: unknown): StoreUnavailableError => {
+    const reason = reasonOf(error) === "Command timed out" ? `no answer within redis_timeout_ms (${options.commandTimeoutMs} ms)` : reasonOf(error);
+    return new StoreUnavailableError(store, lastError !== "" && commands.status !== "ready" ? lastError : reason);
+  };
+
+  // A promise chain, not an async function: one frame and promise less on each of a send's ~13 commands.
+  function run<T>(operation: (redis: Redis) => Promise<T>): Promise<T> {
+    let pending: Promise<T>;
+    try {
+      pending = operation(commands);
+    } catch (error) {
+      return Promise.reject(unavailable(error));
+    }
+    return pending.catch((error: unknown) => {
+      throw unavailable(error);
+    });
+  }
+
   return {
     commands,
     subscriber,
     key: (name) => `${options.keyPrefix}${name}`,
-    async run(operation) {
-      try {
-        return await operation(commands);
-      } catch (error) {
-        const reason = reasonOf(error) === "Command timed out" ? `no answer within redis_timeout_ms (${options.commandTimeoutMs} ms)` : reasonOf(error);
-        throw new StoreUnavailableError(store, lastError !== "" && commands.status !== "ready" ? lastError : reason);
-      }
-    },
+    run,
+    script: (script, keys, args) => run((redis) => runScript(redis, script, keys, args)),
     async close() {
       await Promise.allSettled([commands.quit(), subscriber.quit()]);
       closeBoth();

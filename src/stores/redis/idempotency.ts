@@ -4,7 +4,7 @@
 // the key is free again.
 
 import type { IdempotencyClaim, IdempotencyLimits, IdempotencyStore, KeptAnswer } from "../../domain/idempotency.js";
-import type { RedisConnection } from "./connection.js";
+import { luaScript, type RedisConnection } from "./connection.js";
 import type { ReplicaLease } from "./replica-lease.js";
 
 // KEYS: the entry, the index (a sorted set by age), its counter. ARGV: fingerprint, the mock's
@@ -15,7 +15,7 @@ import type { ReplicaLease } from "./replica-lease.js";
 // later (the mock's clock is never behind the real one, so it never comes first).
 // A claim without its answer holds the key only while its owner's lease lives: a replica killed
 // mid-send left every retry answered 409 idempotency_key_in_flight for the whole TTL, a day.
-const PUT_SCRIPT = `
+const PUT_SCRIPT = luaScript(`
 local now = tonumber(ARGV[2])
 local ttl = tonumber(ARGV[3])
 if ARGV[5] == '' then
@@ -35,17 +35,17 @@ if over > 0 then
   for _, oldest in ipairs(redis.call('ZRANGE', KEYS[2], 0, over - 1)) do redis.call('DEL', oldest) end
   redis.call('ZREMRANGEBYRANK', KEYS[2], 0, over - 1)
 end
-return {'claimed'}`;
+return {'claimed'}`);
 
 // KEYS: the entry, the index. ARGV: this replica's lease owner. A kept answer stays: only a claim
 // still waiting for its answer goes, and only this replica's (another may have taken it over).
-const RELEASE_SCRIPT = `
+const RELEASE_SCRIPT = luaScript(`
 local held = redis.call('HMGET', KEYS[1], 'answer', 'owner')
 if not held[1] and (not held[2] or held[2] == ARGV[1]) then
   redis.call('DEL', KEYS[1])
   redis.call('ZREM', KEYS[2], KEYS[1])
 end
-return 1`;
+return 1`);
 
 /**
  * @param nowMs the mock's clock (shared offset), so that advancing it expires keys on every replica
@@ -63,23 +63,11 @@ export function createRedisIdempotencyStore(
   const entryPattern = `${entryPrefix.replace(/[*?[\]\\]/g, "\\$&")}*`;
 
   const put = (scope: string, fingerprint: string, answerJson: string): Promise<string[]> =>
-    connection.run(
-      async (redis) =>
-        (await redis.eval(
-          PUT_SCRIPT,
-          3,
-          entryPrefix + scope,
-          index,
-          counter,
-          fingerprint,
-          nowMs(),
-          limits.ttlMs,
-          limits.maxKeys,
-          answerJson,
-          lease.owner,
-          lease.ownerKeyPrefix,
-        )) as string[],
-    );
+    connection.script(
+      PUT_SCRIPT,
+      [entryPrefix + scope, index, counter],
+      [fingerprint, nowMs(), limits.ttlMs, limits.maxKeys, answerJson, lease.owner, lease.ownerKeyPrefix],
+    ) as Promise<string[]>;
 
   return {
     async claim(scope, fingerprint): Promise<IdempotencyClaim> {
@@ -92,7 +80,7 @@ export function createRedisIdempotencyStore(
       await put(scope, fingerprint, JSON.stringify(answer));
     },
     async release(scope) {
-      await connection.run((redis) => redis.eval(RELEASE_SCRIPT, 2, entryPrefix + scope, index, lease.owner));
+      await connection.script(RELEASE_SCRIPT, [entryPrefix + scope, index], [lease.owner]);
     },
     async reset() {
       await connection.run(async (redis) => {

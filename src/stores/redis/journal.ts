@@ -5,11 +5,13 @@ import { cutToBytes } from "../../domain/outbox.js";
 import type { Journal, JournalLimits } from "../../domain/journal.js";
 import type { JournalEntry } from "../../wire.js";
 import type { StoreChannel } from "./channel.js";
-import type { RedisConnection } from "./connection.js";
+import { luaScript, type RedisConnection } from "./connection.js";
 
 // KEYS: entries list, bytes counter. ARGV: entry JSON, capacity, max_bytes, channel, event.
-// The oldest go past either bound; the newest always stays.
-const RECORD_SCRIPT = `
+// The oldest go past either bound; the newest always stays. In one script for the outbox's
+// reason (trimmed after a read, two replicas recording at once both trimmed, or neither): one
+// command per send, ~5 µs of Redis CPU, and the send does not wait for it.
+const RECORD_SCRIPT = luaScript(`
 redis.call('LPUSH', KEYS[1], ARGV[1])
 local bytes = redis.call('INCRBY', KEYS[2], string.len(ARGV[1]))
 local count = redis.call('LLEN', KEYS[1])
@@ -20,7 +22,7 @@ while count > 1 and (count > capacity or bytes > maxBytes) do
   count = count - 1
 end
 redis.call('PUBLISH', ARGV[4], ARGV[5])
-return count`;
+return count`);
 
 export function createRedisJournal(connection: RedisConnection, channel: StoreChannel, options: JournalLimits): Journal {
   const entriesList = connection.key("journal");
@@ -29,19 +31,9 @@ export function createRedisJournal(connection: RedisConnection, channel: StoreCh
 
   return {
     async record(entry) {
-      await connection.run((redis) =>
-        redis.eval(
-          RECORD_SCRIPT,
-          2,
-          entriesList,
-          bytesCounter,
-          JSON.stringify(entry),
-          capacity,
-          maxBytes,
-          channel.name,
-          JSON.stringify({ type: "record", entry }),
-        ),
-      );
+      const json = JSON.stringify(entry);
+      // The channel's event is the entry's JSON in an envelope: the entry is serialized once.
+      await connection.script(RECORD_SCRIPT, [entriesList, bytesCounter], [json, capacity, maxBytes, channel.name, `{"type":"record","entry":${json}}`]);
     },
 
     async list({ limit } = {}) {

@@ -11,7 +11,7 @@ import {
   DEFAULT_MAX_RATE_LIMIT_BUCKETS,
   type RateLimiter,
 } from "../../domain/rate-limiter.js";
-import type { RedisConnection } from "./connection.js";
+import { luaScript, type RedisConnection } from "./connection.js";
 
 // KEYS: the bucket, the limit in force, the index of the buckets by last use (on the mock's
 // clock). ARGV: size, tokens per millisecond, limit id, ttl ms, the mock's clock offset in ms,
@@ -22,7 +22,7 @@ import type { RedisConnection } from "./connection.js";
 // A bucket not used for the time it takes to refill from empty is full: the same as a new one,
 // so it is forgotten; past the most kept, those used longest ago are. Every key has a time to
 // live in real time, which the mock's clock only outruns: a bucket left alone goes by itself.
-const TAKE_SCRIPT = `
+const TAKE_SCRIPT = luaScript(`
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000 + tonumber(ARGV[5])
 local size = tonumber(ARGV[1])
@@ -61,7 +61,7 @@ if over > 0 then
     redis.call('DEL', oldest[index])
   end
 end
-return {allowed, tostring(tokens)}`;
+return {allowed, tostring(tokens)}`);
 
 /**
  * @param clockOffsetMs how far the mock's clock is ahead of real time now
@@ -86,22 +86,10 @@ export function createRedisRateLimiter(
       // A bucket left alone refills completely within this time; after it, it may as well be gone.
       const refillMs = (size / tokensPerSecond) * 1000;
       const ttlMs = Math.ceil(refillMs) + 1000;
-      const [allowed, tokensLeft] = (await connection.run((redis) =>
-        redis.eval(
-          TAKE_SCRIPT,
-          3,
-          bucketPrefix + bucketKey(apiKey),
-          appliedLimit,
-          index,
-          size,
-          tokensPerSecond / 1000,
-          id,
-          ttlMs,
-          clockOffsetMs(),
-          maxBuckets,
-          refillMs,
-          BUCKETS_SWEPT_PER_TAKE,
-        ),
+      const [allowed, tokensLeft] = (await connection.script(
+        TAKE_SCRIPT,
+        [bucketPrefix + bucketKey(apiKey), appliedLimit, index],
+        [size, tokensPerSecond / 1000, id, ttlMs, clockOffsetMs(), maxBuckets, refillMs, BUCKETS_SWEPT_PER_TAKE],
       )) as [number, string];
       return decisionAfterTake(allowed === 1, Number(tokensLeft), limit);
     },

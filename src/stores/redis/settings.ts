@@ -4,7 +4,7 @@
 
 import { withChanges, type RuntimeSettings, type SettingsChange, type SettingsStore } from "../../domain/settings.js";
 import type { StoreChannel } from "./channel.js";
-import type { RedisConnection } from "./connection.js";
+import { luaScript, type RedisConnection } from "./connection.js";
 
 /**
  * Writes a change (or, for a reset, drops every change), numbers the state that results and
@@ -14,7 +14,7 @@ import type { RedisConnection } from "./connection.js";
  * KEYS: changes hash, version. ARGV: channel, "change" or "reset", then field and JSON value
  * pairs. Answers {version, changes as field and value pairs}.
  */
-const WRITE_SCRIPT = `
+const WRITE_SCRIPT = luaScript(`
 if ARGV[2] == 'reset' then redis.call('DEL', KEYS[1]) end
 for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 local time = redis.call('TIME')
@@ -25,10 +25,10 @@ local changes = redis.call('HGETALL', KEYS[1])
 local listed = '[]'
 if #changes > 0 then listed = cjson.encode(changes) end
 redis.call('PUBLISH', ARGV[1], '{"type":"settings","version":' .. version .. ',"changes":' .. listed .. '}')
-return {version, changes}`;
+return {version, changes}`);
 
 /** KEYS: changes hash, version. Answers {version, changes as field and value pairs}, as the write does. */
-const READ_SCRIPT = `return {redis.call('GET', KEYS[2]) or '0', redis.call('HGETALL', KEYS[1])}`;
+const READ_SCRIPT = luaScript(`return {redis.call('GET', KEYS[2]) or '0', redis.call('HGETALL', KEYS[1])}`);
 
 const SETTING_NAMES: readonly (keyof RuntimeSettings)[] = ["responseShape", "strictData", "rateLimit"];
 
@@ -69,10 +69,7 @@ export async function createRedisSettingsStore(connection: RedisConnection, chan
   };
 
   const write = async (mode: "change" | "reset", pairs: string[]): Promise<RuntimeSettings> => {
-    const [version, changes] = (await connection.run((redis) => redis.eval(WRITE_SCRIPT, 2, changesHash, versionKey, channel.name, mode, ...pairs))) as [
-      string,
-      string[],
-    ];
+    const [version, changes] = (await connection.script(WRITE_SCRIPT, [changesHash, versionKey], [channel.name, mode, ...pairs])) as [string, string[]];
     apply(Number(version), changes);
     return settings;
   };
@@ -83,7 +80,7 @@ export async function createRedisSettingsStore(connection: RedisConnection, chan
    */
   const read = async (): Promise<void> => {
     const heardBefore = heard;
-    const [version, changes] = (await connection.run((redis) => redis.eval(READ_SCRIPT, 2, changesHash, versionKey))) as [string, string[]];
+    const [version, changes] = (await connection.script(READ_SCRIPT, [changesHash, versionKey], [])) as [string, string[]];
     if (heard === heardBefore) appliedVersion = -1;
     apply(Number(version), changes);
   };

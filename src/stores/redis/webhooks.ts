@@ -7,10 +7,10 @@
 import { attemptKeyOf, inWireOrder, selectDeliveries, type DeliveryLog, type StoredDelivery, type WebhookStore } from "../../domain/webhooks.js";
 import type { Webhook } from "../../wire.js";
 import type { StoreChannel } from "./channel.js";
-import type { RedisConnection } from "./connection.js";
+import { luaScript, type RedisConnection } from "./connection.js";
 
 /** KEYS: live hash, live order, start-up hash, start-up order, flag. ARGV: id and JSON of each start-up webhook. */
-const INITIAL_SCRIPT = `
+const INITIAL_SCRIPT = luaScript(`
 if redis.call('EXISTS', KEYS[5]) == 1 then return 0 end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
 for i = 1, #ARGV, 2 do
@@ -20,23 +20,34 @@ for i = 1, #ARGV, 2 do
   redis.call('RPUSH', KEYS[2], ARGV[i])
 end
 redis.call('SET', KEYS[5], '1')
-return 1`;
+return 1`);
 
 /** KEYS: live hash, live order, start-up hash, start-up order, disabled set. Puts the start-up webhooks back. */
-const RESET_SCRIPT = `
+const RESET_SCRIPT = luaScript(`
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[5])
 for _, id in ipairs(redis.call('LRANGE', KEYS[4], 0, -1)) do
   redis.call('HSET', KEYS[1], id, redis.call('HGET', KEYS[3], id))
   redis.call('RPUSH', KEYS[2], id)
 end
-return 0`;
+return 0`);
 
 /** KEYS: live hash, live order. ARGV: id, JSON, limit. Counted in the same step, so two replicas cannot both take the last place. */
-const ADD_SCRIPT = `
+const ADD_SCRIPT = luaScript(`
 if redis.call('LLEN', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('RPUSH', KEYS[2], ARGV[1])
-return 1`;
+return 1`);
+
+/**
+ * KEYS: live hash, live order, disabled set. Answers the webhooks' JSON in order and the disabled
+ * ids: read per lifecycle event (two per send), one command where the order, the set and the hash
+ * were three.
+ */
+const LIST_SCRIPT = luaScript(`
+local ids = redis.call('LRANGE', KEYS[2], 0, -1)
+local texts = {}
+for index, id in ipairs(ids) do texts[index] = redis.call('HGET', KEYS[1], id) end
+return {texts, redis.call('SMEMBERS', KEYS[3])}`);
 
 export async function createRedisWebhookStore(connection: RedisConnection, startUp: readonly Webhook[]): Promise<WebhookStore> {
   const liveHash = connection.key("webhooks:hooks");
@@ -47,7 +58,7 @@ export async function createRedisWebhookStore(connection: RedisConnection, start
   const initializedFlag = connection.key("webhooks:initialized");
 
   const args = startUp.flatMap((webhook) => [webhook.id, JSON.stringify({ ...webhook, enabled: true })]);
-  await connection.run((redis) => redis.eval(INITIAL_SCRIPT, 5, liveHash, orderList, startUpHash, startUpOrder, initializedFlag, ...args));
+  await connection.script(INITIAL_SCRIPT, [liveHash, orderList, startUpHash, startUpOrder, initializedFlag], args);
 
   const withState = (text: string | null, disabled: ReadonlySet<string>): Webhook | undefined => {
     if (text === null) return undefined;
@@ -57,9 +68,7 @@ export async function createRedisWebhookStore(connection: RedisConnection, start
 
   return {
     async list() {
-      const [ids, disabled] = await connection.run((redis) => Promise.all([redis.lrange(orderList, 0, -1), redis.smembers(disabledSet)]));
-      if (ids.length === 0) return [];
-      const texts = await connection.run((redis) => redis.hmget(liveHash, ...ids));
+      const [texts, disabled] = (await connection.script(LIST_SCRIPT, [liveHash, orderList, disabledSet], [])) as [(string | null)[], string[]];
       const off = new Set(disabled);
       return texts.flatMap((text) => withState(text, off) ?? []);
     },
@@ -68,7 +77,7 @@ export async function createRedisWebhookStore(connection: RedisConnection, start
       return withState(text, disabled === 1 ? new Set([id]) : new Set());
     },
     async add(webhook, limit) {
-      const added = await connection.run((redis) => redis.eval(ADD_SCRIPT, 2, liveHash, orderList, webhook.id, JSON.stringify(webhook), String(limit)));
+      const added = await connection.script(ADD_SCRIPT, [liveHash, orderList], [webhook.id, JSON.stringify(webhook), String(limit)]);
       return added === 1;
     },
     async remove(id) {
@@ -79,7 +88,7 @@ export async function createRedisWebhookStore(connection: RedisConnection, start
       await connection.run((redis) => redis.sadd(disabledSet, id));
     },
     async reset() {
-      await connection.run((redis) => redis.eval(RESET_SCRIPT, 5, liveHash, orderList, startUpHash, startUpOrder, disabledSet));
+      await connection.script(RESET_SCRIPT, [liveHash, orderList, startUpHash, startUpOrder, disabledSet], []);
     },
   };
 }
@@ -88,7 +97,7 @@ export async function createRedisWebhookStore(connection: RedisConnection, start
 // ARGV: id, the attempt's JSON, its attempt key, capacity, channel. Numbers the attempt and lists
 // it in one step, so attempts made at once on any replica never share a number; the oldest go
 // past capacity, each taking its count with it. Answers the attempt as listed.
-const ADD_DELIVERY_SCRIPT = `
+const ADD_DELIVERY_SCRIPT = luaScript(`
 local stored = cjson.decode(ARGV[2])
 local key = ARGV[3]
 local highest = tonumber(redis.call('HGET', KEYS[3], key) or '0')
@@ -114,11 +123,11 @@ end
 if stored.delivery.status ~= cjson.null or stored.delivery.error ~= cjson.null then
   redis.call('PUBLISH', ARGV[5], cjson.encode({type = 'delivery', delivery = stored.delivery}))
 end
-return json`;
+return json`);
 
 // KEYS: items hash. ARGV: id, the delivery's JSON, channel. Replaces a listed attempt's delivery
 // with how it ended, keeping its number; nothing when it is no longer listed.
-const SETTLE_DELIVERY_SCRIPT = `
+const SETTLE_DELIVERY_SCRIPT = luaScript(`
 local text = redis.call('HGET', KEYS[1], ARGV[1])
 if not text then return 0 end
 local stored = cjson.decode(text)
@@ -127,7 +136,7 @@ delivery.attempt = stored.delivery.attempt
 stored.delivery = delivery
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(stored))
 redis.call('PUBLISH', ARGV[3], cjson.encode({type = 'delivery', delivery = delivery}))
-return 1`;
+return 1`);
 
 /** A stored attempt as a script wrote it back: its delivery's fields in their documented order. */
 function storedOf(text: string): StoredDelivery {
@@ -149,25 +158,15 @@ export function createRedisDeliveryLog(connection: RedisConnection, channel: Sto
   };
   return {
     async add(attempt) {
-      const listed = (await connection.run((redis) =>
-        redis.eval(
-          ADD_DELIVERY_SCRIPT,
-          4,
-          idsList,
-          itemsHash,
-          highestHash,
-          listedHash,
-          attempt.delivery.id,
-          JSON.stringify(attempt),
-          attemptKeyOf(attempt),
-          String(capacity),
-          channel.name,
-        ),
+      const listed = (await connection.script(
+        ADD_DELIVERY_SCRIPT,
+        [idsList, itemsHash, highestHash, listedHash],
+        [attempt.delivery.id, JSON.stringify(attempt), attemptKeyOf(attempt), String(capacity), channel.name],
       )) as string;
       return storedOf(listed).delivery;
     },
     async settle(delivery) {
-      await connection.run((redis) => redis.eval(SETTLE_DELIVERY_SCRIPT, 1, itemsHash, delivery.id, JSON.stringify(delivery), channel.name));
+      await connection.script(SETTLE_DELIVERY_SCRIPT, [itemsHash], [delivery.id, JSON.stringify(delivery), channel.name]);
     },
     list: async (filter) => selectDeliveries(await all(), filter),
     async get(id) {
