@@ -39,7 +39,7 @@ export function createApp(deps: AppDeps): express.Express {
   // cost a fifth of the inspection API's time in the bench, and a 304 would hide a poll's answer.
   app.disable("etag");
   app.set("query parser", "simple");
-  // On every answer, being cheap: a browser must not run a JSON error or a captured email as a
+  // On every response, being cheap: a browser must not run a JSON error or a captured email as a
   // script because it looks like one, and a link followed from a previewed email must not tell
   // its site the mock's address and message ids.
   app.use((_req: Request, res: Response, next: NextFunction) => {

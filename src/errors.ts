@@ -39,8 +39,8 @@ export function isErrorCode(value: string): value is ErrorCode {
 }
 
 /**
- * One way a request, an answer or a value breaks a contract, whoever found it: the contract
- * engine (contract/engine.ts), `check`, `proxy` or an error answer. Only `path` and `message`
+ * One way a request, a response or a value breaks a contract, whoever found it: the contract
+ * engine (contract/engine.ts), `check`, `proxy` or an error response. Only `path` and `message`
  * go on the wire; the rest is for the words each audience is told.
  */
 export interface Violation {
@@ -90,7 +90,7 @@ export class ApiError extends Error {
     // sixth of the error path's time in the bench. A wrapped bug keeps the stack of its cause.
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
-    // Messages and violations quote what the client sent: cut here, every answer and journal
+    // Messages and violations quote what the client sent: cut here, every response and journal
     // entry that repeats them stays small whatever the request held.
     super(excerpt(message, MAX_MESSAGE_CHARS), options.cause === undefined ? undefined : { cause: options.cause });
     Error.stackTraceLimit = stackTraceLimit;

@@ -14,8 +14,8 @@ import { createOutcomeControl } from "./domain/outcomes.js";
 import { createScheduler, type DueHandler } from "./domain/scheduler.js";
 import { createFaultControl, type RespondLimits } from "./domain/faults.js";
 import { withCapturedMessageCheck } from "./contract/captured-message.js";
-import { createClientErrorAnswer } from "./http/client-errors.js";
-import { createSendService } from "./send/service.js";
+import { createClientErrorResponder } from "./http/client-errors.js";
+import { createApiSendService } from "./send/service.js";
 import { loadTemplateCatalog } from "./domain/templates.js";
 import { templateParsedAhead } from "./contract/parsed-templates.js";
 import { listen } from "./server.js";
@@ -162,16 +162,16 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     return () => resetListeners.delete(listener);
   };
 
-  // Built on first use: only a proxy and the answers of `respond` faults are judged outside
-  // express, and building it took ~90 ms (then ~40 ms to compile the first answer's schemas).
+  // Built on first use: only a proxy and the responses of `respond` faults are judged outside
+  // express, and building it took ~90 ms (then ~40 ms to compile the first response's schemas).
   let checking: Promise<ContractChecker> | undefined;
-  const answerChecker = (): Promise<ContractChecker> =>
+  const responseChecker = (): Promise<ContractChecker> =>
     (checking ??= import("./contract/check.js").then((module) => module.createContractChecker(sendContract)));
   const respondLimits: RespondLimits = { bodyBytes: config.bodyLimitBytes, headerBytes: config.maxHeaderBytes, depth: config.maxRespondDepth };
   // One control for the library and POST /_mock/faults: both hold a rule to admin.yaml's FaultRuleInput, as the route checks it, and the control checks what that schema cannot say.
   const faultControl = createFaultControl(faults, respondLimits);
 
-  const sendService = createSendService({ catalog: templates, outbox, lifecycle, now: () => clock.now() });
+  const sendService = createApiSendService({ catalog: templates, outbox, lifecycle, now: () => clock.now() });
   // Steps and attempts left by an earlier run of a shared store, or scheduled before a restart, run when due.
   void scheduler.runDue().catch(() => undefined);
   void delivering.runDue(clock.nowMs()).catch(() => undefined);
@@ -183,14 +183,14 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   const hostGuard = { boundToLoopback: isLoopbackHost(config.host), allowedHosts: config.allowedHosts };
   const checkHost = createHostCheck(hostGuard);
   const sendEdge = createSendEdge({
-    answer: config.proxy
+    respond: config.proxy
       ? createProxyPipeline({
           ...config.proxy,
-          // Loaded here, as the answer checker above is: swagger-parser is a CommonJS module that
+          // Loaded here, as the response checker above is: swagger-parser is a CommonJS module that
           // requires an ES one, which a default jest project cannot load.
           checker: (await (await import("./contract/choice.js")).chooseContract(config.proxy.contract)).checker,
           // The real service decides what happens to what it accepted: no local lifecycle.
-          sendService: createSendService({ catalog: templates, outbox, now: () => clock.now() }),
+          sendService: createApiSendService({ catalog: templates, outbox, now: () => clock.now() }),
           settings,
           statusCodes: config.statusCodes,
           toApiError: translate,
@@ -214,7 +214,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     watchClient: config.proxy !== null,
     write: createSendWriter({
       checks: sendChecks,
-      answerChecker,
+      responseChecker,
       idempotency: stores.idempotency,
       journal,
       journalBodyBytes: config.journalBodyBytes,
@@ -336,7 +336,7 @@ export async function startSendMock(options: SendMockOptions = {}, optionsSource
       host: config.host,
       port: config.port,
       limits,
-      answerClientError: createClientErrorAnswer({ limits, currentShape: () => mock.settings.current().responseShape }),
+      respondToClientError: createClientErrorResponder({ limits, currentShape: () => mock.settings.current().responseShape }),
     });
   } catch (error) {
     await mock.close();

@@ -1,6 +1,7 @@
 // The http.Server lifecycle: listen (port 0 included), limits on slow or oversized clients,
 // report the real address, close gracefully.
 
+import type { HttpResponse } from "./response.js";
 import { once } from "node:events";
 import http, { STATUS_CODES, type RequestListener, type ServerResponse } from "node:http";
 import net, { type AddressInfo } from "node:net";
@@ -31,19 +32,12 @@ export interface ClientError {
   reason: string;
 }
 
-/** An answer written straight to a socket; the server adds Content-Length and Connection. */
-export interface RawAnswer {
-  status: number;
-  headers: Readonly<Record<string, string>>;
-  body: string;
-}
-
 export interface ListenOptions {
   host: string;
   port: number;
   limits: ServerLimits;
-  /** The answer to a request the parser refused, in the same shape as the app's own errors. */
-  answerClientError: (error: ClientError) => RawAnswer;
+  /** The response to a request the parser refused, in the same shape as the app's own errors. */
+  respondToClientError: (error: ClientError) => HttpResponse;
 }
 
 export function formatUrl(host: string, port: number): string {
@@ -64,10 +58,10 @@ function clientErrorOf(error: Error & { code?: string; reason?: string }): Clien
   return undefined;
 }
 
-function serialize(answer: RawAnswer): string {
-  const headers = { ...answer.headers, "Content-Length": String(Buffer.byteLength(answer.body)), Connection: "close" };
-  const head = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ""}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
-  return `${head.join("\r\n")}\r\n\r\n${answer.body}`;
+function serialize(response: HttpResponse): string {
+  const headers = { ...response.headers, "Content-Length": String(Buffer.byteLength(response.body)), Connection: "close" };
+  const head = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ""}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  return `${head.join("\r\n")}\r\n\r\n${response.body}`;
 }
 
 export async function listen(handler: RequestListener, options: ListenOptions): Promise<RunningServer> {
@@ -91,7 +85,7 @@ export async function listen(handler: RequestListener, options: ListenOptions): 
   ]);
   const { port } = server.address() as AddressInfo;
 
-  // The response each connection is writing, so a client error never cuts into an answer that
+  // The response each connection is writing, so a client error never cuts into a response that
   // has begun: its client would read a broken one.
   const responses = new WeakMap<Duplex, ServerResponse>();
   // Requests being answered. Connections whose client gave up on a request are neither idle
@@ -105,7 +99,7 @@ export async function listen(handler: RequestListener, options: ListenOptions): 
     if (idleClosed && inFlight === 0) server.closeAllConnections();
   };
   server.on("request", (req, res) => {
-    // Answered, then closed: a client learns from the answer itself not to reuse the connection.
+    // Answered, then closed: a client learns from the response itself not to reuse the connection.
     if (stopping) res.setHeader("Connection", "close");
     inFlight += 1;
     responses.set(req.socket, res);
@@ -120,12 +114,12 @@ export async function listen(handler: RequestListener, options: ListenOptions): 
   // the same JSON error envelope as everywhere else. The listener must close the socket itself.
   server.on("clientError", (error: Error, socket: Duplex) => {
     const clientError = clientErrorOf(error);
-    const answerStarted = responses.get(socket)?.headersSent ?? false;
-    if (clientError === undefined || !socket.writable || answerStarted) {
+    const responseStarted = responses.get(socket)?.headersSent ?? false;
+    if (clientError === undefined || !socket.writable || responseStarted) {
       socket.destroy();
       return;
     }
-    socket.end(serialize(options.answerClientError(clientError)), () => socket.destroy());
+    socket.end(serialize(options.respondToClientError(clientError)), () => socket.destroy());
   });
 
   return {

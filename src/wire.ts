@@ -130,14 +130,14 @@ export interface JournalEntry {
   api_key_hint: string | null;
   to: string | null;
   template_id: string | null;
-  /** How a `respond` fault's answer departs from the contract (empty when it conforms); null when no answer was judged. */
+  /** How a `respond` fault's response departs from the contract (empty when it conforms); null when no response was judged. */
   response_violations: Violation[] | null;
   request: JournalRequest;
-  /** The answer as sent; null when none was (a disconnect or timeout fault, a client gone first). */
+  /** The response as sent; null when none was (a disconnect or timeout fault, a client gone first). */
   response: JournalResponse | null;
-  /** True when the client closed the connection before its answer was written. */
+  /** True when the client closed the connection before its response was written. */
   client_gone: boolean;
-  /** True when the answer was the one kept for the request's `Idempotency-Key`, sent again: nothing was captured. */
+  /** True when the response was the one kept for the request's `Idempotency-Key`, sent again: nothing was captured. */
   idempotent_replay: boolean;
 }
 
@@ -150,7 +150,7 @@ export interface JournalRequest {
   body_truncated: boolean;
 }
 
-/** An answer as written to the client, the body as text up to `journal_body_bytes` (64 KB). */
+/** A response as written to the client, the body as text up to `journal_body_bytes` (64 KB). */
 export interface JournalResponse {
   status: number;
   headers: Record<string, string>;
@@ -255,9 +255,9 @@ export interface FaultRuleInput {
   /** `rate_limit` (default 1) and `server_error` (default none): the `Retry-After` in seconds. */
   retry_after_s?: number;
   delay_ms?: number;
-  /** `respond` only: the answer's headers, as given. */
+  /** `respond` only: the response's headers, as given. */
   headers?: Record<string, string>;
-  /** `respond` only: the answer's body; a string is sent as it is, any other JSON value as JSON. */
+  /** `respond` only: the response's body; a string is sent as it is, any other JSON value as JSON. */
   body?: Exclude<JsonValue, null>;
 }
 

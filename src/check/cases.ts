@@ -31,7 +31,7 @@ export interface CaseRequest {
 export interface CaseExpectation {
   /** `4xx`: any client error; `2xx`: a success with a tracking id. */
   status: "4xx" | "2xx";
-  /** The error code the answer must carry where it shows one (shape a body, or X-Sendmock-Error-Code). */
+  /** The error code the response must carry where it shows one (shape a body, or X-Sendmock-Error-Code). */
   errorCode?: string;
   /** A word the error's message must contain where it shows one (rule 2: the message says the template ID is invalid). */
   messageMentions?: string;
@@ -89,7 +89,7 @@ export const CASES: readonly CheckCase[] = [
     request: (i) => ({ body: { ...valid(i), template_id: NO_SUCH_TEMPLATE } }),
     expect: { status: "4xx", messageMentions: "template" },
   },
-  // The spec leaves the answer to a missing or wrong key open ("not shown"), so any 4xx passes.
+  // The spec leaves the response to a missing or wrong key open ("not shown"), so any 4xx passes.
   { id: "missing-auth", name: "missing auth", sends: false, request: (i) => ({ authorization: null, body: valid(i) }), expect: { status: "4xx" } },
   {
     id: "malformed-auth",

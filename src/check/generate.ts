@@ -137,9 +137,12 @@ function mutations(schema: Schema, dataKeys: readonly string[]): fc.Arbitrary<Mu
     ),
     fc.tuple(wrongTypeValue({ type: ["string", "array"] }), fc.constantFrom(...dataKeys, "zzz")).map(([value, key]) => ({
       defect: `data.${key}: ${describeValue(value)}`,
-      apply: (body) => ({ ...body, data: { ...asObject(body.data), [key]: value } }),
+      apply: (body) => ({ ...body, data: { ...objectOrEmpty(body.data), [key]: value } }),
     })),
-    fc.constant<Mutation>({ defect: "data: an array item that is a number", apply: (body) => ({ ...body, data: { ...asObject(body.data), zzz: ["a", 1] } }) }),
+    fc.constant<Mutation>({
+      defect: "data: an array item that is a number",
+      apply: (body) => ({ ...body, data: { ...objectOrEmpty(body.data), zzz: ["a", 1] } }),
+    }),
     fc
       .oneof(fc.array(fc.integer(), { maxLength: 2 }), fc.integer(), fc.string({ maxLength: 8 }), fc.constant(null))
       .map((value) => ({ defect: `the body is ${describeValue(value)}, not an object`, apply: () => value })),
@@ -196,7 +199,7 @@ function coverageMutations(schema: Schema, dataKeys: readonly string[]): Mutatio
   if (refusesUnknownFields(schema)) list.push({ defect: `unknown field "zzz"`, apply: setting("zzz", 1) });
   for (const [, value] of ONE_OF_EACH_TYPE.filter(([type]) => type !== "string" && type !== "array")) {
     const key = dataKeys[0] ?? "zzz";
-    list.push({ defect: `data.${key}: ${describeValue(value)}`, apply: (body) => ({ ...body, data: { ...asObject(body.data), [key]: value } }) });
+    list.push({ defect: `data.${key}: ${describeValue(value)}`, apply: (body) => ({ ...body, data: { ...objectOrEmpty(body.data), [key]: value } }) });
   }
   for (const [type, value] of ONE_OF_EACH_TYPE.filter(([type]) => type !== "object")) {
     list.push({ defect: `the body is ${type === "string" ? "a string" : describeValue(value)}, not an object`, apply: () => value });
@@ -224,7 +227,7 @@ function omit(body: Record<string, unknown>, key: string): Record<string, unknow
   return Object.fromEntries(Object.entries(body).filter(([name]) => name !== key));
 }
 
-function asObject(value: unknown): Record<string, unknown> {
+function objectOrEmpty(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 

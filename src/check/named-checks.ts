@@ -1,10 +1,10 @@
 // The named checks of `sendmock check --generate` (Schemathesis' names): what each judges of one
-// generated request and its answer, the answer itself judged by the contract checker proxy uses.
+// generated request and its response, the response itself judged by the contract checker proxy uses.
 
 import type { ContractChecker } from "../contract/check.js";
 import type { ExplainedViolation } from "../errors.js";
 import type { GeneratedRequest } from "./generate.js";
-import type { Answer } from "./transport.js";
+import type { HttpResponse } from "../response.js";
 
 export const CHECK_NAMES = [
   "not_a_server_error",
@@ -22,11 +22,11 @@ export const CHECK_NAMES = [
 export type CheckName = (typeof CHECK_NAMES)[number];
 
 /**
- * The checks that judge an answer's form alone (status, media type, headers, body). They judge
+ * The checks that judge a response's form alone (status, media type, headers, body). They judge
  * even an inconclusive answer (a 429 after every retry, a 401 to the given key): it says nothing
  * of the request, yet it can break the contract itself.
  */
-export const ANSWER_CHECKS: ReadonlySet<CheckName> = new Set([
+export const RESPONSE_CHECKS: ReadonlySet<CheckName> = new Set([
   "status_code_conformance",
   "content_type_conformance",
   "response_headers_conformance",
@@ -49,10 +49,10 @@ export const EXPECTED: Record<CheckName, string> = {
 
 export interface Exchange {
   request: GeneratedRequest;
-  /** Absent when no answer came (`failure` says why). */
-  answer?: Answer;
+  /** Absent when no response came (`failure` says why). */
+  response?: HttpResponse;
   failure?: string;
-  /** Why the answer says nothing of the request (rate limited, the key refused): only ANSWER_CHECKS judge it. */
+  /** Why the response says nothing of the request (rate limited, the key refused): only ANSWER_CHECKS judge it. */
   inconclusive?: string;
   durationMs: number;
 }
@@ -77,9 +77,9 @@ const NEGATIVE_KINDS = new Set(["negative_body", "wrong_content_type", "malforme
  */
 export function judge(contract: ContractChecker, exchange: Exchange, maxResponseMs: number | undefined): Verdicts {
   const verdicts: Verdicts = {};
-  const { request, answer } = exchange;
+  const { request, response } = exchange;
   if (exchange.inconclusive !== undefined) {
-    for (const violation of answer === undefined ? [] : contract.checkAnswer(answer)) verdicts[checkOfViolation(violation)] ??= violation;
+    for (const violation of response === undefined ? [] : contract.checkResponse(response)) verdicts[checkOfViolation(violation)] ??= violation;
     return verdicts;
   }
   if (maxResponseMs !== undefined && exchange.durationMs > maxResponseMs) {
@@ -90,12 +90,12 @@ export function judge(contract: ContractChecker, exchange: Exchange, maxResponse
       actual: `${exchange.durationMs} ms`,
     };
   }
-  if (answer === undefined) {
+  if (response === undefined) {
     const reason = exchange.failure ?? "no answer";
     verdicts.not_a_server_error = { path: "", message: `no answer: ${reason}`, expected: "an answer", actual: reason };
     return verdicts;
   }
-  const status = answer.status;
+  const status = response.status;
   const actual = String(status);
   if (status >= 500) {
     verdicts.not_a_server_error = { path: "/status", message: "a server error", expected: "no 5xx", actual };
@@ -118,7 +118,7 @@ export function judge(contract: ContractChecker, exchange: Exchange, maxResponse
     };
   } else if (request.kind === "other_method") {
     // A 405 names what is allowed (RFC 9110 §15.5.6), whatever the contract; only a contract that lists 405 asks for one.
-    const allow = answer.headers.allow;
+    const allow = response.headers.allow;
     if (status === 405 && !/\bPOST\b/i.test(allow ?? "")) {
       verdicts.unsupported_method = {
         path: "/headers/allow",
@@ -133,6 +133,6 @@ export function judge(contract: ContractChecker, exchange: Exchange, maxResponse
   } else if (request.kind === "positive" && (status < 200 || status > 299)) {
     verdicts.positive_data_acceptance = { path: "/status", message: "a request the contract accepts was refused", expected: "2xx", actual };
   }
-  for (const violation of contract.checkAnswer(answer)) verdicts[checkOfViolation(violation)] ??= violation;
+  for (const violation of contract.checkResponse(response)) verdicts[checkOfViolation(violation)] ??= violation;
   return verdicts;
 }

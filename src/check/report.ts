@@ -9,7 +9,7 @@ export function showPointer(path: string): string {
   return path === "" ? "(answer)" : path;
 }
 
-export function describeProblem(problem: ExplainedViolation): string {
+export function describeViolation(problem: ExplainedViolation): string {
   return `${showPointer(problem.path)}: ${problem.message} (expected ${problem.expected}, actual ${problem.actual})`;
 }
 
@@ -26,7 +26,7 @@ export function progressLine(result: CheckResult): string {
       : first.path === "/status" && first.actual === status
         ? ` (expected ${first.expected})`
         : ` (${showPointer(first.path)}: expected ${first.expected}, actual ${first.actual})`;
-  return `✗ ${result.name} … ${status}${short}\n${result.problems.map((problem) => `    ${describeProblem(problem)}\n`).join("")}${reproductionLines(result)}`;
+  return `✗ ${result.name} … ${status}${short}\n${result.problems.map((problem) => `    ${describeViolation(problem)}\n`).join("")}${reproductionLines(result)}`;
 }
 
 /** A named check's smallest failing request and the curl line that sends it again, indented. */
@@ -49,7 +49,7 @@ export function summaryTable(results: readonly CheckResult[]): string {
       ? clip(result.skipReason ?? "", 100)
       : result.problems[0] === undefined
         ? ""
-        : clip(describeProblem(result.problems[0]), 100),
+        : clip(describeViolation(result.problems[0]), 100),
   ]);
   const header = ["case", "status", "result", "first problem"];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
@@ -66,7 +66,7 @@ export function totals(results: readonly CheckResult[]): Record<CheckResult["out
   return { passed: count("passed"), failed: count("failed"), skipped: count("skipped"), inconclusive: count("inconclusive") };
 }
 
-/** Whether the run failed: a case or check failed, or a request was left without a judgeable answer. */
+/** Whether the run failed: a case or check failed, or a request was left without a judgeable response. */
 export function runFailed(report: CheckReport): boolean {
   return report.results.some((result) => result.outcome === "failed") || inconclusiveLine(report.inconclusive) !== undefined;
 }
@@ -97,8 +97,8 @@ export function xmlEscape(text: string): string {
 
 /**
  * JUnit XML: a test case per case and named check. What was not judged is an `<error>`: an
- * inconclusive case or check, and, when any request was left without a judgeable answer, one more
- * case, `judgeable answers`, so that the job's test report shows why the run failed.
+ * inconclusive case or check, and, when any request was left without a judgeable response, one more
+ * case, `judgeable responses`, so that the job's test report shows why the run failed.
  */
 export function junitXml(report: CheckReport, target: string): string {
   const { results } = report;
@@ -117,9 +117,9 @@ export function junitXml(report: CheckReport, target: string): string {
     if (result.outcome === "inconclusive")
       return testcase(result.name, result.durationMs, error(`inconclusive: ${result.skipReason ?? "no judgeable answer"}`));
     const first = result.problems[0];
-    const message = first === undefined ? "failed" : describeProblem(first);
+    const message = first === undefined ? "failed" : describeViolation(first);
     const reproduction = result.reproduction === undefined ? "" : `\nsmallest failing request: ${result.reproduction.request}\n${result.reproduction.curl}`;
-    const details = result.problems.map(describeProblem).join("\n") + reproduction;
+    const details = result.problems.map(describeViolation).join("\n") + reproduction;
     return testcase(
       result.name,
       result.durationMs,

@@ -1,7 +1,7 @@
-// Runs the battery of `sendmock check` against a base URL and judges every answer: the case's
+// Runs the battery of `sendmock check` against a base URL and judges every response: the case's
 // own expectation, the requested shape, and the chosen contract (published, sendmock or a file);
 // then, if asked, the generated requests and their named checks (run-generated). Every request
-// goes through one transport that paces it and waits out 429s; an answer that cannot be judged is
+// goes through one transport that paces it and waits out 429s; a response that cannot be judged is
 // reported as inconclusive, never as a verdict. Returns the report; prints nothing.
 
 import { randomInt, randomUUID } from "node:crypto";
@@ -11,7 +11,8 @@ import type { ExplainedViolation } from "../errors.js";
 import { parseJson } from "../domain/json.js";
 import { CASES, IDEMPOTENCY_CASE, type CaseInputs, type CheckCase } from "./cases.js";
 import { runGenerated, type Reproduction } from "./run-generated.js";
-import { createTransport, type Answer, type Delivery, type InconclusiveTally, type Pace } from "./transport.js";
+import type { HttpResponse } from "../response.js";
+import { createTransport, type Delivery, type InconclusiveTally, type Pace } from "./transport.js";
 
 export type ShapeOption = "a" | "b" | "any";
 
@@ -47,7 +48,7 @@ export interface CheckOptions {
   generate?: number;
   /** Seeds the generated requests: the same seed draws the same requests (default: a random one, given to `onGeneration`). */
   seed?: number;
-  /** Runs the `max_response_time` check: an answer slower than this fails it. */
+  /** Runs the `max_response_time` check: a response slower than this fails it. */
   maxResponseMs?: number;
   /** How long shrinking one failure may take before its smallest request so far is kept (default 30 s). */
   shrinkTimeLimitMs?: number;
@@ -62,9 +63,9 @@ export interface CheckOptions {
 export interface CheckResult {
   id: string;
   name: string;
-  /** `inconclusive`: no answer it was given could be judged (rate limited, the key refused). */
+  /** `inconclusive`: no response it was given could be judged (rate limited, the key refused). */
   outcome: "passed" | "failed" | "skipped" | "inconclusive";
-  /** The HTTP status; undefined when there was no answer (or the case was skipped). */
+  /** The HTTP status; undefined when there was no response (or the case was skipped). */
   status?: number;
   /** What the case expects, as shown: `4xx` or `2xx`. */
   expected: string;
@@ -83,7 +84,7 @@ export interface CheckReport {
   /** The contract the target was judged by, as printed: `published (openapi/service.yaml)`. */
   contract: string;
   results: CheckResult[];
-  /** Requests left without a judgeable answer, by why: any of them fails the run. */
+  /** Requests left without a judgeable response, by why: any of them fails the run. */
   inconclusive: Readonly<InconclusiveTally>;
 }
 
@@ -115,8 +116,8 @@ function errorOf(body: unknown): { code?: unknown; message?: unknown } {
 }
 
 /** Own expectations of a case: status class, error code and message where visible, tracking id. */
-function expectationProblems(testCase: CheckCase, answer: Answer, body: unknown): ExplainedViolation[] {
-  const { status } = answer;
+function expectationProblems(testCase: CheckCase, response: HttpResponse, body: unknown): ExplainedViolation[] {
+  const { status } = response;
   const expect = testCase.expect;
   if (expect.status === "2xx") {
     if (status < 200 || status > 299) return [{ path: "/status", message: `the send was not accepted (${status})`, expected: "2xx", actual: String(status) }];
@@ -142,7 +143,7 @@ function expectationProblems(testCase: CheckCase, answer: Answer, body: unknown)
     if (error.code !== undefined && error.code !== expect.errorCode) {
       problems.push({ path: "/body/error/code", message: "wrong error code", expected: expect.errorCode, actual: JSON.stringify(error.code) });
     }
-    const header = answer.headers["x-sendmock-error-code"];
+    const header = response.headers["x-sendmock-error-code"];
     if (header !== undefined && header !== expect.errorCode) {
       problems.push({ path: "/headers/x-sendmock-error-code", message: "wrong error code", expected: expect.errorCode, actual: header });
     }
@@ -163,9 +164,9 @@ function expectationProblems(testCase: CheckCase, answer: Answer, body: unknown)
 /** The template's sample_data when the target is a sendmock (`GET /_mock/templates/{id}`); else `{}`. */
 async function sampleData(baseUrl: string, templateId: string, timeoutMs: number): Promise<Record<string, unknown>> {
   try {
-    const answer = await fetch(urlOf(baseUrl, `/_mock/templates/${encodeURIComponent(templateId)}`), { signal: AbortSignal.timeout(timeoutMs) });
-    if (!answer.ok) return {};
-    const detail = (await answer.json()) as { sample_data?: unknown };
+    const response = await fetch(urlOf(baseUrl, `/_mock/templates/${encodeURIComponent(templateId)}`), { signal: AbortSignal.timeout(timeoutMs) });
+    if (!response.ok) return {};
+    const detail = (await response.json()) as { sample_data?: unknown };
     const data = detail.sample_data;
     return data !== null && typeof data === "object" && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
   } catch {
@@ -173,18 +174,18 @@ async function sampleData(baseUrl: string, templateId: string, timeoutMs: number
   }
 }
 
-/** A case or check that got no judgeable answer: why, as a problem and a reason. */
+/** A case or check that got no judgeable response: why, as a problem and a reason. */
 function inconclusiveResult(base: { id: string; name: string; expected: string }, delivery: Delivery & { kind: "inconclusive" }): CheckResult {
   return {
     ...base,
     outcome: "inconclusive",
-    status: delivery.answer?.status,
+    status: delivery.response?.status,
     problems: [
       {
         path: "/status",
         message: delivery.detail,
         expected: "a judgeable answer",
-        actual: delivery.answer === undefined ? "not sent" : String(delivery.answer.status),
+        actual: delivery.response === undefined ? "not sent" : String(delivery.response.status),
       },
     ],
     durationMs: delivery.durationMs,
@@ -274,7 +275,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   }
 
   /**
-   * Sends one message twice with one Idempotency-Key: the second answer should replay the first.
+   * Sends one message twice with one Idempotency-Key: the second response should replay the first.
    * A target that ignores the key (a new tracking id, no Idempotency-Replayed) is reported as not
    * supporting keys, not as failing: the service's spec does not promise them.
    */
@@ -283,12 +284,12 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     const base = { ...IDEMPOTENCY_CASE, expected: "2xx replayed" };
     const key = `sendmock-check-${randomUUID()}`;
     const first = await sendWithKey(key);
-    const accepted = first.kind === "answer" && first.answer.status >= 200 && first.answer.status <= 299;
+    const accepted = first.kind === "response" && first.response.status >= 200 && first.response.status <= 299;
     const second = accepted ? await sendWithKey(key) : undefined;
     const durationMs = Math.round(performance.now() - started);
     for (const delivery of [first, second]) if (delivery?.kind === "inconclusive") return inconclusiveResult(base, delivery);
-    if (first.kind !== "answer" || second?.kind !== "answer") {
-      const actual = first.kind === "answer" ? String(first.answer.status) : "no answer";
+    if (first.kind !== "response" || second?.kind !== "response") {
+      const actual = first.kind === "response" ? String(first.response.status) : "no answer";
       return {
         ...base,
         outcome: "failed",
@@ -303,16 +304,16 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
         durationMs,
       };
     }
-    const trackingId = (answer: Answer): unknown => {
-      const json = parseJson(answer.body);
+    const trackingId = (response: HttpResponse): unknown => {
+      const json = parseJson(response.body);
       const record = (json.ok && json.value !== null && typeof json.value === "object" ? json.value : {}) as Record<string, unknown>;
       return record.message_id ?? record.email_id;
     };
-    const [firstId, secondId] = [trackingId(first.answer), trackingId(second.answer)];
-    const replayed = second.answer.headers["idempotency-replayed"] === "true";
-    const status = second.answer.status;
+    const [firstId, secondId] = [trackingId(first.response), trackingId(second.response)];
+    const replayed = second.response.headers["idempotency-replayed"] === "true";
+    const status = second.response.status;
     // The same id is one message, marked as a replay or not.
-    if (status === first.answer.status && secondId !== undefined && secondId === firstId)
+    if (status === first.response.status && secondId !== undefined && secondId === firstId)
       return { ...base, outcome: "passed", status, problems: [], durationMs };
     if (status >= 200 && status <= 299 && !replayed) {
       return { ...base, outcome: "skipped", status, problems: [], durationMs, skipReason: "not supported: the target sent the message again under a new id" };
@@ -345,17 +346,17 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
       body,
     });
     if (delivery.kind === "inconclusive") return inconclusiveResult(base, delivery);
-    if (delivery.kind === "no_answer") {
-      if (!transport.answered && delivery.connectionError) {
+    if (delivery.kind === "no_response") {
+      if (!transport.responded && delivery.connectionError) {
         throw new UnreachableError(`cannot reach ${urlOf(options.baseUrl, "/send")}: ${delivery.failure}`);
       }
       const problem = { path: "", message: `no answer: ${delivery.failure}`, expected: "an answer", actual: delivery.failure };
       return { ...base, outcome: "failed", problems: [problem], durationMs: delivery.durationMs };
     }
-    const { answer } = delivery;
-    const json = parseJson(answer.body);
+    const { response } = delivery;
+    const json = parseJson(response.body);
     const parsed = json.ok ? json.value : undefined;
-    const problems = expectationProblems(testCase, answer, parsed);
+    const problems = expectationProblems(testCase, response, parsed);
     const shape = shapeOf(parsed);
     if (wanted !== "any" && shape !== undefined && shape !== wanted) {
       problems.push({
@@ -367,9 +368,9 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     }
     // The same finding from both sides (an undocumented status, a missing id) is reported once.
     const seen = new Set(problems.map((problem) => `${problem.path} ${problem.actual}`));
-    for (const violation of contract.checkAnswer(answer)) {
+    for (const violation of contract.checkResponse(response)) {
       if (!seen.has(`${violation.path} ${violation.actual}`)) problems.push(violation);
     }
-    return { ...base, outcome: problems.length === 0 ? "passed" : "failed", status: answer.status, problems, durationMs: delivery.durationMs };
+    return { ...base, outcome: problems.length === 0 ? "passed" : "failed", status: response.status, problems, durationMs: delivery.durationMs };
   }
 }

@@ -1,12 +1,12 @@
 // The generated part of `sendmock check`: sends N requests drawn from the contract with one seed,
-// judges each answer with the named checks, then shrinks each failing check's first failure. An
+// judges each response with the named checks, then shrinks each failing check's first failure. An
 // answer the transport could not judge (rate limited, the key refused) is judged by no check.
 
 import fc from "fast-check";
 import type { ContractChecker } from "../contract/check.js";
 import type { ExplainedViolation } from "../errors.js";
 import { contractAccepts, coverageRequests, requestArbitrary, type GeneratedRequest, type GenerationInputs } from "./generate.js";
-import { ANSWER_CHECKS, CHECK_NAMES, EXPECTED, judge, type CheckName, type Exchange } from "./named-checks.js";
+import { RESPONSE_CHECKS, CHECK_NAMES, EXPECTED, judge, type CheckName, type Exchange } from "./named-checks.js";
 import type { Transport } from "./transport.js";
 
 export interface GeneratedRunOptions {
@@ -36,7 +36,7 @@ export interface Reproduction {
 
 export interface NamedCheckResult {
   name: CheckName;
-  /** `inconclusive`: every request it would have judged was left without a judgeable answer. */
+  /** `inconclusive`: every request it would have judged was left without a judgeable response. */
   outcome: "passed" | "failed" | "skipped" | "inconclusive";
   expected: string;
   status?: number;
@@ -56,7 +56,7 @@ export interface GeneratedRun {
   discarded: number;
 }
 
-/** The checks that judge a request of this kind (every answer goes through the first five). */
+/** The checks that judge a request of this kind (every response goes through the first five). */
 function appliesTo(check: CheckName, request: GeneratedRequest, maxResponseMs: number | undefined): boolean {
   switch (check) {
     case "negative_data_rejection":
@@ -95,12 +95,12 @@ function describeRequest(request: GeneratedRequest): string {
 async function send(options: GeneratedRunOptions, request: GeneratedRequest): Promise<Exchange> {
   const delivery = await options.transport.send(request);
   switch (delivery.kind) {
-    case "answer":
-      return { request, answer: delivery.answer, durationMs: delivery.durationMs };
-    case "no_answer":
+    case "response":
+      return { request, response: delivery.response, durationMs: delivery.durationMs };
+    case "no_response":
       return { request, failure: delivery.failure, durationMs: delivery.durationMs };
     default:
-      return { request, answer: delivery.answer, inconclusive: delivery.detail, durationMs: delivery.durationMs };
+      return { request, response: delivery.response, inconclusive: delivery.detail, durationMs: delivery.durationMs };
   }
 }
 
@@ -121,7 +121,7 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
   const safe = (request: GeneratedRequest): boolean => contractAccepts(options.contract, request) === (allowSend && request.kind === "positive");
   const first = new Map<CheckName, Failure>();
   const judged = new Map<CheckName, number>();
-  /** Requests a check would have judged that got no judgeable answer. */
+  /** Requests a check would have judged that got no judgeable response. */
   const unjudged = new Map<CheckName, number>();
   const count = (counts: Map<CheckName, number>, check: CheckName): void => void counts.set(check, (counts.get(check) ?? 0) + 1);
   let sent = 0;
@@ -140,7 +140,7 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
         const verdicts = judge(options.contract, exchange, options.maxResponseMs);
         for (const check of CHECK_NAMES) {
           if (!appliesTo(check, request, options.maxResponseMs)) continue;
-          if (exchange.inconclusive !== undefined && !(exchange.answer !== undefined && ANSWER_CHECKS.has(check))) {
+          if (exchange.inconclusive !== undefined && !(exchange.response !== undefined && RESPONSE_CHECKS.has(check))) {
             count(unjudged, check);
             continue;
           }
@@ -181,7 +181,7 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
     results.push({
       ...base,
       outcome: "failed",
-      status: smallest.exchange.answer?.status,
+      status: smallest.exchange.response?.status,
       problem: smallest.problem,
       reproduction: { request: describeRequest(smallest.exchange.request), curl: curlCommand(options.baseUrl, smallest.exchange.request) },
       durationMs: Math.round(performance.now() - shrinkStarted),

@@ -1,7 +1,8 @@
 // How `sendmock check` sends each request to the target: paced by --rate-limit, a 429 waited out
-// and sent again up to --max-retries, and an answer that cannot be judged (still rate limited, the
+// and sent again up to --max-retries, and a response that cannot be judged (still rate limited, the
 // key refused) named as such instead of being judged.
 
+import type { HttpResponse } from "../response.js";
 import { setTimeout as sleep } from "node:timers/promises";
 
 export interface OutgoingRequest {
@@ -15,20 +16,14 @@ export interface OutgoingRequest {
   headers?: Record<string, string>;
 }
 
-export interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Why an answer cannot be judged: a 429 after every retry, a 401/403 to the given key, or not sent after too many of those in a row. */
+/** Why a response cannot be judged: a 429 after every retry, a 401/403 to the given key, or not sent after too many of those in a row. */
 export type Inconclusive = "rate_limited" | "key_refused" | "not_sent";
 
 export type Delivery =
-  | { kind: "answer"; answer: Answer; durationMs: number }
-  | { kind: "no_answer"; failure: string; connectionError: boolean; durationMs: number }
-  /** `answer`: the last answer (the 429, the 401), which says nothing of the request but can itself break the contract. */
-  | { kind: "inconclusive"; why: Inconclusive; detail: string; answer?: Answer; durationMs: number };
+  | { kind: "response"; response: HttpResponse; durationMs: number }
+  | { kind: "no_response"; failure: string; connectionError: boolean; durationMs: number }
+  /** `response`: the last one (the 429, the 401), which says nothing of the request but can itself break the contract. */
+  | { kind: "inconclusive"; why: Inconclusive; detail: string; response?: HttpResponse; durationMs: number };
 
 /** `--rate-limit N/s` or `N/m`: at most `requests` started per `perMs`. */
 export interface Pace {
@@ -53,10 +48,10 @@ export type InconclusiveTally = Record<Inconclusive, number>;
 
 export interface Transport {
   send(request: OutgoingRequest): Promise<Delivery>;
-  /** Requests left without a judgeable answer so far, by why. */
+  /** Requests left without a judgeable response so far, by why. */
   readonly inconclusive: Readonly<InconclusiveTally>;
-  /** Whether any request got an answer (the target is reachable). */
-  readonly answered: boolean;
+  /** Whether any request got a response (the target is reachable). */
+  readonly responded: boolean;
 }
 
 export const DEFAULT_MAX_RETRIES = 3;
@@ -74,7 +69,7 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-function describeFailure(error: unknown, timeoutMs: number): string {
+function describeTargetFailure(error: unknown, timeoutMs: number): string {
   if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) return `timed out after ${timeoutMs} ms`;
   const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
   return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
@@ -88,7 +83,7 @@ export function createTransport(options: TransportOptions): Transport {
   const inconclusive: InconclusiveTally = { rate_limited: 0, key_refused: 0, not_sent: 0 };
   let nextStart = 0;
   let inARow = 0;
-  let answered = false;
+  let responded = false;
 
   /** Waits for the pace's next slot: requests are sent one at a time, so one clock is enough. */
   async function paced(): Promise<void> {
@@ -105,20 +100,20 @@ export function createTransport(options: TransportOptions): Transport {
     await paced();
     const started = performance.now();
     try {
-      const response = await fetch(`${options.baseUrl}/send`, {
+      const fetched = await fetch(`${options.baseUrl}/send`, {
         method: request.method,
         headers,
         body: request.body,
         redirect: "manual",
         signal: AbortSignal.timeout(options.timeoutMs),
       });
-      const answer = { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
-      answered = true;
-      return { kind: "answer", answer, durationMs: Math.round(performance.now() - started) };
+      const response = { status: fetched.status, headers: Object.fromEntries(fetched.headers), body: await fetched.text() };
+      responded = true;
+      return { kind: "response", response, durationMs: Math.round(performance.now() - started) };
     } catch (error) {
       return {
-        kind: "no_answer",
-        failure: describeFailure(error, options.timeoutMs),
+        kind: "no_response",
+        failure: describeTargetFailure(error, options.timeoutMs),
         // fetch rejects with a TypeError when it cannot connect (refused, no such host, reset).
         connectionError: error instanceof TypeError,
         durationMs: Math.round(performance.now() - started),
@@ -142,15 +137,15 @@ export function createTransport(options: TransportOptions): Transport {
     }
     for (let retry = 0; ; retry++) {
       const delivery = await attempt(request);
-      if (delivery.kind !== "answer") return counted(delivery);
-      const { status, headers } = delivery.answer;
+      if (delivery.kind !== "response") return counted(delivery);
+      const { status, headers } = delivery.response;
       // Only a request that carries the given key says anything about that key.
       if ((status === 401 || status === 403) && request.authorization === undefined) {
         return counted({
           kind: "inconclusive",
           why: "key_refused",
           detail: `the API key was refused (${status})`,
-          answer: delivery.answer,
+          response: delivery.response,
           durationMs: delivery.durationMs,
         });
       }
@@ -161,7 +156,13 @@ export function createTransport(options: TransportOptions): Transport {
           retry >= maxRetries
             ? `still 429 after ${maxRetries} ${maxRetries === 1 ? "retry" : "retries"}`
             : `429 asking for a wait of ${Math.ceil(waitMs / 1000)} s, over --max-retry-wait`;
-        return counted({ kind: "inconclusive", why: "rate_limited", detail: `rate limited: ${why}`, answer: delivery.answer, durationMs: delivery.durationMs });
+        return counted({
+          kind: "inconclusive",
+          why: "rate_limited",
+          detail: `rate limited: ${why}`,
+          response: delivery.response,
+          durationMs: delivery.durationMs,
+        });
       }
       await sleep(waitMs);
     }
@@ -170,8 +171,8 @@ export function createTransport(options: TransportOptions): Transport {
   return {
     send,
     inconclusive,
-    get answered() {
-      return answered;
+    get responded() {
+      return responded;
     },
   };
 }

@@ -37,7 +37,7 @@ interface CheckFlags {
 /** More would only make a run longer than any CI job; a typo of 10 extra zeros should fail, not hang. */
 const MAX_GENERATE = 1_000_000;
 
-function wholeNumber(min: number, max: number, what: string): (value: string) => number {
+function numberFlag(min: number, max: number, what: string): (value: string) => number {
   return (value) => {
     const number = Number(value);
     if (!/^\d+$/.test(value) || number < min || number > max)
@@ -95,7 +95,7 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
   const apiKey = flags.apiKey ?? (fromEnv !== undefined && fromEnv !== "" ? fromEnv : DEFAULT_API_KEY);
 
   // Written with the first result, so that a target that cannot be reached leaves only the one stderr line.
-  // Imported here, not with the CLI: the battery brings swagger-parser, 4 % of `sendmock serve`'s CPU to its first answer.
+  // Imported here, not with the CLI: the battery brings swagger-parser, 4 % of `sendmock serve`'s CPU to its first response.
   const [{ runCheck, UnreachableError }, { ContractError }] = await Promise.all([import("../check/run-check.js"), import("../contract/load.js")]);
   let header = "";
   const report = await runCheck({
@@ -180,31 +180,31 @@ export function registerCheck(program: Command): void {
     .option(
       "--generate <n>",
       "requests to generate from the contract and judge with the named checks (0: none)",
-      wholeNumber(0, MAX_GENERATE, "of requests"),
+      numberFlag(0, MAX_GENERATE, "of requests"),
       100,
     )
-    .option("--seed <s>", "seed of the generated requests: the same seed replays a run (default: random, printed)", wholeNumber(0, 2 ** 31 - 1, ""))
-    .option("--max-response-ms <ms>", "fail max_response_time on any answer slower than this", wholeNumber(1, 3_600_000, "of milliseconds"))
+    .option("--seed <s>", "seed of the generated requests: the same seed replays a run (default: random, printed)", numberFlag(0, 2 ** 31 - 1, ""))
+    .option("--max-response-ms <ms>", "fail max_response_time on any answer slower than this", numberFlag(1, 3_600_000, "of milliseconds"))
     .option("--rate-limit <rate>", "pace the whole run: at most N requests a second (N/s) or a minute (N/m)", parseRate)
     .option(
       "--max-retries <n>",
       "how often a 429 is waited out (its Retry-After, 1 s when absent) and the request sent again",
-      wholeNumber(0, 100, ""),
+      numberFlag(0, 100, ""),
       DEFAULT_MAX_RETRIES,
     )
     .option(
       "--max-retry-wait <seconds>",
       "the longest Retry-After to wait for; a longer one leaves the request rate limited at once",
-      wholeNumber(0, 86_400, "of seconds"),
+      numberFlag(0, 86_400, "of seconds"),
       DEFAULT_MAX_RETRY_WAIT_MS / 1000,
     )
     .option(
       "--max-inconclusive <n>",
       "after this many requests in a row without a judgeable answer (rate limited, key refused), send no more (0: never stop)",
-      wholeNumber(0, 1_000_000, ""),
+      numberFlag(0, 1_000_000, ""),
       DEFAULT_MAX_INCONCLUSIVE,
     )
-    .option("--shrink-time-ms <ms>", "how long shrinking one failing check may take", wholeNumber(0, 3_600_000, "of milliseconds"), 30_000)
+    .option("--shrink-time-ms <ms>", "how long shrinking one failing check may take", numberFlag(0, 3_600_000, "of milliseconds"), 30_000)
     // Usage errors (a bad flag value, a missing argument) exit 2, like the checks above.
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : USAGE))
     .action(check);

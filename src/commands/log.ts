@@ -22,7 +22,7 @@ export interface Banner {
 export interface CommandLog {
   /** Handed to the mock: a line for each /send (and each /_mock call when verbose). */
   readonly requestLog: RequestLog;
-  /** Something that needs a look: a template that broke, a store that failed an answer. */
+  /** Something that needs a look: a template that broke, a store that failed a response. */
   problem(line: string): void;
   /** Start and stop, shown even with --quiet. */
   notice(line: string): void;
@@ -170,7 +170,7 @@ function entryRecord(entry: JournalEntry): Omit<RequestRecord, "time"> {
 }
 
 /** A 5xx sendmock gave on its own, such as a store that did not answer, is a problem; an injected one is not. */
-function problemOf(entry: JournalEntry): string | undefined {
+function serverErrorLine(entry: JournalEntry): string | undefined {
   if (entry.status < 500 || entry.fault !== null) return undefined;
   return `${entry.method} ${entry.path} answered ${entry.status} ${entry.error_code ?? ""}: ${entry.error_message ?? "no message"}`;
 }
@@ -199,7 +199,7 @@ export function createCommandLog(options: { format: LogFormat; detail: LogDetail
   const requestLog: RequestLog = {
     send(entry) {
       if (!quiet) writeRequest(entry);
-      const found = problemOf(entry);
+      const found = serverErrorLine(entry);
       if (found !== undefined) problem(found);
     },
   };

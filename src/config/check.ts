@@ -35,7 +35,7 @@ export const NAMING: Record<OptionsSource | "file", KeyNaming> = {
 
 const checkSettings = schemaCheck(configSchema);
 
-export function check(settings: FileSettings, source: string, naming: KeyNaming): void {
+export function checkConfig(settings: FileSettings, source: string, naming: KeyNaming): void {
   const problem = checkSettings(settings) ?? listedRuleProblem(settings);
   if (problem) throw new ConfigError(`${source}: ${describeProblem(problem, naming, "the settings")}`);
 }

@@ -64,7 +64,7 @@ function setting<S extends TSchema, D>(schema: S, declaration: D & Omit<SettingD
 }
 
 /**
- * Ranges whose answers stay within the send contract: per_seconds of 1e-320 made the reset
+ * Ranges whose responses stay within the send contract: per_seconds of 1e-320 made the reset
  * NaN, and 1e308 or a burst of 1e21 printed exponents in the RateLimit headers. A millisecond
  * to a day, and a million tokens, cover any rate a test needs.
  */
@@ -395,7 +395,7 @@ export const SETTINGS = {
     docs: { meaning: "events waiting for a stream whose client does not read; past it the stream gets `event: dropped` and ends" },
   }),
   journal_body_bytes: setting(size(), {
-    // Enough for any send a client has a reason to make; with the answer, the headers and the
+    // Enough for any send a client has a reason to make; with the response, the headers and the
     // rest, an entry stays below ~150 KB, so the journal's eighth of max_bytes keeps ~100 of the worst.
     default: "64kb",
     docs: { meaning: "how much of a request's body and of its answer's a journal entry keeps, see [Inspection API](inspection-api.md); `0` keeps none" },
@@ -412,7 +412,7 @@ export const SETTINGS = {
       meaning: `with Redis, how long the due work and the \`Idempotency-Key\`s a replica holds stay its own once it is killed (${TIMEOUT_MS.minimum} to ${TIMEOUT_MS.maximum}); renewed every third of it while it runs, let go at once when it stops, see [Running several replicas](replicas.md)`,
     },
   }),
-  // Up to 10 minutes: the longest a latency fault may hold an answer.
+  // Up to 10 minutes: the longest a latency fault may hold a response.
   shutdown_grace_ms: setting(Type.Integer({ minimum: 0, maximum: 600_000 }), {
     default: 5000,
     docs: { meaning: "after SIGTERM/SIGINT (or `close()`), connections still open are cut and the process exits" },

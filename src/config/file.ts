@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { YAMLParseError } from "yaml";
 import { yaml } from "../domain/yaml.js";
-import { check, ConfigError, NAMING, type FileSettings } from "./check.js";
+import { checkConfig, ConfigError, NAMING, type FileSettings } from "./check.js";
 
 /**
  * `, line 3, column 1: <what is wrong>`. The yaml library ends its message in a code frame over
@@ -49,7 +49,7 @@ export function readConfigFile(file: string): FileSettings {
     throw new ConfigError(`config file ${file}: must be a mapping of settings, not ${Array.isArray(parsed) ? "a list" : typeof parsed}`);
   }
   const settings = parsed as FileSettings;
-  check(settings, `config file ${file}`, NAMING.file);
+  checkConfig(settings, `config file ${file}`, NAMING.file);
   if (typeof settings.templates === "string") {
     settings.templates = path.resolve(path.dirname(file), settings.templates);
   }

@@ -6,9 +6,9 @@ import { ConfigError, type OptionsSource } from "./check.js";
 export interface ProxyOptions {
   /** The real service's base URL (http or https); requests go to `{target}/send`. */
   target: string;
-  /** Answer 502 contract_violation instead of passing on an answer that breaks the contract. */
+  /** Answer 502 contract_violation instead of passing on a response that breaks the contract. */
   strict?: boolean;
-  /** How long to wait for the service's answer (default 30000). */
+  /** How long to wait for the service's response (default 30000). */
   timeoutMs?: number;
   /**
    * What both directions are judged by: `published` (default, openapi/service.yaml: what the

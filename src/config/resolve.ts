@@ -11,7 +11,7 @@ import type { RequestLog } from "../domain/request-log.js";
 import { newWebhook, webhookProblem } from "../domain/webhooks.js";
 import { SHIPPED_TEMPLATES } from "../package-root.js";
 import type { Webhook } from "../wire.js";
-import { check, ConfigError, NAMING, renameKeys, type FileSettings, type OptionsSource } from "./check.js";
+import { checkConfig, ConfigError, NAMING, renameKeys, type FileSettings, type OptionsSource } from "./check.js";
 import { SETTINGS } from "./declaration.js";
 import {
   camelToSnake,
@@ -90,7 +90,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
   const fromFile = configFile === undefined ? {} : readConfigFile(path.resolve(configFile));
   const defined = Object.fromEntries(Object.entries(settingOptions as Record<string, unknown>).filter(([, value]) => value !== undefined));
   const fromOptions = renameKeys(defined, camelToSnake) as FileSettings;
-  check(fromOptions, optionsSource, NAMING[optionsSource]);
+  checkConfig(fromOptions, optionsSource, NAMING[optionsSource]);
   const given: FileSettings = { ...fromFile, ...fromOptions };
   /** The key's value as given (in the file's spelling), else its default; a default is copied, as a mock may change what it holds. */
   const valueOf = (key: SettingKey): unknown => given[key] ?? structuredClone((SETTINGS[key] as { default?: unknown }).default);

@@ -1,4 +1,4 @@
-// The inspection API writes stored messages as they are, without its answer check
+// The inspection API writes stored messages as they are, without its response check
 // seeing them; each is checked against openapi/admin.yaml once, when it is captured, instead.
 // The check is compiled once per process for each document (contract/engine.ts).
 

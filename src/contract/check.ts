@@ -7,7 +7,8 @@ import type { ExplainedViolation } from "../errors.js";
 import { operationPointer, requestBodyOf } from "./document-pointers.js";
 import { closestViolations } from "./engine.js";
 import { ContractError, type Contract } from "./load.js";
-import { operationChecks, type ExchangeAnswer } from "./operation-checks.js";
+import type { HttpResponse } from "../response.js";
+import { operationChecks } from "./operation-checks.js";
 
 export interface ContractChecker {
   /** POST /send's request body schema, dereferenced: what `sendmock check` generates requests from. */
@@ -19,7 +20,7 @@ export interface ContractChecker {
    * What breaks the contract: `/status` for the HTTP status, `/headers/<name>` for a header, and a
    * pointer into the body under `/body` (`/body/error/code`) for the body.
    */
-  checkAnswer(answer: ExchangeAnswer): ExplainedViolation[];
+  checkResponse(response: HttpResponse): ExplainedViolation[];
 }
 
 export async function createContractChecker(contract: Contract): Promise<ContractChecker> {
@@ -35,6 +36,6 @@ export async function createContractChecker(contract: Contract): Promise<Contrac
     requestSchema,
     documentsStatus: (status) => checks.documentsStatus(status),
     checkRequest: (value) => closestViolations(contract, requestPointer, value),
-    checkAnswer: (answer) => checks.exchangeAnswer(answer),
+    checkResponse: (response) => checks.exchangeResponse(response),
   };
 }

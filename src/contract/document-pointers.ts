@@ -116,7 +116,7 @@ export interface DocumentedResponse {
   media: Map<string, string | undefined>;
 }
 
-/** Each response of an operation, by response key (`200`, `4XX`, `default`), for judging a whole answer. */
+/** Each response of an operation, by response key (`200`, `4XX`, `default`), for judging a whole response. */
 export function responsesOf(document: OpenAPIV3_1.Document, operation: string): Map<string, DocumentedResponse> {
   const responses = (at(document, `${operation}/responses`) ?? {}) as Record<string, object>;
   const documented = new Map<string, DocumentedResponse>();

@@ -50,7 +50,7 @@ function checkedBy(file: string, document: OpenAPIV3_1.Document, inputComponents
   for (const { pointer } of operationsOf(document)) {
     const body = requestBodyOf(document, pointer)?.pointer;
     if (body !== undefined) json.push(body);
-    for (const answer of responseBodiesOf(document, pointer).values()) if (answer.kind === "json") json.push(answer.pointer);
+    for (const response of responseBodiesOf(document, pointer).values()) if (response.kind === "json") json.push(response.pointer);
     for (const parameter of parametersOf(document, pointer)) coercing.push(parameter.pointer);
   }
   const input = file === ADMIN_CONTRACT ? inputComponents.map(componentPointer) : [];
@@ -248,7 +248,7 @@ function explainedViolations(contract: Contract, pointer: string, value: unknown
 
 /**
  * What in `value` breaks the schema at `pointer`; for a `oneOf` of shapes, only what breaks the
- * branch it came closest to (the fewest violations): an answer in shape b is not also told every
+ * branch it came closest to (the fewest violations): a response in shape b is not also told every
  * way it is not shape a.
  */
 export function closestViolations(contract: Contract, pointer: string, value: unknown, root = ""): ExplainedViolation[] {

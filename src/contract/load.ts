@@ -46,7 +46,7 @@ function firstLinesOf(error: unknown): string {
   return lines.slice(0, 3).join(" ") || "invalid document";
 }
 
-async function check(document: OpenAPIV3_1.Document): Promise<void> {
+async function validateDocument(document: OpenAPIV3_1.Document): Promise<void> {
   const { default: SwaggerParser } = await import("@apidevtools/swagger-parser");
   // validate() dereferences in place, so it gets a copy and the validator gets the original.
   await SwaggerParser.validate(structuredClone(document));
@@ -65,7 +65,7 @@ async function checkedContract(file: string, source: string, digest: string): Pr
   try {
     const checked = builtAhead(CHECKED_CONTRACTS_FILE, digest) as OpenAPIV3_1.Document | undefined;
     document = checked ?? (yaml().parse(source) as OpenAPIV3_1.Document);
-    if (!checked) await check(document);
+    if (!checked) await validateDocument(document);
   } catch (error) {
     throw new ContractError(`${file}: ${firstLinesOf(error)}`);
   }
@@ -144,7 +144,7 @@ export async function recordCheckedContracts(): Promise<void> {
     [SEND_CONTRACT, ADMIN_CONTRACT, SERVICE_CONTRACT].map(async (file) => {
       const source = await readFile(file, "utf8");
       const document = yaml().parse(source) as OpenAPIV3_1.Document;
-      await check(document).catch((error: unknown) => {
+      await validateDocument(document).catch((error: unknown) => {
         throw new ContractError(`${file}: ${firstLinesOf(error)}`);
       });
       return [sha256(source, "hex"), document] as const;

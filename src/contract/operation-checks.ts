@@ -1,7 +1,8 @@
 // The operations of a contract checked by the engine's validators: a request's parameters, media
-// type and body as express-openapi-validator checked them, each answer written as JSON, and a whole
+// type and body as express-openapi-validator checked them, each response written as JSON, and a whole
 // answer off the wire (status, headers, body) as `check`, `proxy` and the `respond` fault judge it.
 
+import type { HttpResponse } from "../response.js";
 import type { ValidateFunction } from "ajv";
 import contentType from "content-type";
 import type { ExplainedViolation, Violation } from "../errors.js";
@@ -42,24 +43,16 @@ export interface OperationChecks {
    * read). Undefined for an operation without query parameters, whose query is always empty.
    */
   typedQuery: ((query: Readonly<Record<string, unknown>>) => Record<string, unknown>) | undefined;
-  /** What in an answer of `status` with the JSON `body` breaks the contract; empty when it fits. */
-  answer(status: number, body: unknown): Violation[];
+  /** What in a response of `status` with the JSON `body` breaks the contract; empty when it fits. */
+  response(status: number, body: unknown): Violation[];
   /** Whether the operation lists this exact status (not only a `4XX` range): 401 for a missing key, 405 for another method. */
   documentsStatus(status: number): boolean;
   /**
-   * What in a whole answer, as it went over the wire, breaks the contract: `/status` for the HTTP
+   * What in a whole response, as it went over the wire, breaks the contract: `/status` for the HTTP
    * status, `/headers/<name>` for a header, and a pointer under `/body` (`/body/error/code`) for
-   * the body. How `check`, `proxy` and the `respond` fault judge an answer they did not write.
+   * the body. How `check`, `proxy` and the `respond` fault judge a response they did not write.
    */
-  exchangeAnswer(answer: ExchangeAnswer): ExplainedViolation[];
-}
-
-/** An answer as it went over the wire. */
-export interface ExchangeAnswer {
-  status: number;
-  headers: Record<string, string | undefined>;
-  /** The raw body text. */
-  body: string;
+  exchangeResponse(response: HttpResponse): ExplainedViolation[];
 }
 
 function failures(validate: ValidateFunction, value: unknown, root: string, keysOf?: KnownKeys): Violation[] {
@@ -168,7 +161,7 @@ function bodyRefusal(body: BodyCheck, parts: RequestParts): ContractRefusal | un
 }
 
 /** The check of each documented response (`200`, `4XX`, `default`): its JSON schema's, or what its body may be. */
-type AnswerCheck = ValidateFunction | "no body" | "not JSON";
+type ResponseCheck = ValidateFunction | "no body" | "not JSON";
 
 /** The response key a status is answered by: its own, its range's (`4XX`), else `default`. */
 function responseKey(keys: { has(key: string): boolean }, status: number): string | undefined {
@@ -176,7 +169,7 @@ function responseKey(keys: { has(key: string): boolean }, status: number): strin
   return [code, `${code[0] ?? ""}XX`, "default"].find((candidate) => keys.has(candidate));
 }
 
-function answerIssues(checks: ReadonlyMap<string, AnswerCheck>, status: number, body: unknown): Violation[] {
+function responseIssues(checks: ReadonlyMap<string, ResponseCheck>, status: number, body: unknown): Violation[] {
   const key = responseKey(checks, status);
   if (key === undefined) return [{ path: "/response", keyword: "", message: `no schema defined for status code '${status}' in the openapi spec` }];
   const check = checks.get(key);
@@ -195,24 +188,24 @@ function exchangeViolations(
   contract: Contract,
   operation: string,
   responses: ReadonlyMap<string, DocumentedResponse>,
-  answer: ExchangeAnswer,
+  response: HttpResponse,
 ): ExplainedViolation[] {
-  const key = responseKey(responses, answer.status);
-  const response = key === undefined ? undefined : responses.get(key);
-  if (!response) {
+  const key = responseKey(responses, response.status);
+  const documented = key === undefined ? undefined : responses.get(key);
+  if (!documented) {
     return [
       {
         path: "/status",
-        message: `status ${answer.status} is not documented for ${operation}`,
+        message: `status ${response.status} is not documented for ${operation}`,
         expected: `one of ${[...responses.keys()].join(", ")}`,
-        actual: String(answer.status),
+        actual: String(response.status),
       },
     ];
   }
   const violations: ExplainedViolation[] = [];
-  for (const { name, required, pointer } of response.headers) {
+  for (const { name, required, pointer } of documented.headers) {
     const path = `/headers/${name.toLowerCase()}`;
-    const value = answer.headers[name.toLowerCase()];
+    const value = response.headers[name.toLowerCase()];
     if (value === undefined) {
       if (required) violations.push({ path, message: `${name} header is missing`, expected: `a ${name} header`, actual: "absent" });
     } else if (pointer !== undefined) {
@@ -222,24 +215,24 @@ function exchangeViolations(
       }
     }
   }
-  const type = (answer.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
-  if (!response.media.has(type)) {
+  const type = (response.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
+  if (!documented.media.has(type)) {
     violations.push({
       path: "/headers/content-type",
-      message: `content type ${type || "(none)"} is not in the contract for ${answer.status}`,
-      expected: [...response.media.keys()].join(", "),
+      message: `content type ${type || "(none)"} is not in the contract for ${response.status}`,
+      expected: [...documented.media.keys()].join(", "),
       actual: type || "absent",
     });
     return violations;
   }
   let body: unknown;
   try {
-    body = JSON.parse(answer.body);
+    body = JSON.parse(response.body);
   } catch {
-    violations.push({ path: "/body", message: "the body is not valid JSON", expected: "JSON", actual: show(answer.body) });
+    violations.push({ path: "/body", message: "the body is not valid JSON", expected: "JSON", actual: show(response.body) });
     return violations;
   }
-  const schema = response.media.get(type);
+  const schema = documented.media.get(type);
   return schema === undefined ? violations : [...violations, ...closestViolations(contract, schema, body, "/body")];
 }
 
@@ -261,20 +254,20 @@ function checksOf(contract: Contract, pointer: string, operation: string): Opera
     required: Array.isArray(bodySchema?.required) && bodySchema.required.length > 0,
     optional: !requestBody.required,
   };
-  // Only check, proxy and the respond fault judge whole answers: read from the document at their first one.
+  // Only check, proxy and the respond fault judge whole responses: read from the document at their first one.
   let responses: Map<string, DocumentedResponse> | undefined;
-  const answers = new Map<string, AnswerCheck>(
-    [...responseBodiesOf(document, pointer)].map(([key, answer]) => [
+  const bodyChecks = new Map<string, ResponseCheck>(
+    [...responseBodiesOf(document, pointer)].map(([key, response]) => [
       key,
-      answer.kind === "json" ? validatorAt(contract, answer.pointer) : answer.kind === "none" ? "no body" : "not JSON",
+      response.kind === "json" ? validatorAt(contract, response.pointer) : response.kind === "none" ? "no body" : "not JSON",
     ]),
   );
   return {
     request: (parts) => parameterRefusal(parameters, parts) ?? (body ? bodyRefusal(body, parts) : undefined),
     typedQuery: parameters.inQuery.size === 0 ? undefined : (query) => typedQuery(parameters.inQuery, query),
-    answer: (status, answerBody) => answerIssues(answers, status, answerBody),
-    documentsStatus: (status) => answers.has(String(status)),
-    exchangeAnswer: (answer) => exchangeViolations(contract, operation, (responses ??= responsesOf(document, pointer)), answer),
+    response: (status, responseBody) => responseIssues(bodyChecks, status, responseBody),
+    documentsStatus: (status) => bodyChecks.has(String(status)),
+    exchangeResponse: (response) => exchangeViolations(contract, operation, (responses ??= responsesOf(document, pointer)), response),
   };
 }
 

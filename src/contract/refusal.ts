@@ -1,9 +1,9 @@
-// What a contract check (contract/operation-checks.ts) refused in a request or an answer, for the
+// What a contract check (contract/operation-checks.ts) refused in a request or a response, for the
 // error handler to word.
 
 import type { Violation } from "../errors.js";
 
-export type RefusalKind = "bad_request" | "unsupported_media_type" | "broken_answer";
+export type RefusalKind = "bad_request" | "unsupported_media_type" | "broken_response";
 
 /** Turned into an ApiError by the error handler, which words it for the client. */
 export class ContractRefusal extends Error {
@@ -16,9 +16,9 @@ export class ContractRefusal extends Error {
     readonly issues: readonly Violation[] = [],
   ) {
     // A refused request is the client's mistake, with no stack to read: capturing one was 5% of
-    // the 422 path's CPU in a profile of the bench. A broken answer is sendmock's bug, and keeps it.
+    // the 422 path's CPU in a profile of the bench. A broken response is sendmock's bug, and keeps it.
     const stackTraceLimit = Error.stackTraceLimit;
-    if (kind !== "broken_answer") Error.stackTraceLimit = 0;
+    if (kind !== "broken_response") Error.stackTraceLimit = 0;
     super(message);
     Error.stackTraceLimit = stackTraceLimit;
   }

@@ -92,9 +92,9 @@ function problemOf(errors: readonly ErrorObject[], root: unknown): SchemaProblem
   };
   const [first] = [...outermost].sort((a, b) => rank(a) - rank(b));
   if (first === undefined) return { kind: "value", at: [], problem: "is invalid" };
-  if (!WRAPPERS.has(first.keyword)) return phrase(first, root);
+  if (!WRAPPERS.has(first.keyword)) return problemFrom(first, root);
   const inner = errors.filter((error) => isUnder(error, first));
-  if (first.keyword !== "anyOf" && first.keyword !== "oneOf") return inner.length > 0 ? problemOf(inner, root) : phrase(first, root);
+  if (first.keyword !== "anyOf" && first.keyword !== "oneOf") return inner.length > 0 ? problemOf(inner, root) : problemFrom(first, root);
   return branchProblem(first, inner, root);
 }
 
@@ -106,7 +106,7 @@ function problemOf(errors: readonly ErrorObject[], root: unknown): SchemaProblem
 function branchProblem(composite: ErrorObject, inner: readonly ErrorObject[], root: unknown): SchemaProblem {
   const branches = Array.isArray(composite.schema) ? (composite.schema as SchemaNode[]) : [];
   // A oneOf that more than one branch took has no errors below it.
-  if (inner.length === 0) return phrase(composite, root);
+  if (inner.length === 0) return problemFrom(composite, root);
   const value = valueAt(root, composite.instancePath);
   const fitting = branches.map((branch, index) => ({ branch, index })).filter(({ branch }) => kindsOf(branch)?.includes(kindOf(value)) ?? true);
   const errorsOf = (index: number) => inner.filter((error) => error.schemaPath.startsWith(`${composite.schemaPath}/${index}/`));
@@ -175,7 +175,7 @@ function quoted(value: unknown): string {
 }
 
 /** `root` is the whole value checked, for the words that quote a part of it. */
-function phrase(error: ErrorObject, root: unknown): SchemaProblem {
+function problemFrom(error: ErrorObject, root: unknown): SchemaProblem {
   const params = error.params as Record<string, unknown>;
   const parent = (error.parentSchema ?? {}) as SchemaNode;
   const at = keyPath(error.instancePath);

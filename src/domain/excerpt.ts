@@ -1,4 +1,4 @@
-// Bounded excerpts of what a client sent, for error answers and journal entries.
+// Bounded excerpts of what a client sent, for error responses and journal entries.
 
 /** A request value quoted in an error or kept in the journal is cut to this many characters. */
 export const MAX_VALUE_CHARS = 256;
@@ -9,7 +9,7 @@ export const MAX_VIOLATIONS = 50;
 
 /**
  * `text` whole when short, else its start and a marker saying how much was cut: a 0.9 MB
- * unknown field name gave a 900 KB error answer and a 2.7 MB journal entry.
+ * unknown field name gave a 900 KB error response and a 2.7 MB journal entry.
  */
 export function excerpt(text: string, maxChars = MAX_VALUE_CHARS): string {
   return text.length <= maxChars ? text : `${text.slice(0, maxChars)}…[${text.length - maxChars} more characters]`;
@@ -46,7 +46,7 @@ export function bodyText(bytes: Uint8Array, maxBytes: number): BodyText {
   // Buffer's decoder, like TextDecoder with ignoreBOM, keeps a byte order mark and reads bad bytes as U+FFFD.
   const decoded = Buffer.from(bytes.buffer, bytes.byteOffset, end).toString("utf8");
   // No character takes more than 6 bytes as JSON (`\u0001`): a body that short fits whole,
-  // without walking it character by character (every journaled request and answer is one).
+  // without walking it character by character (every journaled request and response is one).
   if (bytes.length * 6 <= maxBytes) return { text: decoded, truncated: false };
   // A body decoded whole may still fit: JSON.stringify measures it natively, where walking it
   // character by character took 11% of the server's CPU under the fuzz tests (bodies of 11-64 KB).
@@ -83,4 +83,10 @@ export function boundedViolation(violation: { path: string; message: string }): 
     return start.truncated ? `${start.text}…` : text;
   };
   return { path: cut(violation.path), message: cut(violation.message) };
+}
+
+/** A string field of a parsed JSON body, cut to an excerpt for the journal and the log; undefined when it is not a string. */
+export function fieldExcerpt(body: unknown, name: string): string | undefined {
+  const value = body !== null && typeof body === "object" ? (body as Record<string, unknown>)[name] : undefined;
+  return typeof value === "string" ? excerpt(value) : undefined;
 }

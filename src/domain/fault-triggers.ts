@@ -51,7 +51,7 @@ const UNIT_OF: Partial<Record<FaultParameter, string>> = {
   delay_ms: ` of milliseconds, 0 to ${MAX_DELAY_MS}`,
 };
 
-function wholeNumber(text: string, parameter: FaultParameter, where: string, path: string): number {
+function headerNumber(text: string, parameter: FaultParameter, where: string, path: string): number {
   // Any run of digits: a value past the maximum is then refused by the rules' check, which says the maximum.
   if (!/^\d+$/.test(text.trim())) {
     const expected = `a whole number${UNIT_OF[parameter] ?? ""}`;
@@ -105,7 +105,7 @@ export function faultFromHeaders(headers: FaultHeaders): ChosenFault | undefined
   if (!isTriggeredKind(kind)) throw unknownFault("X-Sendmock-Fault", kind, faultPath);
   const pathOf = (parameter: FaultParameter | undefined): string => (parameter === undefined ? faultPath : `/headers/${HEADER_OF[parameter].toLowerCase()}`);
   const read = (text: string | undefined, parameter: FaultParameter): number | undefined =>
-    text === undefined ? undefined : wholeNumber(text, parameter, HEADER_OF[parameter], pathOf(parameter));
+    text === undefined ? undefined : headerNumber(text, parameter, HEADER_OF[parameter], pathOf(parameter));
   const parameters: TriggerParameters = {
     status: read(headers.status, "status"),
     delay_ms: read(headers.delay, "delay_ms"),
@@ -147,7 +147,7 @@ export function faultFromRecipient(to: string): ChosenFault | undefined {
   const parameters: TriggerParameters = {};
   values.forEach((value, index) => {
     const parameter = parts[index] as "status" | "retry_after_s" | "delay_ms";
-    parameters[parameter] = wholeNumber(value, parameter, `${PART_OF[parameter]} of ${to}`, "/to");
+    parameters[parameter] = headerNumber(value, parameter, `${PART_OF[parameter]} of ${to}`, "/to");
   });
   return checked(kind, parameters, where, PART_OF, () => "/to");
 }

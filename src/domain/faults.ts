@@ -1,5 +1,6 @@
 // Fault rules: adding, matching (globs, key digest), times and seeded probability, in order.
 
+import type { HttpResponse } from "../response.js";
 import { FAULT_RULE_BOUNDS } from "../generated/admin-schemas.js";
 import type { FaultKind, FaultRule, FaultRuleInput, JsonValue } from "../wire.js";
 import { DomainFailure } from "./failure.js";
@@ -20,13 +21,8 @@ export const MAX_RETRY_AFTER_S = FAULT_RULE_BOUNDS.retry_after_s.maximum;
 export type FaultTarget = RuleTarget;
 
 /** What a `respond` fault answers: the rule's status, headers and body, the body already as text. */
-export interface GivenAnswer {
-  status: number;
-  /** The rule's headers, plus a Content-Type for its body when it names none. */
-  headers: Record<string, string>;
-  /** Undefined for an answer without a body. */
-  body: string | undefined;
-}
+/** Its headers are the rule's, plus a Content-Type for its body when it names none; no body is undefined. */
+export type GivenResponse = HttpResponse<string | undefined>;
 
 /** A fault picked for a request, with its parameters filled in. */
 export interface ChosenFault {
@@ -37,13 +33,13 @@ export interface ChosenFault {
   retryAfterS: number | undefined;
   delayMs: number;
   /** `respond` only. */
-  answer: GivenAnswer | undefined;
+  response: GivenResponse | undefined;
 }
 
 export interface FaultOutcome {
   /** Total delay of the `latency` faults that applied (they compose with the rest). */
   latencyMs: number;
-  /** The fault that decides the answer, if any. */
+  /** The fault that decides the response, if any. */
   fault: ChosenFault | undefined;
 }
 
@@ -137,14 +133,14 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** Printable ASCII, spaces and tabs: no CR or LF to split the answer, nothing a client would read differently. */
+/** Printable ASCII, spaces and tabs: no CR or LF to split the response, nothing a client would read differently. */
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
-/** Set by the connection, not by an answer: written by hand they would break it. */
+/** Set by the connection, not by a response: written by hand they would break it. */
 const CONNECTION_HEADERS = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade"]);
 /** Statuses HTTP gives no body. */
 const BODILESS_STATUSES = new Set([204, 304]);
 
-function bodyText(body: Exclude<JsonValue, null>): string {
+function ruleBodyText(body: Exclude<JsonValue, null>): string {
   return typeof body === "string" ? body : JSON.stringify(body);
 }
 
@@ -165,18 +161,18 @@ function respondHeadersProblem(headers: Record<string, string>, limits: RespondL
   return undefined;
 }
 
-/** The checks of a `respond` rule: what it answers must be an answer HTTP can carry, of a bounded size. */
+/** The checks of a `respond` rule: what it answers must be a response HTTP can carry, of a bounded size. */
 function respondProblem(input: FaultRuleInput, limits: RespondLimits): string | undefined {
   const { status, body, headers } = input;
   if (status === undefined) return "respond needs a status: the HTTP status to answer with (200-599)";
-  // A 1xx is an interim answer: the client would wait for the final one until it gives up.
+  // A 1xx is an interim response: the client would wait for the final one until it gives up.
   if (status < 200) return `status of respond must be 200-599: a ${status} is an interim answer, the client would go on waiting (use timeout for that)`;
   if ((body as unknown) === null) return 'body must not be null: leave it out for an answer without a body, or give the text "null"';
   if (body !== undefined && BODILESS_STATUSES.has(status)) return `body is not allowed with status ${status}: HTTP gives a ${status} answer no body`;
   // Before anything reads the body: the code that copies and writes it recurses once per level.
   if (nestsDeeperThan(body, limits.depth)) return `body nests deeper than max_respond_depth (${limits.depth} levels of arrays and objects)`;
   if (body !== undefined) {
-    const bytes = Buffer.byteLength(bodyText(body));
+    const bytes = Buffer.byteLength(ruleBodyText(body));
     if (bytes > limits.bodyBytes) return `body is ${bytes} bytes, more than body_limit (${limits.bodyBytes})`;
   }
   return headers === undefined ? undefined : respondHeadersProblem(headers, limits);
@@ -226,12 +222,12 @@ export interface FaultParameters {
   body?: Exclude<JsonValue, null>;
 }
 
-/** A `respond` rule's answer, its body serialized once when the rule is compiled rather than on each send. */
-function givenAnswer(status: number, headers: Record<string, string>, body: Exclude<JsonValue, null> | undefined): GivenAnswer {
+/** A `respond` rule's response, its body serialized once when the rule is compiled rather than on each send. */
+function givenResponse(status: number, headers: Record<string, string>, body: Exclude<JsonValue, null> | undefined): GivenResponse {
   const namesType = Object.keys(headers).some((name) => name.toLowerCase() === "content-type");
   if (body === undefined) return { status, headers: { ...headers }, body: undefined };
   const contentType = typeof body === "string" ? "text/plain; charset=utf-8" : "application/json";
-  return { status, headers: namesType ? { ...headers } : { "Content-Type": contentType, ...headers }, body: bodyText(body) };
+  return { status, headers: namesType ? { ...headers } : { "Content-Type": contentType, ...headers }, body: ruleBodyText(body) };
 }
 
 export function chosenFault(kind: FaultKind, parameters: FaultParameters = {}): ChosenFault {
@@ -240,7 +236,7 @@ export function chosenFault(kind: FaultKind, parameters: FaultParameters = {}): 
     status: parameters.status,
     retryAfterS: parameters.retryAfterS ?? (kind === "rate_limit" ? DEFAULT_RETRY_AFTER_S : undefined),
     delayMs: parameters.delayMs ?? (kind === "timeout" ? DEFAULT_TIMEOUT_MS : DEFAULT_LATENCY_MS),
-    answer: kind === "respond" ? givenAnswer(parameters.status ?? 200, parameters.headers ?? {}, parameters.body) : undefined,
+    response: kind === "respond" ? givenResponse(parameters.status ?? 200, parameters.headers ?? {}, parameters.body) : undefined,
   };
 }
 

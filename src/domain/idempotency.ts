@@ -1,26 +1,24 @@
-// Idempotency keys of POST /send: what a kept answer is, how a key and a body are named, and the store that keeps them.
+// Idempotency keys of POST /send: what a kept response is, how a key and a body are named, and the store that keeps them.
 
+import type { HttpResponse } from "../response.js";
 import { sha256 } from "./digest.js";
 
 /** What a client may send as `Idempotency-Key`: 1 to 255 visible ASCII characters. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-/** An answer as it went out the first time, to be sent again as is. */
-export interface KeptAnswer {
-  status: number;
-  /** The headers that belong to the answer itself (content type, error code, warnings, Retry-After), by lower-case name. */
-  headers: Record<string, string>;
-  body: string;
+/** A response as it went out the first time, to be sent again as is. */
+/** Its headers are those that belong to the response itself (content type, error code, warnings, Retry-After). */
+export interface KeptResponse extends HttpResponse {
   /** The message the first request captured, for the journal entry of each replay. */
-  messageId: string | null;
+  readonly messageId: string | null;
 }
 
-/** What a claim found: the key is now this request's, or another request holds it, or it was answered. */
+/** What a claim found: the key is now this request's, or another request holds it, or it was responded to. */
 export type IdempotencyClaim =
-  { state: "claimed" } | { state: "in_flight"; fingerprint: string } | { state: "answered"; fingerprint: string; answer: KeptAnswer };
+  { state: "claimed" } | { state: "in_flight"; fingerprint: string } | { state: "responded"; fingerprint: string; response: KeptResponse };
 
 export interface IdempotencyLimits {
-  /** How long an answer is kept, on the mock's clock (`idempotency_ttl_s`). */
+  /** How long a response is kept, on the mock's clock (`idempotency_ttl_s`). */
   ttlMs: number;
   /** Keys kept at once (`max_idempotency_keys`); the oldest go past it. */
   maxKeys: number;
@@ -30,9 +28,9 @@ export interface IdempotencyLimits {
 export interface IdempotencyStore {
   /** Claims `scope` for a request whose body is `fingerprint`, unless a live claim or answer holds it. */
   claim(scope: string, fingerprint: string): Promise<IdempotencyClaim>;
-  /** Keeps the answer of the request that claimed `scope`, for the TTL from now. */
-  keep(scope: string, fingerprint: string, answer: KeptAnswer): Promise<void>;
-  /** Lets go of a claim whose answer is not kept (a 429, a 5xx, no answer): a retry is processed afresh. */
+  /** Keeps the response of the request that claimed `scope`, for the TTL from now. */
+  keep(scope: string, fingerprint: string, response: KeptResponse): Promise<void>;
+  /** Lets go of a claim whose response is not kept (a 429, a 5xx, no response): a retry is processed afresh. */
   release(scope: string): Promise<void>;
   reset(): Promise<void>;
 }

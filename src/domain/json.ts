@@ -1,4 +1,4 @@
-// JSON from outside (a request, an answer) that may not parse.
+// JSON from outside (a request, a response) that may not parse.
 
 export type ParsedJson = { ok: true; value: unknown } | { ok: false };
 

@@ -89,7 +89,7 @@ export interface Outbox {
    */
   recordEvent(id: string, event: MessageEvent, status: MessageStatus, maxEvents?: number): Promise<RecordedEvent | undefined>;
   list(filter?: MessageFilter): Promise<MessageList>;
-  /** `list` without parsing: an answer can write the stored text as it is. */
+  /** `list` without parsing: a response can write the stored text as it is. */
   listSerialized(filter?: MessageFilter): Promise<SerializedMessageList>;
   /** One message by id; `latest` is the newest. */
   get(id: string): Promise<CapturedMessage | undefined>;

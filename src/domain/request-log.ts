@@ -7,7 +7,7 @@ export interface InspectionCall {
   method: string;
   /** The path without its query string. */
   path: string;
-  /** 0 when the client was gone before an answer began. */
+  /** 0 when the client was gone before a response began. */
   status: number;
   duration_ms: number;
 }

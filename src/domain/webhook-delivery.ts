@@ -20,7 +20,7 @@ export const WEBHOOK_ATTEMPT = "webhook";
 /** What came of one POST: the receiver's status, or why there was none. */
 export type PostResult = { status: number } | { error: string };
 
-/** Posts `body` (UTF-8 JSON) to `url` and discards the answer's body; never throws. `signal` cuts it off. */
+/** Posts `body` (UTF-8 JSON) to `url` and discards the response's body; never throws. `signal` cuts it off. */
 export type WebhookPost = (request: { url: string; headers: Record<string, string>; body: Uint8Array; signal: AbortSignal }) => Promise<PostResult>;
 
 export interface WebhookDeliveryDeps {

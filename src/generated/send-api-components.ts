@@ -55,7 +55,7 @@ export interface components {
             [key: string]: string | string[];
         };
         /**
-         * @description The answer to an accepted send, in shape a or shape b.
+         * @description The response to an accepted send, in shape a or shape b.
          * @example {
          *       "success": true,
          *       "message_id": "msg_0f8fad5b-d9cb-469f-a165-70867728950e",
@@ -316,7 +316,7 @@ export interface components {
          * @example "default";r=9;t=6
          */
         RateLimit: string;
-        /** @description `true` when this is the answer kept for the request's `Idempotency-Key`, sent again: nothing was sent this time. */
+        /** @description `true` when this is the response kept for the request's `Idempotency-Key`, sent again: nothing was sent this time. */
         IdempotencyReplayed: "true";
     };
     pathItems: never;

@@ -44,8 +44,8 @@ export interface webhooks {
          * An event of a sent message (delivered, bounced, complained, ...)
          * @description Posted to each configured webhook URL when something happens to a message after it was
          *     accepted. Signed as the Standard Webhooks specification says: verify it with any
-         *     Standard Webhooks library and the webhook's `whsec_` secret. A 2xx answer acknowledges
-         *     it; any other answer, no answer within the timeout, or a connection error is retried
+         *     Standard Webhooks library and the webhook's `whsec_` secret. A 2xx response acknowledges
+         *     it; any other response, no response within the timeout, or a connection error is retried
          *     on a schedule; 410 Gone disables the webhook. The same event may arrive more than once
          *     (with one `webhook-id`): receivers should be idempotent.
          */
@@ -65,9 +65,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe (as in draft-ietf-httpapi-idempotency-key-header). Per API key, the
-                 *     first request with a key is processed and its answer kept for `idempotency_ttl_s`
+                 *     first request with a key is processed and its response kept for `idempotency_ttl_s`
                  *     (default a day, on the mock's clock), unless it is a 429 or a 5xx. The same key with
-                 *     the same body (the same JSON, key order aside) gets the kept answer again, with
+                 *     the same body (the same JSON, key order aside) gets the kept response again, with
                  *     `Idempotency-Replayed: true`, and nothing is sent; with another body, 422
                  *     `idempotency_key_reused`; while the first is still being answered, 409
                  *     `idempotency_key_in_flight`. Not 1 to 255 visible ASCII characters: 400

@@ -1,9 +1,10 @@
 // Requests Node's HTTP parser refuses before express sees them -> errors a client can read.
 
-import type { ServerLimits, ClientError, RawAnswer } from "../server.js";
+import type { HttpResponse } from "../response.js";
+import type { ServerLimits, ClientError } from "../server.js";
 import { ApiError } from "../errors.js";
 import type { ResponseShape } from "../wire.js";
-import { errorAnswer } from "./error-shapes.js";
+import { errorResponseText } from "./error-shapes.js";
 
 export interface ClientErrorSources {
   limits: ServerLimits;
@@ -12,7 +13,7 @@ export interface ClientErrorSources {
 }
 
 /** The status is fixed: these are HTTP-level refusals, which `status_codes` does not move. */
-function apiErrorOf(error: ClientError, limits: ServerLimits): ApiError {
+function clientErrorAsApiError(error: ClientError, limits: ServerLimits): ApiError {
   switch (error.kind) {
     case "headers_too_large":
       return new ApiError(
@@ -31,10 +32,10 @@ function apiErrorOf(error: ClientError, limits: ServerLimits): ApiError {
   }
 }
 
-export function createClientErrorAnswer(sources: ClientErrorSources): (error: ClientError) => RawAnswer {
+export function createClientErrorResponder(sources: ClientErrorSources): (error: ClientError) => HttpResponse {
   return (error) => {
-    const answer = errorAnswer(apiErrorOf(error, sources.limits), { shape: sources.currentShape(), statusCodes: {} });
+    const response = errorResponseText(clientErrorAsApiError(error, sources.limits), { shape: sources.currentShape(), statusCodes: {} });
     // Answers from express get this from app.ts; this one never passes through it.
-    return { ...answer, headers: { ...answer.headers, "X-Content-Type-Options": "nosniff" } };
+    return { ...response, headers: { ...response.headers, "X-Content-Type-Options": "nosniff" } };
   };
 }

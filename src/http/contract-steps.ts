@@ -1,5 +1,5 @@
 // An operation's requests and answers held to its contract at the edge: a request that breaks it
-// is refused before the pipeline; an answer that breaks it is a sendmock bug, answered as one.
+// is refused before the pipeline; a response that breaks it is a sendmock bug, answered as one.
 
 import type { ErrorRequestHandler, NextFunction, Request, Response } from "express";
 import type { OperationChecks, OperationFinder } from "../contract/operation-checks.js";
@@ -16,29 +16,29 @@ function refuseIfOffContract(checks: OperationChecks, params: Readonly<Record<st
   next();
 }
 
-function checkAnswersOf(checks: OperationChecks, answerError: ErrorRequestHandler, req: Request, res: Response): void {
+function checkResponsesOf(checks: OperationChecks, respondWithError: ErrorRequestHandler, req: Request, res: Response): void {
   const json = res.json;
   res.json = function checkedJson(this: Response, body: unknown): Response {
     res.json = json;
-    const issues = checks.answer(res.statusCode, body);
+    const issues = checks.response(res.statusCode, body);
     if (issues.length === 0) return json.call(this, body);
-    answerError(new ContractRefusal("broken_answer", "An answer breaks the contract", issues), req, res, () => undefined);
+    respondWithError(new ContractRefusal("broken_response", "A response breaks the contract", issues), req, res, () => undefined);
     return res;
   };
 }
 
 /**
- * Holds each call of a documented operation to the contract (its answers, then its request);
+ * Holds each call of a documented operation to the contract (its responses, then its request);
  * a path or method the contract does not document passes untouched, for the routes to answer.
  */
-export function checkDocumentedCalls(findOperation: OperationFinder, answerError: ErrorRequestHandler) {
+export function checkDocumentedCalls(findOperation: OperationFinder, respondWithError: ErrorRequestHandler) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const found = findOperation(req.method, req.path);
     if (!found) {
       next();
       return;
     }
-    checkAnswersOf(found.checks, answerError, req, res);
+    checkResponsesOf(found.checks, respondWithError, req, res);
     refuseIfOffContract(found.checks, found.params, req, next);
   };
 }

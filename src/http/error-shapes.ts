@@ -2,7 +2,7 @@
 
 import type { Response } from "express";
 import type { ApiError } from "../errors.js";
-import type { RawAnswer } from "../server.js";
+import type { HttpResponse } from "../response.js";
 import { ERROR_CODE_HEADER, errorBody, JSON_TYPE, type ErrorWriting } from "../send/shapes.js";
 
 export function writeError(res: Response, error: ApiError, writing: ErrorWriting): void {
@@ -12,8 +12,8 @@ export function writeError(res: Response, error: ApiError, writing: ErrorWriting
   res.json(errorBody(error, writing.shape));
 }
 
-/** An error answer as data, for a socket express never saw (a request Node's parser refused). */
-export function errorAnswer(error: ApiError, writing: ErrorWriting): RawAnswer {
+/** An error response as data, for a socket express never saw (a request Node's parser refused). */
+export function errorResponseText(error: ApiError, writing: ErrorWriting): HttpResponse {
   return {
     status: error.statusWith(writing.statusCodes),
     headers: { "Content-Type": JSON_TYPE, [ERROR_CODE_HEADER]: error.code, ...error.headers },

@@ -1,4 +1,6 @@
-// One send request relayed to the real service with fetch: headers in, the answer's status, headers and body out.
+// One send request relayed to the real service with fetch: headers in, the response's status, headers and body out.
+
+import type { HttpResponse } from "../response.js";
 
 /** Headers that concern one connection only (RFC 9110 7.6.1), never relayed in either direction. */
 const HOP_BY_HOP = new Set([
@@ -16,7 +18,7 @@ const HOP_BY_HOP = new Set([
 /** Not relayed upstream: fetch sets the host and length itself and decodes any encoding it asks for. */
 const NOT_FORWARDED = new Set(["host", "content-length", "accept-encoding", "expect"]);
 
-/** The answer headers passed on to the client; the rest (server, date, cookies...) stays with the proxy. */
+/** The response headers passed on to the client; the rest (server, date, cookies...) stays with the proxy. */
 const PASSED_BACK = /^(content-type|retry-after|ratelimit-.+|x-ratelimit-.+|x-request-id|request-id|x-sendmock-error-code|x-sendmock-warning)$/;
 
 export interface ForwardRequest {
@@ -30,14 +32,10 @@ export interface ForwardRequest {
   signal?: AbortSignal;
 }
 
-export interface UpstreamAnswer {
-  status: number;
-  /** Lower-case names; only the headers worth passing on to the client. */
-  headers: Record<string, string>;
-  /** The body as text, for the contract check. */
-  body: string;
+/** Its headers are only those worth passing on to the client; its body is the text, for the contract check. */
+export interface UpstreamResponse extends HttpResponse {
   /** The body as received, for the client. */
-  bytes: Buffer;
+  readonly bytes: Buffer;
 }
 
 /** Upstream unreachable, or silent past the timeout; the message names the target. */
@@ -70,15 +68,15 @@ function forwardedHeaders(headers: ForwardRequest["headers"]): Headers {
   return out;
 }
 
-function describeFailure(error: unknown, url: string, timeoutMs: number): string {
+function describeUpstreamFailure(error: unknown, url: string, timeoutMs: number): string {
   if (error instanceof Error && error.name === "TimeoutError") return `the upstream ${url} did not answer within ${timeoutMs / 1000} s`;
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined;
   const reason = cause ?? (error instanceof Error ? error.message : String(error));
   return `the upstream ${url} could not be reached: ${reason}`;
 }
 
-/** Relays the request unchanged (same body bytes, same Authorization) and reads the whole answer. */
-export async function forwardSend(request: ForwardRequest): Promise<UpstreamAnswer> {
+/** Relays the request unchanged (same body bytes, same Authorization) and reads the whole response. */
+export async function forwardSend(request: ForwardRequest): Promise<UpstreamResponse> {
   const url = sendUrl(request.target);
   const timeout = AbortSignal.timeout(request.timeoutMs);
   const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
@@ -97,6 +95,6 @@ export async function forwardSend(request: ForwardRequest): Promise<UpstreamAnsw
     });
     return { status: response.status, headers, body: bytes.toString("utf8"), bytes };
   } catch (error) {
-    throw new UpstreamError(describeFailure(error, url, request.timeoutMs), { cause: error });
+    throw new UpstreamError(describeUpstreamFailure(error, url, request.timeoutMs), { cause: error });
   }
 }

@@ -19,7 +19,7 @@ const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-/** X-Content-Type-Options and Referrer-Policy come with every answer, from app.ts. */
+/** X-Content-Type-Options and Referrer-Policy come with every response, from app.ts. */
 function pageHeaders(_req: Request, res: Response, next: NextFunction): void {
   res.set("Content-Security-Policy", PAGE_CSP);
   next();

@@ -1,5 +1,6 @@
 // The journal's entry for one request to /send: headers with secrets masked, bodies bounded, what the pipeline noted.
 
+import type { HttpResponse } from "../response.js";
 import { randomUUID } from "node:crypto";
 import { apiKeyHint } from "../domain/api-keys.js";
 import { bodyText, boundedViolation, type BodyText } from "../domain/excerpt.js";
@@ -35,24 +36,20 @@ export function requestHeadersOf(raw: readonly string[]): Record<string, string>
   return headers;
 }
 
-/** An answer as it went out: its status, every header sent (by lower-case name) and its body's bytes. */
-export interface SentAnswer {
-  status: number;
-  headers: Readonly<Record<string, string>>;
-  body: string | Uint8Array;
-}
+/** A response as it went out: its status, every header sent (by lower-case name) and its body's bytes. */
+export type SentResponse = HttpResponse<string | Uint8Array>;
 
 export interface EntryFacts {
   notes: SendNotes;
-  /** Undefined when no answer was delivered (a fault that gives none, a client gone first). */
-  sent: SentAnswer | undefined;
+  /** Undefined when no response was delivered (a fault that gives none, a client gone first). */
+  sent: SentResponse | undefined;
   clientGone: boolean;
-  /** How a `respond` fault's answer departs from the contract; undefined when no answer was judged. */
+  /** How a `respond` fault's response departs from the contract; undefined when no response was judged. */
   responseViolations: readonly Violation[] | undefined;
 }
 
 function textOf(body: string | Uint8Array, maxBytes: number): BodyText {
-  // No UTF-16 unit takes more than 6 bytes as JSON: an answer that short is kept as it is, not encoded and decoded again.
+  // No UTF-16 unit takes more than 6 bytes as JSON: a response that short is kept as it is, not encoded and decoded again.
   if (typeof body === "string" && body.length * 6 <= maxBytes) return { text: body, truncated: false };
   return bodyText(typeof body === "string" ? Buffer.from(body) : body, maxBytes);
 }
@@ -60,7 +57,7 @@ function textOf(body: string | Uint8Array, maxBytes: number): BodyText {
 export function journalEntryOf(call: SendCall, facts: EntryFacts, journalBodyBytes: number): JournalEntry {
   const { notes, sent } = facts;
   const requestBody = call.body === undefined ? undefined : bodyText(call.body, journalBodyBytes);
-  const answerBody = sent === undefined ? undefined : textOf(sent.body, journalBodyBytes);
+  const responseBody = sent === undefined ? undefined : textOf(sent.body, journalBodyBytes);
   return {
     id: `req_${randomUUID()}`,
     at: new Date(call.arrivedAt).toISOString(),
@@ -84,9 +81,9 @@ export function journalEntryOf(call: SendCall, facts: EntryFacts, journalBodyByt
       body_truncated: requestBody?.truncated ?? false,
     },
     response:
-      sent === undefined || answerBody === undefined
+      sent === undefined || responseBody === undefined
         ? null
-        : { status: sent.status, headers: { ...sent.headers }, body: answerBody.text, body_truncated: answerBody.truncated },
+        : { status: sent.status, headers: { ...sent.headers }, body: responseBody.text, body_truncated: responseBody.truncated },
     client_gone: facts.clientGone,
     idempotent_replay: notes.idempotentReplay ?? false,
   };

@@ -3,21 +3,21 @@
 import { randomUUID } from "node:crypto";
 import type { ContractChecker } from "../contract/check.js";
 import { apiKeyHint } from "../domain/api-keys.js";
-import { excerpt } from "../domain/excerpt.js";
+import { fieldExcerpt } from "../domain/excerpt.js";
 import { parseJson } from "../domain/json.js";
 import type { SendService } from "../domain/send.js";
 import { ApiError, isErrorCode, type ErrorCode, type Violation } from "../errors.js";
 import { bearerToken } from "../send/authenticate.js";
 import { errorNotes, type Outcome, type PipelineBasics, type SendCall, type SendNotes } from "../send/exchange.js";
 import { headerSafe } from "../send/header-safe.js";
-import { errorAnswer } from "../send/shapes.js";
+import { errorResponse } from "../send/shapes.js";
 import type { SendRequest } from "../wire.js";
-import { forwardSend, UpstreamError, type UpstreamAnswer } from "./forward.js";
+import { forwardSend, UpstreamError, type UpstreamResponse } from "./forward.js";
 
 export interface ProxyPipelineDeps extends PipelineBasics {
   /** The real service's base URL. */
   target: string;
-  /** Answer 502 contract_violation instead of passing on an answer that breaks the contract. */
+  /** SendResponse 502 contract_violation instead of passing on a response that breaks the contract. */
   strict: boolean;
   timeoutMs: number;
   checker: ContractChecker;
@@ -64,29 +64,24 @@ function relayedRequest(request: Json): SendRequest {
 }
 
 /** The id the service gave the message (`message_id` in shape a, `email_id` in shape b). */
-function upstreamId(answer: UpstreamAnswer): string | undefined {
-  const parsed = parseJson(answer.bytes);
+function upstreamId(response: UpstreamResponse): string | undefined {
+  const parsed = parseJson(response.bytes);
   const body = parsed.ok ? asObject(parsed.value) : undefined;
   const id = body?.message_id ?? body?.email_id;
   return typeof id === "string" && id !== "" ? id : undefined;
 }
 
-/** What an error answer of the service says, in either shape, for the journal. */
-function upstreamError(answer: UpstreamAnswer): { code: ErrorCode | undefined; message: string } {
-  const parsed = parseJson(answer.bytes);
+/** What an error response of the service says, in either shape, for the journal. */
+function upstreamError(response: UpstreamResponse): { code: ErrorCode | undefined; message: string } {
+  const parsed = parseJson(response.bytes);
   const body = parsed.ok ? asObject(parsed.value) : undefined;
   const error = asObject(body?.error);
-  const code = answer.headers["x-sendmock-error-code"] ?? error?.code;
+  const code = response.headers["x-sendmock-error-code"] ?? error?.code;
   const message = error?.message ?? body?.message;
   return {
     code: typeof code === "string" && isErrorCode(code) ? code : undefined,
-    message: typeof message === "string" ? message : `the upstream answered ${answer.status}`,
+    message: typeof message === "string" ? message : `the upstream answered ${response.status}`,
   };
-}
-
-function stringField(body: Json | undefined, name: string): string | undefined {
-  const value = body?.[name];
-  return typeof value === "string" ? excerpt(value) : undefined;
 }
 
 export function createProxyPipeline(deps: ProxyPipelineDeps): (call: SendCall, clientGone?: AbortSignal) => Promise<Outcome> {
@@ -97,7 +92,11 @@ export function createProxyPipeline(deps: ProxyPipelineDeps): (call: SendCall, c
     const raw = call.body ?? Buffer.alloc(0);
     const parsed = call.body === undefined ? undefined : parseJson(raw);
     const request = parsed?.ok ? asObject(parsed.value) : undefined;
-    let notes: SendNotes = { to: stringField(request, "to"), templateId: stringField(request, "template_id"), apiKey: bearerToken(call.headers.authorization) };
+    let notes: SendNotes = {
+      to: fieldExcerpt(request, "to"),
+      templateId: fieldExcerpt(request, "template_id"),
+      apiKey: bearerToken(call.headers.authorization),
+    };
     let headers: Record<string, string> = {};
     try {
       const foreignHost = deps.checkHost(call.headers.host);
@@ -108,10 +107,10 @@ export function createProxyPipeline(deps: ProxyPipelineDeps): (call: SendCall, c
       const requestViolations: Violation[] = parsed?.ok
         ? checker.checkRequest(parsed.value).map(({ path, message }) => ({ path, message }))
         : [{ path: "", message: "the request body is not valid JSON" }];
-      let answer: UpstreamAnswer;
+      let response: UpstreamResponse;
       try {
         // The bytes as sent, so they are forwarded unchanged; the service judges the content type.
-        answer = await forwardSend({
+        response = await forwardSend({
           target: deps.target,
           headers: call.headers,
           body: raw,
@@ -124,23 +123,23 @@ export function createProxyPipeline(deps: ProxyPipelineDeps): (call: SendCall, c
         throw new ApiError("server_error", `Proxy error: ${error.message}`, { status: 502, violations: requestViolations });
       }
 
-      const answerViolations = checker
-        .checkAnswer({ status: answer.status, headers: answer.headers, body: answer.body })
+      const responseViolations = checker
+        .checkResponse({ status: response.status, headers: response.headers, body: response.body })
         .map((violation) => ({ path: `/response${violation.path}`, message: violation.message }));
-      const violations = [...requestViolations, ...answerViolations];
+      const violations = [...requestViolations, ...responseViolations];
       if (violations.length > 0) headers = { [VIOLATIONS_HEADER]: violationsHeader(violations) };
-      if (deps.strict && answerViolations.length > 0) {
-        const summary = summarize(answerViolations);
+      if (deps.strict && responseViolations.length > 0) {
+        const summary = summarize(responseViolations);
         throw new ApiError(
           "contract_violation",
-          `Contract violation: the upstream's ${answer.status} answer breaks the contract, ${summary.length > 1000 ? `${summary.slice(0, 997)}...` : summary}`,
+          `Contract violation: the upstream's ${response.status} answer breaks the contract, ${summary.length > 1000 ? `${summary.slice(0, 997)}...` : summary}`,
           { violations },
         );
       }
 
       notes = { ...notes, violations };
-      if (answer.status >= 200 && answer.status < 300 && typeof request?.to === "string" && typeof request.template_id === "string") {
-        const id = upstreamId(answer) ?? `msg_${randomUUID()}`;
+      if (response.status >= 200 && response.status < 300 && typeof request?.to === "string" && typeof request.template_id === "string") {
+        const id = upstreamId(response) ?? `msg_${randomUUID()}`;
         await sendService.captureRelayed({
           request: relayedRequest(request),
           id,
@@ -148,16 +147,16 @@ export function createProxyPipeline(deps: ProxyPipelineDeps): (call: SendCall, c
           requestOk: requestViolations.length === 0,
         });
         notes = { ...notes, messageId: id };
-      } else if (answer.status >= 400) {
-        const said = upstreamError(answer);
+      } else if (response.status >= 400) {
+        const said = upstreamError(response);
         notes = { ...notes, error: { code: said.code, message: said.message, violations } };
       }
       // Relayed as the service sent it; a body without a type is plain bytes.
-      const relayed = { "content-type": "application/octet-stream", ...headers, ...answer.headers };
-      return { kind: "answer", answer: { status: answer.status, headers: relayed, body: { bytes: answer.bytes } }, judge: "none", notes };
+      const relayed = { "content-type": "application/octet-stream", ...headers, ...response.headers };
+      return { kind: "response", response: { status: response.status, headers: relayed, body: { bytes: response.bytes } }, judge: "none", notes };
     } catch (thrown) {
       const error = deps.toApiError(thrown, parsed?.ok ? parsed.value : undefined);
-      return { kind: "answer", answer: errorAnswer(error, writing, headers), judge: "none", notes: errorNotes(notes, error) };
+      return { kind: "response", response: errorResponse(error, writing, headers), judge: "none", notes: errorNotes(notes, error) };
     }
   };
 }

@@ -8,13 +8,13 @@ import type { SendWriter } from "./send-writer.js";
 
 export interface SendEdgeDeps {
   /** The pipeline of the mode the mock runs in: the local send, or the proxy's relay (told when the client goes away). */
-  answer: (call: SendCall, clientGone?: AbortSignal) => Promise<Outcome>;
+  respond: (call: SendCall, clientGone?: AbortSignal) => Promise<Outcome>;
   /** Whether the pipeline is told of a client that goes away mid-request (the proxy aborts its upstream call). */
   watchClient: boolean;
   write: SendWriter;
   bodyLimitBytes: number;
   corsOrigins: readonly string[];
-  /** Told of an error no step expected (a bug), with its stack; the client still gets an answer when it can. */
+  /** Told of an error no step expected (a bug), with its stack; the client still gets a response when it can. */
   reportUnexpected: (error: unknown) => void;
 }
 
@@ -63,7 +63,7 @@ export function createSendEdge(deps: SendEdgeDeps): SendEdge {
     });
   }
 
-  /** What the `cors` package adds to a simple request's answer, for an origin in cors_origins. */
+  /** What the `cors` package adds to a simple request's response, for an origin in cors_origins. */
   function corsHeaders(req: IncomingMessage): Readonly<Record<string, string>> {
     if (corsOrigins.size === 0) return NO_HEADERS;
     const origin = req.headers.origin;
@@ -94,7 +94,7 @@ export function createSendEdge(deps: SendEdgeDeps): SendEdge {
       const controller = (gone = new AbortController());
       res.once("close", () => controller.abort(new Error("client closed the request")));
     }
-    const outcome = await deps.answer(call, gone?.signal);
+    const outcome = await deps.respond(call, gone?.signal);
     await deps.write(call, outcome, req, res, corsHeaders(req));
   }
 
@@ -105,7 +105,7 @@ export function createSendEdge(deps: SendEdgeDeps): SendEdge {
     },
     handle(req, res) {
       handle(req, res).catch((error: unknown) => {
-        // Every step's error is an answer already; one here is the writer's own, and nothing can be written safely.
+        // Every step's error is a response already; one here is the writer's own, and nothing can be written safely.
         deps.reportUnexpected(error);
         if (!res.headersSent) {
           res.writeHead(500, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" });

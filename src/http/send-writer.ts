@@ -4,25 +4,25 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ContractChecker } from "../contract/check.js";
 import type { OperationChecks } from "../contract/operation-checks.js";
 import { ContractRefusal } from "../contract/refusal.js";
-import type { IdempotencyStore, KeptAnswer } from "../domain/idempotency.js";
-import { isKeptAnswer } from "../send/idempotency.js";
+import type { IdempotencyStore, KeptResponse } from "../domain/idempotency.js";
+import { isKeptResponse } from "../send/idempotency.js";
 import type { Journal } from "../domain/journal.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, boundedViolations, type ErrorCode, type Violation } from "../errors.js";
 import { WARNING_HEADER } from "../send/capture.js";
-import { errorNotes, type Answer, type KeyClaim, type Outcome, type SendCall, type SendNotes } from "../send/exchange.js";
-import { ERROR_CODE_HEADER, errorAnswer, JSON_TYPE } from "../send/shapes.js";
+import { errorNotes, type SendResponse, type KeyClaim, type Outcome, type SendCall, type SendNotes } from "../send/exchange.js";
+import { ERROR_CODE_HEADER, errorResponse, JSON_TYPE } from "../send/shapes.js";
 import type { JournalEntry } from "../wire.js";
-import { journalEntryOf, type SentAnswer } from "./journal-entry.js";
+import { journalEntryOf, type SentResponse } from "./journal-entry.js";
 
 export interface SendWriterDeps {
-  /** POST /send's operation in the send contract: the answer check. */
+  /** POST /send's operation in the send contract: the response check. */
   checks: OperationChecks;
-  /** Judges the answer of a `respond` fault as `sendmock proxy` judges the service's; built on first use. */
-  answerChecker: () => Promise<ContractChecker>;
+  /** Judges the response of a `respond` fault as `sendmock proxy` judges the service's; built on first use. */
+  responseChecker: () => Promise<ContractChecker>;
   idempotency: Pick<IdempotencyStore, "keep" | "release">;
   journal: Pick<Journal, "record">;
-  /** How much of a request's and an answer's body a journal entry keeps. */
+  /** How much of a request's and a response's body a journal entry keeps. */
   journalBodyBytes: number;
   /** The request log's line for each request to /send; absent, nothing is logged. */
   logRequest?: (entry: JournalEntry) => void;
@@ -33,13 +33,13 @@ export interface SendWriterDeps {
   shutdown: AbortSignal;
 }
 
-/** What every answer carries: a browser must not run a JSON error or a captured email as a script, nor tell a linked site the mock's address. */
-const EVERY_ANSWER = { "x-content-type-options": "nosniff", "referrer-policy": "no-referrer" } as const;
+/** What every response carries: a browser must not run a JSON error or a captured email as a script, nor tell a linked site the mock's address. */
+const EVERY_RESPONSE = { "x-content-type-options": "nosniff", "referrer-policy": "no-referrer" } as const;
 
-/** The headers that belong to an answer itself; the rate-limit fields describe the request at hand and are never replayed. */
+/** The headers that belong to a response itself; the rate-limit fields describe the request at hand and are never replayed. */
 const KEPT_HEADERS = ["content-type", ERROR_CODE_HEADER, WARNING_HEADER, "retry-after"];
 
-function keptAnswerOf(sent: SentAnswer, messageId: string | undefined): KeptAnswer {
+function keptResponseOf(sent: SentResponse, messageId: string | undefined): KeptResponse {
   const headers: Record<string, string> = {};
   for (const name of KEPT_HEADERS) {
     const value = sent.headers[name];
@@ -57,7 +57,7 @@ function headerList(headers: Readonly<Record<string, string>>): string[] {
 }
 
 /**
- * Leaves the client without an answer for `ms`, then closes the connection; resolves, once it
+ * Leaves the client without a response for `ms`, then closes the connection; resolves, once it
  * is gone, with whether the client closed it first (it gave up waiting).
  */
 function holdThenClose(socket: IncomingMessage["socket"], ms: number, shutdown: AbortSignal): Promise<boolean> {
@@ -87,21 +87,21 @@ export type SendWriter = (
 ) => Promise<void>;
 
 export function createSendWriter(deps: SendWriterDeps): SendWriter {
-  /** The answer judged as its outcome says: one that breaks the contract where sendmock enforces it becomes a server_error naming why. */
-  function enforced(answer: Answer, notes: SendNotes): { answer: Answer; notes: SendNotes } {
-    if (!("json" in answer.body)) return { answer, notes };
-    const issues = deps.checks.answer(answer.status, answer.body.json);
-    if (issues.length === 0) return { answer, notes };
-    const error = deps.toApiError(new ContractRefusal("broken_answer", "An answer breaks the contract", issues), undefined);
+  /** The response judged as its outcome says: one that breaks the contract where sendmock enforces it becomes a server_error naming why. */
+  function enforced(response: SendResponse, notes: SendNotes): { response: SendResponse; notes: SendNotes } {
+    if (!("json" in response.body)) return { response, notes };
+    const issues = deps.checks.response(response.status, response.body.json);
+    if (issues.length === 0) return { response, notes };
+    const error = deps.toApiError(new ContractRefusal("broken_response", "A response breaks the contract", issues), undefined);
     const writing = { shape: deps.settings.current().responseShape, statusCodes: deps.statusCodes };
-    return { answer: errorAnswer(error, writing, answer.headers), notes: errorNotes(notes, error) };
+    return { response: errorResponse(error, writing, response.headers), notes: errorNotes(notes, error) };
   }
 
-  /** Keeps the answer for the request's key, or lets the key go; a store that is down must not keep the answer from the client. */
-  async function settle(claim: KeyClaim | undefined, sent: SentAnswer | undefined, notes: SendNotes): Promise<void> {
+  /** Keeps the response for the request's key, or lets the key go; a store that is down must not keep the response from the client. */
+  async function settle(claim: KeyClaim | undefined, sent: SentResponse | undefined, notes: SendNotes): Promise<void> {
     if (claim === undefined) return;
-    const keep = sent !== undefined && isKeptAnswer(sent.status, notes.fault);
-    await (keep ? deps.idempotency.keep(claim.scope, claim.fingerprint, keptAnswerOf(sent, notes.messageId)) : deps.idempotency.release(claim.scope)).catch(
+    const keep = sent !== undefined && isKeptResponse(sent.status, notes.fault);
+    await (keep ? deps.idempotency.keep(claim.scope, claim.fingerprint, keptResponseOf(sent, notes.messageId)) : deps.idempotency.release(claim.scope)).catch(
       () => undefined,
     );
   }
@@ -109,7 +109,7 @@ export function createSendWriter(deps: SendWriterDeps): SendWriter {
   function record(call: SendCall, facts: Parameters<typeof journalEntryOf>[1]): void {
     const entry = journalEntryOf(call, facts, deps.journalBodyBytes);
     // A journal that cannot be written (a shared store that is down) must not bring the process
-    // down: the client already has its answer, a 503 naming the store if it was down.
+    // down: the client already has its response, a 503 naming the store if it was down.
     deps.journal.record(entry).catch(() => undefined);
     deps.logRequest?.(entry);
   }
@@ -124,28 +124,28 @@ export function createSendWriter(deps: SendWriterDeps): SendWriter {
       return;
     }
 
-    const judged = outcome.kind === "answer" && outcome.judge === "enforce" ? enforced(outcome.answer, outcome.notes) : outcome;
-    const { answer, notes } = judged;
-    const body = "json" in answer.body ? JSON.stringify(answer.body.json) : answer.body.bytes;
-    const headers: Record<string, string> = { ...EVERY_ANSWER, ...extraHeaders, ...answer.headers };
-    if ("json" in answer.body) headers["content-type"] = JSON_TYPE;
+    const judged = outcome.kind === "response" && outcome.judge === "enforce" ? enforced(outcome.response, outcome.notes) : outcome;
+    const { response, notes } = judged;
+    const body = "json" in response.body ? JSON.stringify(response.body.json) : response.body.bytes;
+    const headers: Record<string, string> = { ...EVERY_RESPONSE, ...extraHeaders, ...response.headers };
+    if ("json" in response.body) headers["content-type"] = JSON_TYPE;
     headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.length);
-    const sent: SentAnswer = { status: answer.status, headers, body };
+    const sent: SentResponse = { status: response.status, headers, body };
 
     let responseViolations: Violation[] | undefined;
-    if (outcome.kind === "answer" && outcome.judge === "record") {
-      const violations = (await deps.answerChecker()).checkAnswer({
+    if (outcome.kind === "response" && outcome.judge === "record") {
+      const violations = (await deps.responseChecker()).checkResponse({
         status: sent.status,
         headers,
         body: typeof body === "string" ? body : Buffer.from(body).toString("utf8"),
       });
       responseViolations = boundedViolations(violations.map(({ path, message }) => ({ path, message })));
     }
-    // Kept before the answer goes out: a client that retries the moment it reads it must find it kept.
+    // Kept before the response goes out: a client that retries the moment it reads it must find it kept.
     await settle(outcome.claim, sent, notes);
 
     if (outcome.kind === "lost") {
-      // Sent, then lost on the way: the connection is cut where the answer would have gone.
+      // Sent, then lost on the way: the connection is cut where the response would have gone.
       req.socket.destroy();
       record(call, { notes, sent: undefined, clientGone: false, responseViolations });
       return;

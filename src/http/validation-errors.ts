@@ -46,7 +46,7 @@ const TYPE_WORDS: Partial<Record<string, string>> = { null: "null", integer: "a 
 const COMPARISON_WORDS: Partial<Record<string, string>> = { ">=": "at least", "<=": "at most", ">": "more than", "<": "less than" };
 
 /** `body` is the request's, for the words that quote the value at fault. */
-function phrase(issue: ValidatorIssue, body: unknown): string {
+function issueWords(issue: ValidatorIssue, body: unknown): string {
   switch (issue.keyword) {
     case "format":
       return formatPhrase(issue.ajvMessage);
@@ -162,7 +162,7 @@ function violationOf(issue: ValidatorIssue, missing: MissingKeys, body: unknown)
     const meant = closestKey(key, missing.get(parent) ?? []) ?? closestKey(key, issue.known ?? []);
     return { path: issue.pointer, message: `${field} is not a known field${meant === undefined ? "" : ` (did you mean ${meant}?)`}` };
   }
-  return { path: issue.pointer, message: `${field} ${phrase(issue, body)}` };
+  return { path: issue.pointer, message: `${field} ${issueWords(issue, body)}` };
 }
 
 function isRecipientIssue(issue: ValidatorIssue): boolean {
@@ -171,7 +171,7 @@ function isRecipientIssue(issue: ValidatorIssue): boolean {
 
 /**
  * A body can break the contract once per array item or key, hundreds of thousands of times
- * within body_limit: the answer and the journal entry say enough to fix the request without
+ * within body_limit: the response and the journal entry say enough to fix the request without
  * growing with it (an 11 MB answer to a 1 MB body, before this bound).
  */
 const VIOLATIONS_KEPT = 50;
@@ -206,7 +206,7 @@ function refusalError(refusal: ContractRefusal, body: unknown): ApiError {
   switch (refusal.kind) {
     case "bad_request":
       return sendRequestError(refusal, body);
-    case "broken_answer": {
+    case "broken_response": {
       const details = refusal.issues.map((issue) => `${issue.path} ${issue.message}`).join("; ");
       return new ApiError("server_error", `sendmock broke its own contract (a bug in sendmock): ${details}`);
     }

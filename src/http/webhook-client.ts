@@ -1,5 +1,5 @@
 // The HTTP client of webhook deliveries: node's http and https, cut off by its caller's signal
-// (the timeout), the answer's body never read, so a receiver that streams forever costs nothing.
+// (the timeout), the response's body never read, so a receiver that streams forever costs nothing.
 
 import http from "node:http";
 import https from "node:https";
@@ -19,7 +19,7 @@ export const postWebhook: WebhookPost = ({ url, headers, body, signal }) =>
       return;
     }
     const client = target.protocol === "https:" ? https : http;
-    // A redirect is an answer like any other non-2xx: receivers are to be called at their URL (node's http never follows one).
+    // A redirect is a response like any other non-2xx: receivers are to be called at their URL (node's http never follows one).
     const request = client.request(target, { method: "POST", headers: { ...headers, "content-length": String(body.length) }, signal }, (response) => {
       resolve({ status: response.statusCode ?? 0 });
       // Unread: whatever the receiver streams is dropped with the connection.

@@ -1,17 +1,17 @@
-// Step: the send itself. The template rendered, the message captured, and the success answer with its warnings.
+// Step: the send itself. The template rendered, the message captured, and the success response with its warnings.
 
 import { apiKeyHint } from "../domain/api-keys.js";
 import type { SendService } from "../domain/send.js";
 import type { RuntimeSettings } from "../domain/settings.js";
 import type { CapturedMessage, SendRequest } from "../wire.js";
-import type { Answer } from "./exchange.js";
+import type { SendResponse } from "./exchange.js";
 import { headerSafe } from "./header-safe.js";
 import { successBody } from "./shapes.js";
 
 export const WARNING_HEADER = "x-sendmock-warning";
 
 /**
- * Clients refuse an answer whose header block is too long (Node's limit is 16 KB), and a
+ * Clients refuse a response whose header block is too long (Node's limit is 16 KB), and a
  * request may carry thousands of unknown data keys: the header says as much as fits, the
  * captured message keeps every warning.
  */
@@ -26,15 +26,15 @@ function warningHeaderValue(warnings: readonly string[]): string {
   return `${kept}${more}`;
 }
 
-/** Renders and captures `request`; the answer says it was queued, with any warnings in a header. */
+/** Renders and captures `request`; the response says it was queued, with any warnings in a header. */
 export async function capture(
   request: SendRequest,
   apiKey: string,
   settings: RuntimeSettings,
   sendService: SendService,
-): Promise<{ message: CapturedMessage; answer: Answer }> {
+): Promise<{ message: CapturedMessage; response: SendResponse }> {
   const message = await sendService.send(request, { apiKey, apiKeyHint: apiKeyHint(apiKey), strictData: settings.strictData });
   const headers: Record<string, string> = {};
   if (message.warnings.length > 0) headers[WARNING_HEADER] = warningHeaderValue(message.warnings);
-  return { message, answer: { status: 200, headers, body: { json: successBody(message.id, message.to, settings.responseShape) } } };
+  return { message, response: { status: 200, headers, body: { json: successBody(message.id, message.to, settings.responseShape) } } };
 }

@@ -1,5 +1,6 @@
 // What one request to /send is (a plain value read off the socket) and what the pipeline makes of it (an outcome).
 
+import type { HttpResponse } from "../response.js";
 import type { IncomingHttpHeaders } from "node:http";
 import type { SettingsStore } from "../domain/settings.js";
 import type { ApiError, ErrorCode, Violation } from "../errors.js";
@@ -27,17 +28,13 @@ export interface SendCall {
   readonly startedAt: number;
 }
 
-/** An answer to write: a JSON value (held to the contract by the writer) or bytes as they are. */
-export interface Answer {
-  readonly status: number;
-  /** The answer's own headers, by lower-case name; the writer adds Content-Length, the Content-Type of a JSON body and the ones every answer carries. */
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: { readonly json: unknown } | { readonly bytes: string | Uint8Array };
-}
+/** A response to write: a JSON value (held to the contract by the writer) or bytes as they are. */
+// The headers are the response's own; the writer adds Content-Length, the Content-Type of a JSON body and the ones every response carries.
+export type SendResponse = HttpResponse<{ readonly json: unknown } | { readonly bytes: string | Uint8Array }>;
 
 /**
- * How the writer holds an answer to the send contract: `enforce` sends a server_error instead of
- * an answer that breaks it (a bug in sendmock), `record` sends it as it is and journals how it
+ * How the writer holds a response to the send contract: `enforce` sends a server_error instead of
+ * a response that breaks it (a bug in sendmock), `record` sends it as it is and journals how it
  * departs (a `respond` fault), `none` sends it untouched (a replay, a proxied answer, a fault's
  * broken body).
  */
@@ -51,15 +48,15 @@ export interface SendNotes {
   templateId?: string;
   fault?: string;
   messageId?: string;
-  /** The error the answer stands for; for a proxied error, what the service's answer said. */
+  /** The error the response stands for; for a proxied error, what the service's response said. */
   error?: { code?: string; message?: string; violations: readonly Violation[] };
-  /** How the request and the answer depart from the contract (proxy). */
+  /** How the request and the response depart from the contract (proxy). */
   violations?: readonly Violation[];
-  /** True when the answer is the one kept for the request's Idempotency-Key, sent again. */
+  /** True when the response is the one kept for the request's Idempotency-Key, sent again. */
   idempotentReplay?: boolean;
 }
 
-/** An Idempotency-Key this request claimed: the writer keeps its answer, or lets the key go. */
+/** An Idempotency-Key this request claimed: the writer keeps its response, or lets the key go. */
 export interface KeyClaim {
   readonly scope: string;
   readonly fingerprint: string;
@@ -71,13 +68,13 @@ interface OutcomeBase {
 }
 
 /**
- * What became of a request: an answer to write; an answer kept but never sent (`lost_answer`);
- * or no answer at all, the connection cut at once (`disconnect`) or held for `holdMs` then
+ * What became of a request: a response to write; a response kept but never sent (`lost_answer`);
+ * or no response at all, the connection cut at once (`disconnect`) or held for `holdMs` then
  * closed (`timeout`).
  */
 export type Outcome =
-  | (OutcomeBase & { readonly kind: "answer"; readonly answer: Answer; readonly judge: Judgement })
-  | (OutcomeBase & { readonly kind: "lost"; readonly answer: Answer })
+  | (OutcomeBase & { readonly kind: "response"; readonly response: SendResponse; readonly judge: Judgement })
+  | (OutcomeBase & { readonly kind: "lost"; readonly response: SendResponse })
   | (OutcomeBase & { readonly kind: "disconnect" })
   | (OutcomeBase & { readonly kind: "hold"; readonly holdMs: number });
 
@@ -97,7 +94,7 @@ export interface PipelineBasics {
   checkHost: (host: string | undefined) => ApiError | undefined;
 }
 
-/** The notes of an error answer. */
+/** The notes of an error response. */
 export function errorNotes(notes: SendNotes, error: ApiError): SendNotes {
   return { ...notes, error: { code: error.code, message: error.message, violations: error.violations } };
 }

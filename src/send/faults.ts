@@ -1,4 +1,4 @@
-// Step: the fault plan. Which fault, if any, decides this request's answer, after any latency it adds.
+// Step: the fault plan. Which fault, if any, decides this request's response, after any latency it adds.
 
 import { setTimeout as sleep } from "node:timers/promises";
 import { faultFromHeaders, faultFromRecipient } from "../domain/fault-triggers.js";

@@ -1,7 +1,7 @@
-// Steps: the Idempotency-Key's form (before the contract check), then its claim, a replay of the kept answer, or a refusal.
+// Steps: the Idempotency-Key's form (before the contract check), then its claim, a replay of the kept response, or a refusal.
 
 import { excerpt } from "../domain/excerpt.js";
-import { bodyFingerprint, IDEMPOTENCY_KEY_PATTERN, idempotencyScope, type IdempotencyStore, type KeptAnswer } from "../domain/idempotency.js";
+import { bodyFingerprint, IDEMPOTENCY_KEY_PATTERN, idempotencyScope, type IdempotencyStore, type KeptResponse } from "../domain/idempotency.js";
 import { ApiError } from "../errors.js";
 import type { KeyClaim } from "./exchange.js";
 
@@ -19,12 +19,12 @@ export function checkKeyForm(key: string | undefined): void {
   });
 }
 
-/** The key is now this request's, or it was answered before: the answer kept then is sent again. */
-export type KeyUse = { claimed: KeyClaim } | { replay: KeptAnswer };
+/** The key is now this request's, or it was answered before: the response kept then is sent again. */
+export type KeyUse = { claimed: KeyClaim } | { replay: KeptResponse };
 
 /**
  * Claims `key` for this request. Keys are per API key (so after authentication), the body must
- * be known (so after parsing), and the answer of a `lost_answer` fault must be kept (so before
+ * be known (so after parsing), and the response of a `lost_answer` fault must be kept (so before
  * the faults). After the rate limiter too: a replay counts against the limit like any request.
  */
 export async function claimKey(key: string, apiKey: string, body: unknown, store: IdempotencyStore): Promise<KeyUse> {
@@ -41,25 +41,25 @@ export async function claimKey(key: string, apiKey: string, body: unknown, store
   if (claim.state === "in_flight") {
     throw new ApiError("idempotency_key_in_flight", `Idempotency-Key ${named} is still being answered: retry once the first request has its answer`);
   }
-  return { replay: claim.answer };
+  return { replay: claim.response };
 }
 
 /**
- * Injected answers that are not the service's own answer to the request: a failure that passes
- * (a broken body, no answer, a 5xx, a 429) or an answer a `respond` rule made up. Kept, such an
+ * Injected responses that are not the service's own response to the request: a failure that passes
+ * (a broken body, no response, a 5xx, a 429) or a response a `respond` rule made up. Kept, such an
  * answer would be replayed for the whole TTL, and a retry would never reach the send it was
  * retrying (a `malformed_response` once made a client replay its broken 200 for a day, with
  * nothing ever captured). Not in the set, and kept: `invalid_recipient`, `invalid_template_id`
  * and `missing_template_data`, which stand for the service's final refusal of this very request
- * (it would refuse it again), `latency`, whose answer is the service's own, only late, and
- * `lost_answer`, whose answer is the real one the client never read.
+ * (it would refuse it again), `latency`, whose response is the service's own, only late, and
+ * `lost_answer`, whose response is the real one the client never read.
  */
 const UNKEPT_FAULTS: ReadonlySet<string> = new Set(["malformed_response", "respond", "timeout", "disconnect", "server_error", "rate_limit"]);
 
 /**
- * Whether an answer is kept for its key: not a 429 or a 5xx, which ask the client to try again,
- * nor the answer of an injected fault in UNKEPT_FAULTS; the retry of those is processed afresh.
+ * Whether a response is kept for its key: not a 429 or a 5xx, which ask the client to try again,
+ * nor the response of an injected fault in UNKEPT_FAULTS; the retry of those is processed afresh.
  */
-export function isKeptAnswer(status: number, fault: string | undefined): boolean {
+export function isKeptResponse(status: number, fault: string | undefined): boolean {
   return status !== 429 && status < 500 && (fault === undefined || !UNKEPT_FAULTS.has(fault));
 }

@@ -2,7 +2,7 @@
 
 import type { OperationChecks } from "../contract/operation-checks.js";
 import type { KeyCheck } from "../domain/api-keys.js";
-import { excerpt } from "../domain/excerpt.js";
+import { fieldExcerpt } from "../domain/excerpt.js";
 import type { IdempotencyStore } from "../domain/idempotency.js";
 import type { RateLimiter } from "../domain/rate-limiter.js";
 import type { SendService } from "../domain/send.js";
@@ -10,12 +10,12 @@ import { ApiError } from "../errors.js";
 import type { SendRequest } from "../wire.js";
 import { authenticate } from "./authenticate.js";
 import { capture } from "./capture.js";
-import { errorNotes, headerOf, type Answer, type KeyClaim, type Outcome, type PipelineBasics, type SendCall, type SendNotes } from "./exchange.js";
+import { errorNotes, headerOf, type SendResponse, type KeyClaim, type Outcome, type PipelineBasics, type SendCall, type SendNotes } from "./exchange.js";
 import { decideFault, faultError, type FaultSources } from "./faults.js";
 import { checkKeyForm, claimKey, REPLAYED_HEADER } from "./idempotency.js";
 import { parseBody, requireJsonMediaType, requireJsonObject } from "./json-body.js";
 import { limitRate } from "./rate-limit.js";
-import { ERROR_CODE_HEADER, errorAnswer, JSON_TYPE } from "./shapes.js";
+import { ERROR_CODE_HEADER, errorResponse, JSON_TYPE } from "./shapes.js";
 
 export interface SendPipelineDeps extends FaultSources, PipelineBasics {
   keys: KeyCheck;
@@ -42,11 +42,6 @@ function yieldIfLarge(call: SendCall): Promise<void> | undefined {
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 const INJECTED_MALFORMED_BODY = '{"success": true, "message_id": "msg_';
 
-function stringField(body: unknown, name: string): string | undefined {
-  const value = body !== null && typeof body === "object" ? (body as Record<string, unknown>)[name] : undefined;
-  return typeof value === "string" ? excerpt(value) : undefined;
-}
-
 /** Any method but POST on /send. */
 function methodNotAllowed(method: string): ApiError {
   return new ApiError("method_not_allowed", `Method ${method} is not allowed on /send; use POST`, { headers: { Allow: "POST" } });
@@ -55,14 +50,14 @@ function methodNotAllowed(method: string): ApiError {
 export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => Promise<Outcome> {
   const { settings, statusCodes } = deps;
 
-  return async function answerSend(call: SendCall): Promise<Outcome> {
+  return async function respondToSend(call: SendCall): Promise<Outcome> {
     const current = settings.current();
     const writing = { shape: current.responseShape, statusCodes };
     // Parsed on arrival, so the journal names `to` and `template_id` of a request refused before the JSON step.
     const body = parseBody(call);
     const value = body.ok ? body.value : undefined;
-    let notes: SendNotes = { to: stringField(value, "to"), templateId: stringField(value, "template_id") };
-    // What every answer from the rate limiter on carries, and the key this request holds.
+    let notes: SendNotes = { to: fieldExcerpt(value, "to"), templateId: fieldExcerpt(value, "template_id") };
+    // What every response from the rate limiter on carries, and the key this request holds.
     let headers: Record<string, string> = {};
     let claim: KeyClaim | undefined;
 
@@ -96,12 +91,16 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
         const use = await claimKey(key, apiKey, request, deps.idempotency);
         if ("replay" in use) {
           const kept = use.replay;
-          const replayed: Answer = { status: kept.status, headers: { ...headers, ...kept.headers, [REPLAYED_HEADER]: "true" }, body: { bytes: kept.body } };
+          const replayed: SendResponse = {
+            status: kept.status,
+            headers: { ...headers, ...kept.headers, [REPLAYED_HEADER]: "true" },
+            body: { bytes: kept.body },
+          };
           const code = kept.headers[ERROR_CODE_HEADER];
           // Sent as it went out the first time: it was judged then.
           return {
-            kind: "answer",
-            answer: replayed,
+            kind: "response",
+            response: replayed,
             judge: "none",
             notes: { ...notes, idempotentReplay: true, messageId: kept.messageId ?? undefined, ...(code !== undefined && { error: { code, violations: [] } }) },
           };
@@ -120,22 +119,22 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
           case "timeout":
             return { kind: "hold", holdMs: fault.delayMs, notes, claim };
           case "malformed_response":
-            // Past the answer check: the point is a body no JSON parser accepts.
+            // Past the response check: the point is a body no JSON parser accepts.
             return {
-              kind: "answer",
-              answer: { status: 200, headers: { ...headers, "content-type": JSON_TYPE }, body: { bytes: INJECTED_MALFORMED_BODY } },
+              kind: "response",
+              response: { status: 200, headers: { ...headers, "content-type": JSON_TYPE }, body: { bytes: INJECTED_MALFORMED_BODY } },
               judge: "none",
               notes,
               claim,
             };
           case "respond": {
-            // chosenFault gives every respond its answer; without one the client would wait forever.
-            if (!fault.answer) throw new Error("a respond fault without its answer");
-            const given = fault.answer;
+            // chosenFault gives every respond its response; without one the client would wait forever.
+            if (!fault.response) throw new Error("a respond fault without its answer");
+            const given = fault.response;
             const own: Record<string, string> = { ...headers };
             for (const [name, text] of Object.entries(given.headers)) own[name.toLowerCase()] = text;
             // Written exactly as the rule gives it, and judged by the writer: what departs goes to the journal.
-            return { kind: "answer", answer: { status: given.status, headers: own, body: { bytes: given.body ?? "" } }, judge: "record", notes, claim };
+            return { kind: "response", response: { status: given.status, headers: own, body: { bytes: given.body ?? "" } }, judge: "record", notes, claim };
           }
           default:
             throw faultError(fault, target, statusCodes);
@@ -143,15 +142,15 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
       }
 
       await yieldIfLarge(call);
-      const { message, answer } = await capture(send, apiKey, current, deps.sendService);
+      const { message, response } = await capture(send, apiKey, current, deps.sendService);
       notes = { ...notes, messageId: message.id };
-      const sent: Answer = { ...answer, headers: { ...headers, ...answer.headers } };
-      // Sent, then the answer lost on the way: kept, so a retry with the same key gets it.
-      if (fault?.kind === "lost_answer") return { kind: "lost", answer: sent, notes, claim };
-      return { kind: "answer", answer: sent, judge: "enforce", notes, claim };
+      const sent: SendResponse = { ...response, headers: { ...headers, ...response.headers } };
+      // Sent, then the response lost on the way: kept, so a retry with the same key gets it.
+      if (fault?.kind === "lost_answer") return { kind: "lost", response: sent, notes, claim };
+      return { kind: "response", response: sent, judge: "enforce", notes, claim };
     } catch (thrown) {
       const error = deps.toApiError(thrown, value);
-      return { kind: "answer", answer: errorAnswer(error, writing, headers), judge: "enforce", notes: errorNotes(notes, error), claim };
+      return { kind: "response", response: errorResponse(error, writing, headers), judge: "enforce", notes: errorNotes(notes, error), claim };
     }
   };
 }

@@ -1,10 +1,10 @@
-// Step: the rate limiter, with RateLimit-* headers and the IETF RateLimit-Policy / RateLimit fields on every answer, 429 past the limit.
+// Step: the rate limiter, with RateLimit-* headers and the IETF RateLimit-Policy / RateLimit fields on every response, 429 past the limit.
 
 import type { RateLimiter, RateLimitOptions } from "../domain/rate-limiter.js";
 import { ApiError } from "../errors.js";
 
 export interface RateDecision {
-  /** For every answer from here on, errors included. */
+  /** For every response from here on, errors included. */
   headers: Record<string, string>;
   /** Set when the key is past its limit. */
   refusal: ApiError | undefined;

@@ -2,7 +2,7 @@
 
 import type { ApiError, ErrorCode } from "../errors.js";
 import type { ResponseShape, SendError, SendSuccess } from "../wire.js";
-import type { Answer } from "./exchange.js";
+import type { SendResponse } from "./exchange.js";
 
 export const ERROR_CODE_HEADER = "x-sendmock-error-code";
 export const JSON_TYPE = "application/json; charset=utf-8";
@@ -22,8 +22,8 @@ export interface ErrorWriting {
   statusCodes: Partial<Record<ErrorCode, number>>;
 }
 
-/** An error as an answer: its status (given the configured overrides), code header, own headers and envelope (the writer types every JSON body). */
-export function errorAnswer(error: ApiError, writing: ErrorWriting, headers: Readonly<Record<string, string>> = {}): Answer {
+/** An error as a response: its status (given the configured overrides), code header, own headers and envelope (the writer types every JSON body). */
+export function errorResponse(error: ApiError, writing: ErrorWriting, headers: Readonly<Record<string, string>> = {}): SendResponse {
   const own: Record<string, string> = { ...headers, [ERROR_CODE_HEADER]: error.code };
   for (const [name, value] of Object.entries(error.headers)) own[name.toLowerCase()] = value;
   return { status: error.statusWith(writing.statusCodes), headers: own, body: { json: errorBody(error, writing.shape) } };

@@ -32,7 +32,7 @@ export interface Stores {
   faults: FaultPlan;
   outcomes: OutcomeBook;
   limiter: RateLimiter;
-  /** Claims and kept answers of `Idempotency-Key`s. */
+  /** Claims and kept responses of `Idempotency-Key`s. */
   idempotency: IdempotencyStore;
   settings: SettingsStore;
   clockOffset: ClockOffsetStore;

@@ -74,7 +74,7 @@ export function statusBadge(status) {
   return h("span", { class: `badge badge-status tone-${tone}`, "data-testid": "message-status", "data-status": status }, status);
 }
 
-/** The CSS class for an HTTP status: 2xx, 3xx, 4xx, 5xx, or 0 when no answer was sent. */
+/** The CSS class for an HTTP status: 2xx, 3xx, 4xx, 5xx, or 0 when no response was sent. */
 export function statusClass(status) {
   if (status === 0) return "status-none";
   const family = Math.floor(status / 100);

@@ -42,7 +42,7 @@ export function startLiveUpdates({ onEvent, onConnected, onStatus }) {
       watchdog = setTimeout(() => connection.abort(), SILENCE_LIMIT_MS);
     };
     try {
-      // The watchdog starts with the answer: before it, the call may be waiting for the
+      // The watchdog starts with the response: before it, the call may be waiting for the
       // user to type the admin token, which takes as long as it takes.
       const response = await openEventStream(connection.signal);
       restartWatchdog();

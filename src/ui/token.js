@@ -7,9 +7,9 @@ const STORAGE_KEY = "sendmock.adminToken";
 
 // sessionStorage can be unavailable (storage disabled, some private modes): keep a copy here.
 let tokenInMemory = null;
-// While the form is open, every call that gets a 401 waits for the same answer.
-let pendingAnswer = null;
-let resolvePendingAnswer = null;
+// While the form is open, every call that gets a 401 waits for the same response.
+let pendingResponse = null;
+let resolvePendingResponse = null;
 // Once the user cancelled the form, calls fail with 401 instead of reopening it every few
 // seconds (the live stream retries); the header button opens it again.
 let declined = false;
@@ -58,25 +58,25 @@ export function askForTokenAgain() {
 }
 
 function openTokenForm(reason) {
-  if (pendingAnswer) return pendingAnswer;
+  if (pendingResponse) return pendingResponse;
   const dialog = byId("token-dialog");
   const input = byId("token-input");
   byId("token-reason").textContent = reason;
   input.value = "";
-  pendingAnswer = new Promise((resolve) => {
-    resolvePendingAnswer = resolve;
+  pendingResponse = new Promise((resolve) => {
+    resolvePendingResponse = resolve;
   });
   // Escape leaves returnValue as it was, so clear the "saved" of an earlier answer.
   dialog.returnValue = "";
   dialog.showModal();
   input.focus();
-  return pendingAnswer;
+  return pendingResponse;
 }
 
 function settle(token) {
-  const resolve = resolvePendingAnswer;
-  pendingAnswer = null;
-  resolvePendingAnswer = null;
+  const resolve = resolvePendingResponse;
+  pendingResponse = null;
+  resolvePendingResponse = null;
   resolve?.(token);
 }
 
@@ -109,7 +109,7 @@ export function setUpTokenForm() {
   byId("token-cancel").addEventListener("click", () => dialog.close("cancelled"));
   // Escape and the cancel button both end here; a saved token was already settled.
   dialog.addEventListener("close", () => {
-    if (dialog.returnValue === "saved" || !pendingAnswer) return;
+    if (dialog.returnValue === "saved" || !pendingResponse) return;
     declined = true;
     settle(null);
   });

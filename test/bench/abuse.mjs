@@ -178,8 +178,8 @@ async function aReceiver(delayMs) {
 
 /** The bodies and answers of the inspection API, as JSON; a send's message id. */
 async function json(url, method = "GET", body) {
-  const answer = await fetch(url, { method, headers: HEADERS, ...(body !== undefined && { body: JSON.stringify(body) }) });
-  return { status: answer.status, body: answer.status === 204 ? null : await answer.json().catch(() => null) };
+  const response = await fetch(url, { method, headers: HEADERS, ...(body !== undefined && { body: JSON.stringify(body) }) });
+  return { status: response.status, body: response.status === 204 ? null : await response.json().catch(() => null) };
 }
 
 /** A send whose rendered subject (and html and text) holds `bytes` characters of its name. */
@@ -187,8 +187,8 @@ const largeBody = (to, bytes) =>
   JSON.stringify({ to, template_id: "welcome", data: { name: "n".repeat(bytes), company: "Acme", login_url: "https://x.example" } });
 
 async function sendLarge(url, to, bytes) {
-  const answer = await json(`${url}/send`, "POST", JSON.parse(largeBody(to, bytes)));
-  return /** @type {string | undefined} */ (answer.body?.message_id);
+  const response = await json(`${url}/send`, "POST", JSON.parse(largeBody(to, bytes)));
+  return /** @type {string | undefined} */ (response.body?.message_id);
 }
 
 /**
@@ -223,8 +223,8 @@ async function atRate(ms, step) {
 /** Milliseconds `POST /_mock/clock` takes to answer an advance of `ms`. */
 async function timedAdvance(url, ms) {
   const started = performance.now();
-  const answer = await json(`${url}/_mock/clock`, "POST", { advance_ms: ms });
-  if (answer.status !== 200) throw new Error(`advance answered ${answer.status}`);
+  const response = await json(`${url}/_mock/clock`, "POST", { advance_ms: ms });
+  if (response.status !== 200) throw new Error(`advance answered ${response.status}`);
   return Math.round(performance.now() - started);
 }
 
@@ -253,8 +253,8 @@ async function hungReceiverManyEvents(url, notes) {
   for (let message = 0; message < 45; message += 1) {
     const id = await sendLarge(url, `hung${message}@example.com`, 800_000);
     for (let event = 0; event < 108; event += 1) {
-      const answer = await json(`${url}/_mock/messages/${id}/events`, "POST", { type: "message.opened" });
-      if (answer.status === 201) events += 1;
+      const response = await json(`${url}/_mock/messages/${id}/events`, "POST", { type: "message.opened" });
+      if (response.status === 201) events += 1;
       else refused += 1;
     }
   }

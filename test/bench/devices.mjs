@@ -61,10 +61,10 @@ async function startupOf(bin, h) {
   const listeningMs = performance.now() - began;
   try {
     const sent = performance.now();
-    const answer = await fetch(`${server.url}/send`, { method: "POST", headers: h.sendHeaders, body: h.validBody });
-    await answer.text();
+    const response = await fetch(`${server.url}/send`, { method: "POST", headers: h.sendHeaders, body: h.validBody });
+    await response.text();
     const firstSendMs = performance.now() - sent;
-    if (answer.status !== 200) throw new Error(`devices: the first POST /send of ${bin} answered ${answer.status}`);
+    if (response.status !== 200) throw new Error(`devices: the first POST /send of ${bin} answered ${response.status}`);
     return { listeningMs, firstSendMs };
   } finally {
     await stopServer(server);
@@ -226,7 +226,7 @@ export async function measureDevices(h) {
   const server = await startServer("sendmock", [CLI, "serve", "--port", "0", "--quiet"]);
   let model;
   try {
-    await fetch(`${server.url}/send`, { method: "POST", headers: h.sendHeaders, body: h.validBody }).then((answer) => answer.text());
+    await fetch(`${server.url}/send`, { method: "POST", headers: h.sendHeaders, body: h.validBody }).then((response) => response.text());
     await fetch(`${server.url}/_mock/clock`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"advance_ms": 60000}' });
     const { messages } = await h.listMessages(server.url, "limit=1");
     model = splitTextModel(messages[0]);

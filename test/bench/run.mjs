@@ -180,7 +180,7 @@ const soakServer = () => startServer("sendmock-soak", ["--expose-gc", path.join(
  * @property {Record<string, string>} [headers]
  * @property {string} [body]
  * @property {(sequence: number) => string} [bodyOf] a new body for every request, instead of `body`
- * @property {number} expectStatus the status every answer should have
+ * @property {number} expectStatus the status every response should have
  */
 
 /**
@@ -190,7 +190,7 @@ const soakServer = () => startServer("sendmock-soak", ["--expose-gc", path.join(
  * @property {number} p99 ms
  * @property {number} requests answers received
  * @property {number} non2xx
- * @property {number} expected answers with the expected status
+ * @property {number} expected responses with the expected status
  * @property {number} unexpected answers with any other status
  * @property {number} errors connection errors and timeouts
  * @property {number} timeouts
@@ -396,41 +396,41 @@ function peerScenarios(peers) {
 }
 
 /**
- * One valid and one invalid POST /send to each server before the runs: what each answers
+ * One valid and one invalid POST /send to each server before the runs: what each responses
  * (status and the start of its body), printed beside the table.
  * @param {Scenario[]} scenarios the valid rows of the servers to ask
  */
-async function probeAnswers(scenarios) {
+async function probeResponses(scenarios) {
   /** @type {{ id: string, label: string, valid?: { status: number, body: string }, invalid?: { status: number, body: string }, error?: string }[]} */
-  const answers = [];
+  const responses = [];
   for (const scenario of scenarios) {
     if (scenario.notMeasured !== undefined) continue;
     const server = await scenario.start();
     try {
       /** @param {string} body */
       const ask = async (body) => {
-        const answer = await fetch(`${server.url}/send`, { method: "POST", headers: SEND_HEADERS, body });
-        return { status: answer.status, body: (await answer.text()).slice(0, 100) };
+        const response = await fetch(`${server.url}/send`, { method: "POST", headers: SEND_HEADERS, body });
+        return { status: response.status, body: (await response.text()).slice(0, 100) };
       };
-      answers.push({ id: scenario.id, label: scenario.label.replace(/ \(valid\)$/, ""), valid: await ask(VALID_BODY), invalid: await ask(INVALID_BODY) });
+      responses.push({ id: scenario.id, label: scenario.label.replace(/ \(valid\)$/, ""), valid: await ask(VALID_BODY), invalid: await ask(INVALID_BODY) });
     } catch (error) {
-      answers.push({ id: scenario.id, label: scenario.label, error: error instanceof Error ? error.message : String(error) });
+      responses.push({ id: scenario.id, label: scenario.label, error: error instanceof Error ? error.message : String(error) });
     } finally {
       await stopServer(server);
     }
   }
-  return answers;
+  return responses;
 }
 
 /** @param {Awaited<ReturnType<typeof probeAnswers>>} answers */
-function answerLines(answers) {
-  const width = Math.max(...answers.map((answer) => answer.label.length));
+function responseLines(responses) {
+  const width = Math.max(...responses.map((response) => response.label.length));
   return [
     "what each server answers (one request each before the runs: status, then the start of the body)",
-    ...answers.map((answer) =>
-      answer.error !== undefined
-        ? `  ${answer.label.padEnd(width)}  failed: ${answer.error}`
-        : `  ${answer.label.padEnd(width)}  valid ${answer.valid?.status} ${answer.valid?.body}\n  ${"".padEnd(width)}  invalid ${answer.invalid?.status} ${answer.invalid?.body}`,
+    ...responses.map((response) =>
+      response.error !== undefined
+        ? `  ${response.label.padEnd(width)}  failed: ${response.error}`
+        : `  ${response.label.padEnd(width)}  valid ${response.valid?.status} ${response.valid?.body}\n  ${"".padEnd(width)}  invalid ${response.invalid?.status} ${response.invalid?.body}`,
     ),
   ];
 }
@@ -868,22 +868,22 @@ function throughputSection(scenarioList, outcomes) {
  * Installs (first time) and readies the peers, then asks each server once what it answers.
  * @returns {Promise<{ peers: Scenario[], answers: Awaited<ReturnType<typeof probeAnswers>> }>}
  */
-async function peersAndAnswers() {
+async function peersAndResponses() {
   const peers = peerScenarios(await preparePeers(tempDir, log));
   const asked = [
     ...SCENARIOS.filter((scenario) => ["send_valid", "baseline_http", "baseline_validator"].includes(scenario.id)),
     ...peers.filter((p) => p.peer === "valid"),
   ];
-  const answers = await probeAnswers(asked);
-  for (const line of answerLines(answers)) log(line);
-  return { peers, answers };
+  const responses = await probeResponses(asked);
+  for (const line of responseLines(responses)) log(line);
+  return { peers, responses };
 }
 
 /** BENCH_ONLY=peers: sendmock's two send rows and every peer, round-robin: a quick look at the ratios. */
 async function peersOnly() {
   tempDir = mkdtempSync(path.join(os.tmpdir(), "sendmock-bench-"));
   const began = performance.now();
-  const { peers, answers } = await peersAndAnswers();
+  const { peers, responses } = await peersAndResponses();
   const scenarioList = [...SCENARIOS.filter((scenario) => PEER_SECTION_IDS.includes(scenario.id)), ...peers];
   const toRun = scenarioList.filter((scenario) => scenario.notMeasured === undefined);
   log(
@@ -899,10 +899,10 @@ async function peersOnly() {
       "",
       ...section.lines,
       "",
-      ...answerLines(answers),
+      ...responseLines(responses),
     ],
     section.targets,
-    { settings: { durationS: DURATION, runs: RUNS, warmupS: WARMUP, connections: CONNECTIONS }, ...section.report, answers },
+    { settings: { durationS: DURATION, runs: RUNS, warmupS: WARMUP, connections: CONNECTIONS }, ...section.report, responses },
     began,
   );
 }
@@ -1237,7 +1237,7 @@ async function main() {
   tempDir = mkdtempSync(path.join(os.tmpdir(), "sendmock-bench-"));
   const began = performance.now();
   benchRedis = await startBenchRedis();
-  const { peers, answers } = await peersAndAnswers();
+  const { peers, responses } = await peersAndResponses();
   // The redis rows stay in the list without a redis-server, so that their targets say why they were not judged.
   const scenarioList = [...SCENARIOS, ...peers].map((scenario) =>
     benchRedis === undefined && scenario.redis === true ? { ...scenario, notMeasured: "no redis-server on the PATH (apt-get install redis-server)" } : scenario,
@@ -1296,7 +1296,7 @@ async function main() {
     "",
     ...throughput.lines,
     "",
-    ...answerLines(answers),
+    ...responseLines(responses),
     "",
     ...startupLines(startup),
     "",
@@ -1325,7 +1325,7 @@ async function main() {
       soakSeconds: SOAK_SECONDS,
     },
     ...throughput.report,
-    answers,
+    responses,
     startup,
     memory,
     memoryHeapCapped: { nodeFlag: HEAP_CAP_FLAG, ...memoryHeapCapped },

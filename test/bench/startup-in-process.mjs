@@ -20,9 +20,9 @@ async function oneMock() {
   const began = performance.now();
   const mock = await startSendMock({ port: 0, watchTemplates: false });
   const started = performance.now();
-  const answer = await fetch(`${mock.url}/send`, { method: "POST", headers: HEADERS, body: BODY });
-  await answer.text();
-  if (answer.status !== 200) throw new Error(`POST /send answered ${answer.status}`);
+  const response = await fetch(`${mock.url}/send`, { method: "POST", headers: HEADERS, body: BODY });
+  await response.text();
+  if (response.status !== 200) throw new Error(`POST /send answered ${response.status}`);
   const sent = performance.now();
   await mock.close();
   const closed = performance.now();

@@ -24,9 +24,9 @@ const HEADERS = { authorization: "Bearer bench-key-0001", "content-type": "appli
 /** POST /send on `port`: its status, or 0 while nothing listens. @param {number} port */
 async function trySend(port) {
   try {
-    const answer = await fetch(`http://127.0.0.1:${port}/send`, { method: "POST", headers: HEADERS, body: BODY });
-    await answer.text();
-    return answer.status;
+    const response = await fetch(`http://127.0.0.1:${port}/send`, { method: "POST", headers: HEADERS, body: BODY });
+    await response.text();
+    return response.status;
   } catch {
     return 0;
   }

@@ -67,12 +67,12 @@ async function listen(onFinished: OnFinished, handler: (req: IncomingMessage, bo
  */
 function brokenServer(onFinished: OnFinished): Promise<string> {
   return listen(onFinished, (req, raw, res) => {
-    const [status, body] = brokenAnswer(req, raw);
+    const [status, body] = brokenResponse(req, raw);
     res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
   });
 }
 
-function brokenAnswer(req: IncomingMessage, raw: string): [number, unknown] {
+function brokenResponse(req: IncomingMessage, raw: string): [number, unknown] {
   if (req.url !== "/send") return [404, { success: false, error: { code: "not_found", message: "no" } }];
   let body: Record<string, unknown>;
   try {
@@ -139,7 +139,7 @@ describe.concurrent("sendmock check against sendmock itself", { timeout: 30_000 
       expect(run.stdout).toMatch(/^12 passed, 0 failed$/m);
       expect(run.stdout).toMatch(/✓ valid send … 200\n/);
       expect(run.stdout).toMatch(/✓ idempotency key replay … 200\n/);
-      // The valid send and the first of the pair: the second answer was a replay.
+      // The valid send and the first of the pair: the second response was a replay.
       const all = await target.outbox.list();
       expect(all.total).toBe(2);
       expect(all.messages.map((message) => message.to)).toEqual(["qa@example.com", "qa@example.com"]);

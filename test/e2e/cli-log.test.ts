@@ -142,7 +142,7 @@ describe("the request log of sendmock serve", () => {
     const banner = server.stdout();
     expect((await send(server.url, aSendRequest())).status).toBe(200);
     expect((await send(server.url, {})).status).toBe(400);
-    // The journal is written when the answer's connection closes, as the log line would be.
+    // The journal is written when the response's connection closes, as the log line would be.
     await expect.poll(async () => ((await (await fetch(`${server.url}/_mock/requests`)).json()) as { total: number }).total).toBe(2);
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
@@ -208,8 +208,8 @@ describe("a log nobody reads", () => {
     server.child.stdout.pause();
     // ~120 bytes a line: far more than the 64 KB pipe and the 16 KB buffer together.
     for (let index = 0; index < 1500; index += 1) {
-      const answer = await send(server.url, aSendRequest({ to: "unread@example.com" }), { Authorization: "Bearer test-key-1234" });
-      expect(answer.status).toBe(200);
+      const response = await send(server.url, aSendRequest({ to: "unread@example.com" }), { Authorization: "Bearer test-key-1234" });
+      expect(response.status).toBe(200);
     }
     server.child.stdout.resume();
     // Once the log is read again, the next line is preceded by the count of those it lost; a

@@ -30,13 +30,13 @@ function serve(args: string[], options: CliOptions = {}): Promise<Started> {
  * GETs `url` on a keep-alive connection the server has already accepted (a first request went
  * over it), resolving once the request is handed to the operating system, so it waits in the
  * server's socket whatever the load: a stopping server still reads it, where a connection not
- * yet accepted would be refused. Resolves with the answer to come.
+ * yet accepted would be refused. Resolves with the response to come.
  */
-async function sentOnAcceptedConnection(url: string): Promise<{ answer: Promise<{ status: number; body: string }> }> {
+async function sentOnAcceptedConnection(url: string): Promise<{ response: Promise<{ status: number; body: string }> }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const get = (target: string): { request: http.ClientRequest; answer: Promise<{ status: number; body: string }> } => {
+  const get = (target: string): { request: http.ClientRequest; response: Promise<{ status: number; body: string }> } => {
     const request = http.get(target, { agent });
-    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
       request.once("error", reject);
       request.once("response", (response) => {
         let body = "";
@@ -44,12 +44,12 @@ async function sentOnAcceptedConnection(url: string): Promise<{ answer: Promise<
         response.once("end", () => resolve({ status: response.statusCode ?? 0, body }));
       });
     });
-    return { request, answer };
+    return { request, response };
   };
-  await get(new URL("/_mock/health", url).href).answer;
-  const { request, answer } = get(url);
+  await get(new URL("/_mock/health", url).href).response;
+  const { request, response } = get(url);
   await once(request, "finish");
-  return { answer: answer.finally(() => agent.destroy()) };
+  return { response: response.finally(() => agent.destroy()) };
 }
 
 /** Runs a start that must fail; answers its exit code and stderr. */
@@ -84,9 +84,9 @@ describe("sendmock serve", () => {
     expect(mock.stdout()).toMatch(/sendmock listening on http:\/\/127\.0\.0\.1:\d+\n/);
     expect(mock.stdout()).toMatch(/templates: +4 loaded/);
 
-    const answer = await postSend(mock.url, aSendRequest());
-    expect(answer.status).toBe(200);
-    const { message_id } = (await answer.json()) as { message_id: string };
+    const response = await postSend(mock.url, aSendRequest());
+    expect(response.status).toBe(200);
+    const { message_id } = (await response.json()) as { message_id: string };
     const captured = (await (await fetch(`${mock.url}/_mock/messages/${message_id}`)).json()) as { subject: string };
     expect(captured.subject).toBe("Welcome to Analytical Engines, Ada!");
   });
@@ -105,13 +105,13 @@ describe("sendmock serve", () => {
     await writeFile(path.join(dir, "sendmock.yaml"), "templates: ./mail\nresponse_shape: b\nport: 1\napi_keys: [cli-key-123456]\n");
     const mock = await serve(["--config", path.join(dir, "sendmock.yaml"), "--port", "0", "--shape", "a"], { cwd: os.tmpdir() });
 
-    const answer = await fetch(`${mock.url}/send`, {
+    const response = await fetch(`${mock.url}/send`, {
       method: "POST",
       headers: { "Content-Type": "application/json", Authorization: "Bearer cli-key-123456" },
       body: JSON.stringify({ to: "ada@example.com", template_id: "ping", data: { who: "Ada" } }),
     });
-    expect(answer.status).toBe(200);
-    expect(await answer.json()).toMatchObject({ success: true, status: "queued" });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ success: true, status: "queued" });
     const wrongKey = await postSend(mock.url, { to: "ada@example.com", template_id: "ping", data: { who: "Ada" } });
     expect(wrongKey.status).toBe(401);
   });
@@ -227,9 +227,9 @@ describe("stopping", () => {
     const mock = await serve(["--port", "0"]);
     const inFlight = await sentOnAcceptedConnection(`${mock.url}/_mock/messages?wait_ms=10000`);
     mock.child.kill(signal);
-    const answer = await inFlight.answer;
-    expect(answer.status).toBe(200);
-    expect(JSON.parse(answer.body)).toEqual({ messages: [], total: 0 });
+    const response = await inFlight.response;
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toEqual({ messages: [], total: 0 });
     expect(await mock.exited).toBe(0);
     expect(mock.stderr()).toContain(`${signal} received`);
   });

@@ -291,7 +291,7 @@ interface Expectation {
   errorCode?: string;
   headers: [string, string][];
   body?: unknown;
-  noAnswer: boolean;
+  noResponse: boolean;
 }
 
 /** The JSON value at the start of `text`, and the prose after it. */
@@ -314,13 +314,13 @@ function leadingJson(text: string): { value: unknown; rest: string } {
 }
 
 function expectationOf(result: string): Expectation {
-  const expectation: Expectation = { headers: [], noAnswer: false };
+  const expectation: Expectation = { headers: [], noResponse: false };
   if (result.startsWith("{") || result.startsWith("[")) {
     expectation.body = leadingJson(result).value;
     return expectation;
   }
   if (result.startsWith("no answer")) {
-    expectation.noAnswer = true;
+    expectation.noResponse = true;
     return expectation;
   }
   const status = /^(\d{3})\b(.*)$/.exec(result) ?? /\((\d{3})\)()$/.exec(result);
@@ -416,26 +416,26 @@ async function checkCurl(command: Command, ids: Ids, variables: Record<string, s
   const args = shellWords(text, variables).words.slice(1);
   if (args.includes("-N")) return checkEventStream(args, command);
   const headerFile = path.join(work, `headers-${Date.now()}-${Math.random().toString(36).slice(2)}`);
-  const answer = await run("curl", [...args, "--max-time", "20", "-D", headerFile]);
+  const response = await run("curl", [...args, "--max-time", "20", "-D", headerFile]);
   const expectation = expectationOf(command.result);
-  const where = `${command.text}\n${answer.stdout}`;
-  if (expectation.noAnswer) {
-    expect(answer.code, `no answer (curl: Empty reply from server, exit 52) from: ${where}`).toBe(52);
+  const where = `${command.text}\n${response.stdout}`;
+  if (expectation.noResponse) {
+    expect(response.code, `no answer (curl: Empty reply from server, exit 52) from: ${where}`).toBe(52);
     return;
   }
-  expect(answer.code, `curl's exit code: ${where}`).toBe(0);
+  expect(response.code, `curl's exit code: ${where}`).toBe(0);
   const dumped = (await readFile(headerFile, "utf8")).split(/\r\n\r\n/).filter((part) => part.trim() !== "");
   const head = (dumped.at(-1) ?? "").split("\r\n");
   const status = Number(/^HTTP\/[\d.]+ (\d{3})/.exec(head[0] ?? "")?.[1]);
   const headers = new Map(head.slice(1).map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
-  for (const match of answer.stdout.matchAll(ID_PREFIXES)) ids.set(match[1] ?? "", match[0]);
+  for (const match of response.stdout.matchAll(ID_PREFIXES)) ids.set(match[1] ?? "", match[0]);
 
   if (expectation.status !== undefined) expect(status, `the status ${command.result} says: ${where}`).toBe(expectation.status);
   else if (expectation.body === undefined) expect(status, `below 400, as no status is shown: ${where}`).toBeLessThan(400);
   if (expectation.errorCode !== undefined) expect(headers.get("x-sendmock-error-code"), where).toBe(expectation.errorCode);
   for (const [name, value] of expectation.headers) expect(headers.get(name.toLowerCase()), `${name}: ${where}`).toBe(value);
   if (expectation.body !== undefined) {
-    const body = args.includes("-i") || args.includes("-si") ? answer.stdout.slice(answer.stdout.indexOf("\r\n\r\n") + 4) : answer.stdout;
+    const body = args.includes("-i") || args.includes("-si") ? response.stdout.slice(response.stdout.indexOf("\r\n\r\n") + 4) : response.stdout;
     expect(differences(expectation.body, JSON.parse(body) as unknown), where).toEqual([]);
   }
 }
@@ -1064,9 +1064,9 @@ function checkBenchOutput(block: Block): void {
       // A target's name is padded, and its detail follows: the name's pattern must match from the start.
       const target = /^(?:PASS|MISS|UNJUDGED) +(.+)$/.exec(text);
       if (target) return !known(target[1] ?? "");
-      // The answers list: a server's padded label (a table row's), then what it answered to each body.
-      const answered = /^(?:(.+?) {2,})?(?:valid|invalid) \d{3} /.exec(text);
-      if (answered) return answered[1] !== undefined && !labels.has(answered[1]);
+      // The responses list: a server's padded label (a table row's), then what it answered to each body.
+      const responded = /^(?:(.+?) {2,})?(?:valid|invalid) \d{3} /.exec(text);
+      if (responded) return responded[1] !== undefined && !labels.has(responded[1]);
       return !known(text);
     });
   expect(unknown, "lines the bench does not print").toEqual([]);
@@ -1188,49 +1188,53 @@ function withValues(cell: string): { text: string; uses: Set<string> } {
   return { text, uses };
 }
 
-interface Answered {
+interface Responded {
   status?: number;
   headers?: Headers;
   body?: string;
   ms: number;
 }
 
-async function sendTo(headers: Record<string, string>, to = FIRST_SEND.to): Promise<Answered> {
+async function sendTo(headers: Record<string, string>, to = FIRST_SEND.to): Promise<Responded> {
   const started = performance.now();
   try {
-    const answer = await fetch(`${mock.url}/send`, { method: "POST", headers: { ...sendHeaders(), ...headers }, body: JSON.stringify({ ...FIRST_SEND, to }) });
-    return { status: answer.status, headers: answer.headers, body: await answer.text(), ms: performance.now() - started };
+    const response = await fetch(`${mock.url}/send`, {
+      method: "POST",
+      headers: { ...sendHeaders(), ...headers },
+      body: JSON.stringify({ ...FIRST_SEND, to }),
+    });
+    return { status: response.status, headers: response.headers, body: await response.text(), ms: performance.now() - started };
   } catch {
-    return { ms: performance.now() - started }; // the connection closed with no answer
+    return { ms: performance.now() - started }; // the connection closed with no response
   }
 }
 
-/** What the row's effect says happens, held against one answer; `uses` are the values the way in gave. */
-async function expectEffect(row: FaultRow, answered: Answered, uses: Set<string>, capturedBefore: number, way: string): Promise<void> {
-  const where = `${row.fault} ${way}: ${JSON.stringify({ status: answered.status, body: answered.body?.slice(0, 200) })}`;
+/** What the row's effect says happens, held against one response; `uses` are the values the way in gave. */
+async function expectEffect(row: FaultRow, responded: Responded, uses: Set<string>, capturedBefore: number, way: string): Promise<void> {
+  const where = `${row.fault} ${way}: ${JSON.stringify({ status: responded.status, body: responded.body?.slice(0, 200) })}`;
   const error = /^(\d{3}|S) `(\w+)`/.exec(row.effect);
   if (error) {
-    expect(answered.status, where).toBe(Number(error[1] === "S" ? TABLE_VALUES.S : error[1]));
-    expect(answered.headers?.get("x-sendmock-error-code"), where).toBe(error[2]);
+    expect(responded.status, where).toBe(Number(error[1] === "S" ? TABLE_VALUES.S : error[1]));
+    expect(responded.headers?.get("x-sendmock-error-code"), where).toBe(error[2]);
     // "with `Retry-After: R` (default 1)" always has one; "with R, also `Retry-After: R`" only when R is given.
     const optional = row.effect.includes("with R, also `Retry-After: R`");
-    if (uses.has("R")) expect(answered.headers?.get("retry-after"), where).toBe(TABLE_VALUES.R);
-    else if (row.effect.includes("`Retry-After: R`")) expect(answered.headers?.get("retry-after"), where).toBe(optional ? null : "1");
+    if (uses.has("R")) expect(responded.headers?.get("retry-after"), where).toBe(TABLE_VALUES.R);
+    else if (row.effect.includes("`Retry-After: R`")) expect(responded.headers?.get("retry-after"), where).toBe(optional ? null : "1");
   } else if (row.effect.startsWith("waits D ms")) {
-    expect(answered.status, where).toBe(200);
-    expect(answered.ms, where).toBeGreaterThanOrEqual(Number(TABLE_VALUES.D) - 5);
-  } else if (row.effect.startsWith("no answer")) {
-    expect(answered.status, where).toBeUndefined();
-    if (row.effect.includes("for D ms")) expect(answered.ms, where).toBeGreaterThanOrEqual(Number(TABLE_VALUES.D) - 5);
+    expect(responded.status, where).toBe(200);
+    expect(responded.ms, where).toBeGreaterThanOrEqual(Number(TABLE_VALUES.D) - 5);
+  } else if (row.effect.startsWith("no response")) {
+    expect(responded.status, where).toBeUndefined();
+    if (row.effect.includes("for D ms")) expect(responded.ms, where).toBeGreaterThanOrEqual(Number(TABLE_VALUES.D) - 5);
     const captured = (await mock.outbox.list()).total - capturedBefore;
     expect(captured, where).toBe(row.effect.includes("the message is captured") ? 1 : 0);
   } else if (row.effect.startsWith("200 with a body that is not valid JSON")) {
-    expect(answered.status, where).toBe(200);
-    expect(() => JSON.parse(answered.body ?? "") as unknown, where).toThrow();
+    expect(responded.status, where).toBe(200);
+    expect(() => JSON.parse(responded.body ?? "") as unknown, where).toThrow();
   } else if (row.effect.startsWith("the rule's `status`, `headers` and `body`")) {
-    expect(answered.status, where).toBe(Number(TABLE_VALUES.S));
-    expect(answered.headers?.get("x-note"), where).toBe("from the table");
-    expect(answered.body, where).toBe("a custom answer");
+    expect(responded.status, where).toBe(Number(TABLE_VALUES.S));
+    expect(responded.headers?.get("x-note"), where).toBe("from the table");
+    expect(responded.body, where).toBe("a custom answer");
   } else {
     throw new Error(`${row.fault}: no way to check the effect "${row.effect}"`);
   }

@@ -79,12 +79,12 @@ async function startAndSend(folder: string): Promise<{ stderr: string; status: n
     // "close": once its stderr has all been read, so the error says why it stopped.
     child.once("close", (code) => reject(new Error(`exited with ${String(code)}: ${stderr}`)));
   });
-  const answer = await fetch(`${url}/send`, {
+  const response = await fetch(`${url}/send`, {
     method: "POST",
     headers: { "Content-Type": "application/json", ...bearer() },
     body: JSON.stringify(aSendRequest()),
   });
-  return { stderr, status: answer.status };
+  return { stderr, status: response.status };
 }
 
 describe("npm start", () => {

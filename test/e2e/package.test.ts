@@ -283,7 +283,7 @@ describe("installed into a default CommonJS jest project", () => {
     const underNpm = descendantsOf(npmPid);
     started.push(...underNpm);
 
-    const answer = await fetch(`${server.url}/send`, {
+    const response = await fetch(`${server.url}/send`, {
       method: "POST",
       headers: { Authorization: "Bearer test-key-1234", "Content-Type": "application/json" },
       body: JSON.stringify({
@@ -292,8 +292,8 @@ describe("installed into a default CommonJS jest project", () => {
         data: { name: "Ada", company: "Acme", login_url: "https://app.example.com/login" },
       }),
     });
-    expect(answer.status).toBe(200);
-    expect(await answer.json()).toMatchObject({ success: true, status: "queued" });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ success: true, status: "queued" });
     expect(server.output()).toContain("4 loaded from");
     expect(underNpm, "npx started the server").not.toEqual([]);
 

@@ -58,8 +58,8 @@ describe.each([
   it("explains each value as the run-time compile does", () => {
     const ahead = aheadCheck();
     const atRunTime = runTimeCheck();
-    const answers = values.map((value) => [ahead(value), atRunTime(value)]);
-    for (const [fromAhead, fromRunTime] of answers) expect(fromAhead).toEqual(fromRunTime);
-    expect(answers.map(([problem]) => problem)).toContainEqual(expect.objectContaining({ kind: expect.any(String) as string }));
+    const responses = values.map((value) => [ahead(value), atRunTime(value)]);
+    for (const [fromAhead, fromRunTime] of responses) expect(fromAhead).toEqual(fromRunTime);
+    expect(responses.map(([problem]) => problem)).toContainEqual(expect.objectContaining({ kind: expect.any(String) as string }));
   });
 });

@@ -40,7 +40,7 @@ describe.each([
     values: [A_SEND, { ...A_SEND, to: "a@b", cc: [1], extra: true }, { ...A_SEND, data: { name: ["x", 2] }, subject: "two\nlines" }, {}, []],
   },
   {
-    schema: ((answer) => (answer?.kind === "json" ? answer.pointer : "(no 4XX JSON body)"))(responseBodiesOf(sendContract.document, SEND).get("4XX")),
+    schema: ((response) => (response?.kind === "json" ? response.pointer : "(no 4XX JSON body)"))(responseBodiesOf(sendContract.document, SEND).get("4XX")),
     file: SEND_CONTRACT,
     values: [AN_ERROR, { status: "error", message: "no" }, { success: false, error: { code: 42 } }, { success: true }, "text"],
   },
@@ -56,12 +56,12 @@ describe.each([
     const ahead = schemaValidator(contract, schema);
     const atRunTime = compiledAtRunTime(contract, schema);
     expect(atRunTime).toHaveProperty("schemaEnv");
-    const answers = values.map((value) => [ahead(value), ahead.errors, atRunTime(value), atRunTime.errors]);
-    for (const [aheadValid, aheadErrors, runTimeValid, runTimeErrors] of answers) {
+    const responses = values.map((value) => [ahead(value), ahead.errors, atRunTime(value), atRunTime.errors]);
+    for (const [aheadValid, aheadErrors, runTimeValid, runTimeErrors] of responses) {
       expect(aheadValid).toBe(runTimeValid);
       expect(aheadErrors).toEqual(runTimeErrors);
     }
-    expect(answers.map(([valid]) => valid)).toContain(true);
-    expect(answers.map(([valid]) => valid)).toContain(false);
+    expect(responses.map(([valid]) => valid)).toContain(true);
+    expect(responses.map(([valid]) => valid)).toContain(false);
   });
 });

@@ -22,7 +22,7 @@ interface Seen {
   url: string | undefined;
 }
 
-/** A stand-in for the real service whose next answers the test decides. */
+/** A stand-in for the real service whose next responses the test decides. */
 let upstream: Server;
 let upstreamUrl: string;
 let reply: UpstreamReply = {};
@@ -65,7 +65,7 @@ async function aProxy(proxy: { strict?: boolean; timeoutMs?: number; target?: st
   return mock;
 }
 
-/** Keeps the text of any answer and parses it when it is JSON, since some answers here are meant not to be. */
+/** Keeps the text of any response and parses it when it is JSON, since some responses here are meant not to be. */
 function lenientJson(res: AgentResponse, done: (error: Error | null, body: unknown) => void): void {
   let text = "";
   res.setEncoding("utf8");
@@ -85,19 +85,19 @@ function send(mock: SendMock, body: unknown = aSendRequest()) {
 }
 
 async function journal(mock: SendMock) {
-  const answer = await request(mock.app).get("/_mock/requests").expect(200);
-  return { text: answer.text, entries: (answer.body as { requests: { violations: { path: string }[]; [key: string]: unknown }[] }).requests };
+  const response = await request(mock.app).get("/_mock/requests").expect(200);
+  return { text: response.text, entries: (response.body as { requests: { violations: { path: string }[]; [key: string]: unknown }[] }).requests };
 }
 
 describe("sendmock proxy", () => {
   it("forwards a valid send unchanged, passes the answer back, journals it and captures the message with the service's id", async () => {
     const mock = await aProxy();
     const body = JSON.stringify(aSendRequest());
-    const answer = await request(mock.app).post("/send").set(bearer(SECRET_KEY)).set("Content-Type", "application/json").send(body);
+    const response = await request(mock.app).post("/send").set(bearer(SECRET_KEY)).set("Content-Type", "application/json").send(body);
 
-    expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ success: true, message_id: "up_123", status: "queued" });
-    expect(answer.headers["x-sendmock-violations"]).toBeUndefined();
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ success: true, message_id: "up_123", status: "queued" });
+    expect(response.headers["x-sendmock-violations"]).toBeUndefined();
     expect(seen).toHaveLength(1);
     expect(seen[0]?.url).toBe("/send");
     expect(seen[0]?.body).toBe(body);
@@ -148,11 +148,11 @@ describe("sendmock proxy", () => {
   ])("passes on %s with X-Sendmock-Violations naming the /response pointers", async (_name, upstreamReply, pointer) => {
     reply = upstreamReply;
     const mock = await aProxy();
-    const answer = await send(mock);
-    expect(answer.status).toBe(upstreamReply.status ?? 200);
-    expect(answer.text).toBe(upstreamReply.body);
-    expect(answer.headers["x-sendmock-violations"]).toMatch(/^1 violation: \/response/);
-    expect(answer.headers["x-sendmock-violations"]).toContain(pointer);
+    const response = await send(mock);
+    expect(response.status).toBe(upstreamReply.status ?? 200);
+    expect(response.text).toBe(upstreamReply.body);
+    expect(response.headers["x-sendmock-violations"]).toMatch(/^1 violation: \/response/);
+    expect(response.headers["x-sendmock-violations"]).toContain(pointer);
     const { entries } = await journal(mock);
     expect(entries[0]?.violations.map((violation) => violation.path)).toEqual([pointer]);
   });
@@ -160,15 +160,15 @@ describe("sendmock proxy", () => {
   it.each(["a", "b"] as const)("with strict, answers a broken answer with 502 contract_violation in shape %s", async (shape) => {
     reply = json({ success: true, status: "queued" });
     const mock = await aProxy({ strict: true }, { responseShape: shape });
-    const answer = await send(mock);
-    expect(answer.status).toBe(502);
-    expect(answer.headers["x-sendmock-error-code"]).toBe("contract_violation");
-    expect(answer.headers["x-sendmock-violations"]).toContain("/response/body/message_id");
-    const message = shape === "a" ? (answer.body as { error: { message: string } }).error.message : (answer.body as { message: string }).message;
+    const response = await send(mock);
+    expect(response.status).toBe(502);
+    expect(response.headers["x-sendmock-error-code"]).toBe("contract_violation");
+    expect(response.headers["x-sendmock-violations"]).toContain("/response/body/message_id");
+    const message = shape === "a" ? (response.body as { error: { message: string } }).error.message : (response.body as { message: string }).message;
     expect(message).toContain("/response/body/message_id message_id is required");
-    if (shape === "a") expect(answer.body).toMatchObject({ success: false, error: { code: "contract_violation" } });
-    else expect(answer.body).toMatchObject({ status: "error" });
-    await expectContract({ status: answer.status, headers: answer.headers, body: answer.body });
+    if (shape === "a") expect(response.body).toMatchObject({ success: false, error: { code: "contract_violation" } });
+    else expect(response.body).toMatchObject({ status: "error" });
+    await expectContract({ status: response.status, headers: response.headers, body: response.body });
     const { entries } = await journal(mock);
     expect(entries[0]).toMatchObject({ status: 502, error_code: "contract_violation", message_id: null });
     expect(await mock.outbox.list()).toMatchObject({ total: 0 });
@@ -177,18 +177,18 @@ describe("sendmock proxy", () => {
   it("with strict, still passes on a conforming answer to a request that breaks the contract", async () => {
     reply = { ...json({ success: false, error: { code: "invalid_recipient", message: "bad to" } }), status: 422 };
     const mock = await aProxy({ strict: true });
-    const answer = await send(mock, aSendRequest({ to: "not-an-address" }));
-    expect(answer.status).toBe(422);
+    const response = await send(mock, aSendRequest({ to: "not-an-address" }));
+    expect(response.status).toBe(422);
     const { entries } = await journal(mock);
     expect(entries[0]).toMatchObject({ error_code: "invalid_recipient", error_message: "bad to" });
   });
 
   it("forwards a request that breaks the contract and reports its violation", async () => {
     const mock = await aProxy();
-    const answer = await send(mock, aSendRequest({ to: "not-an-address" }));
-    expect(answer.status).toBe(200);
+    const response = await send(mock, aSendRequest({ to: "not-an-address" }));
+    expect(response.status).toBe(200);
     expect(seen).toHaveLength(1);
-    expect(answer.headers["x-sendmock-violations"]).toBe('1 violation: /to must match format "email"');
+    expect(response.headers["x-sendmock-violations"]).toBe('1 violation: /to must match format "email"');
     const { entries } = await journal(mock);
     expect(entries[0]?.violations).toEqual([{ path: "/to", message: 'must match format "email"' }]);
     const message = await mock.outbox.get("up_123");
@@ -201,11 +201,11 @@ describe("sendmock proxy", () => {
     const target = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const mock = await aProxy({ target });
-    const answer = await send(mock);
-    expect(answer.status).toBe(502);
-    expect(answer.headers["x-sendmock-error-code"]).toBe("server_error");
-    expect((answer.body as { error: { message: string } }).error.message).toContain(`${target}/send`);
-    await expectContract({ status: answer.status, headers: answer.headers, body: answer.body });
+    const response = await send(mock);
+    expect(response.status).toBe(502);
+    expect(response.headers["x-sendmock-error-code"]).toBe("server_error");
+    expect((response.body as { error: { message: string } }).error.message).toContain(`${target}/send`);
+    await expectContract({ status: response.status, headers: response.headers, body: response.body });
     const { entries } = await journal(mock);
     expect(entries[0]).toMatchObject({ status: 502, error_code: "server_error" });
     expect(await send(mock).then((again) => again.status)).toBe(502);
@@ -216,9 +216,9 @@ describe("sendmock proxy", () => {
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     try {
       const mock = await aProxy({ target: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeoutMs: 200 });
-      const answer = await send(mock);
-      expect(answer.status).toBe(502);
-      expect((answer.body as { error: { message: string } }).error.message).toMatch(/did not answer within 0.2 s/);
+      const response = await send(mock);
+      expect(response.status).toBe(502);
+      expect((response.body as { error: { message: string } }).error.message).toMatch(/did not answer within 0.2 s/);
     } finally {
       silent.closeAllConnections();
       silent.close();
@@ -229,8 +229,8 @@ describe("sendmock proxy", () => {
     const extra = Object.fromEntries(Array.from({ length: 80 }, (_, index) => [`unexpected_property_${index}`, "é"]));
     reply = json({ success: true, message_id: "up_1", status: "queued", ...extra });
     const mock = await aProxy();
-    const answer = await send(mock);
-    const header = String(answer.headers["x-sendmock-violations"]);
+    const response = await send(mock);
+    const header = String(response.headers["x-sendmock-violations"]);
     expect(header).toMatch(/^80 violations: /);
     expect(header.length).toBeLessThanOrEqual(512);
     expect(header).toMatch(/^[\x20-\x7e]+$/);
@@ -260,13 +260,13 @@ describe("sendmock proxy on the command line", () => {
         });
         void exited.then((code) => reject(new Error(`exited with ${String(code)}: ${stderr}`)));
       });
-      const answer = await fetch(`${url}/send`, {
+      const response = await fetch(`${url}/send`, {
         method: "POST",
         headers: { "Content-Type": "application/json", ...bearer(SECRET_KEY) },
         body: JSON.stringify(aSendRequest()),
       });
-      expect(answer.status).toBe(200);
-      expect(await answer.json()).toMatchObject({ message_id: "up_123" });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ message_id: "up_123" });
       expect(seen[0]?.headers.authorization).toBe(`Bearer ${SECRET_KEY}`);
       child.kill("SIGTERM");
       expect(await exited).toBe(0);

@@ -51,13 +51,13 @@ async function aStartedTestFile(options: SetupSendMockOptions = {}): Promise<Tes
 
 /** What the code under test does: POST /send with these headers and this body. */
 async function post(sendmock: SendMockHandle, body: string, headers: Record<string, string> = {}): Promise<number> {
-  const answer = await fetch(`${sendmock.url}/send`, {
+  const response = await fetch(`${sendmock.url}/send`, {
     method: "POST",
     headers: { "Content-Type": "application/json", ...bearer(), ...headers },
     body,
   });
-  await answer.arrayBuffer();
-  return answer.status;
+  await response.arrayBuffer();
+  return response.status;
 }
 
 const valid = (): string => JSON.stringify(aSendRequest());

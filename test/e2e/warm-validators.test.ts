@@ -10,15 +10,19 @@ import { aSendRequest, bearer } from "../support/helpers.js";
 const mocks = closedAfterEach();
 
 async function send(mock: RunningSendMock, body: unknown): Promise<number> {
-  const answer = await fetch(`${mock.url}/send`, { method: "POST", headers: { "Content-Type": "application/json", ...bearer() }, body: JSON.stringify(body) });
-  await answer.text();
-  return answer.status;
+  const response = await fetch(`${mock.url}/send`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...bearer() },
+    body: JSON.stringify(body),
+  });
+  await response.text();
+  return response.status;
 }
 
 async function inspect(mock: RunningSendMock, path: string, init: RequestInit = {}): Promise<number> {
-  const answer = await fetch(`${mock.url}${path}`, init);
-  await answer.text();
-  return answer.status;
+  const response = await fetch(`${mock.url}${path}`, init);
+  await response.text();
+  return response.status;
 }
 
 const json = { "Content-Type": "application/json" };

@@ -12,7 +12,7 @@ import { aRunningMock, aSendRequest, bearer, expectContract, sharedMock, sharedM
 const ADMIN_CONTRACT_FILE = fileURLToPath(new URL("../../openapi/admin.yaml", import.meta.url));
 const ADMIN_TOKEN = "admin-secret-1";
 
-interface RawAnswer {
+interface RawResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   text: string;
@@ -20,15 +20,15 @@ interface RawAnswer {
 }
 
 /** A request with exactly these headers: supertest and fetch add a Content-Type of their own to a string body. */
-function rawCall(mock: RunningSendMock, method: string, path: string, headers: Record<string, string>, body = ""): Promise<RawAnswer> {
+function rawCall(mock: RunningSendMock, method: string, path: string, headers: Record<string, string>, body = ""): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const outgoing = http.request(`${mock.url}${path}`, { method, headers: { ...headers, "Content-Length": String(Buffer.byteLength(body)) } }, (answer) => {
+    const outgoing = http.request(`${mock.url}${path}`, { method, headers: { ...headers, "Content-Length": String(Buffer.byteLength(body)) } }, (response) => {
       const chunks: Buffer[] = [];
-      answer.on("data", (chunk: Buffer) => chunks.push(chunk));
-      answer.on("end", () => {
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
         const text = Buffer.concat(chunks).toString("utf8");
-        const isJson = (answer.headers["content-type"] ?? "").startsWith("application/json");
-        resolve({ status: answer.statusCode ?? 0, headers: answer.headers, text, body: isJson ? (JSON.parse(text) as unknown) : undefined });
+        const isJson = (response.headers["content-type"] ?? "").startsWith("application/json");
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, text, body: isJson ? (JSON.parse(text) as unknown) : undefined });
       });
     });
     outgoing.on("error", reject);
@@ -36,8 +36,8 @@ function rawCall(mock: RunningSendMock, method: string, path: string, headers: R
   });
 }
 
-function errorOf(answer: { body: unknown }): { code?: string; message?: string } {
-  return (answer.body as { error?: { code?: string; message?: string } }).error ?? {};
+function errorOf(response: { body: unknown }): { code?: string; message?: string } {
+  return (response.body as { error?: { code?: string; message?: string } }).error ?? {};
 }
 
 describe("PATCH /_mock/config names the cause of a refusal in words, not the oneOf behind rate_limit", () => {
@@ -62,11 +62,11 @@ describe("PATCH /_mock/config names the cause of a refusal in words, not the one
   ])("%s", async (_case, patch, expected) => {
     const mock = shared();
 
-    const answer = await request(mock.app).patch("/_mock/config").send(patch);
+    const response = await request(mock.app).patch("/_mock/config").send(patch);
 
-    await expectContract(answer, { contract: "admin", method: "patch", path: "/_mock/config" });
-    expect(answer.status).toBe(400);
-    expect(errorOf(answer)).toEqual({ code: "invalid_request", message: `Invalid request: ${expected}` });
+    await expectContract(response, { contract: "admin", method: "patch", path: "/_mock/config" });
+    expect(response.status).toBe(400);
+    expect(errorOf(response)).toEqual({ code: "invalid_request", message: `Invalid request: ${expected}` });
   });
 });
 
@@ -74,26 +74,26 @@ describe("GET /_mock/openapi.yaml", () => {
   const shared = sharedMock();
 
   it("serves openapi/admin.yaml as application/yaml, for generating a client of the inspection API", async () => {
-    const answer = await request(shared().app).get("/_mock/openapi.yaml").buffer(true);
+    const response = await request(shared().app).get("/_mock/openapi.yaml").buffer(true);
 
     await expectContract(
-      { status: answer.status, headers: answer.headers, body: answer.text },
+      { status: response.status, headers: response.headers, body: response.text },
       { contract: "admin", method: "get", path: "/_mock/openapi.yaml" },
     );
-    expect(answer.status).toBe(200);
-    expect(answer.headers["content-type"]).toMatch(/^application\/yaml/);
-    expect(answer.text).toBe(readFileSync(ADMIN_CONTRACT_FILE, "utf8"));
+    expect(response.status).toBe(200);
+    expect(response.headers["content-type"]).toMatch(/^application\/yaml/);
+    expect(response.text).toBe(readFileSync(ADMIN_CONTRACT_FILE, "utf8"));
   });
 
   describe("with admin_token, like every /_mock call", () => {
     const guarded = sharedMock({ adminToken: ADMIN_TOKEN });
 
     it("answers 401 missing_api_key without the token", async () => {
-      const answer = await request(guarded().app).get("/_mock/openapi.yaml");
+      const response = await request(guarded().app).get("/_mock/openapi.yaml");
 
-      await expectContract(answer, { contract: "admin", method: "get", path: "/_mock/openapi.yaml" });
-      expect(answer.status).toBe(401);
-      expect(errorOf(answer).code).toBe("missing_api_key");
+      await expectContract(response, { contract: "admin", method: "get", path: "/_mock/openapi.yaml" });
+      expect(response.status).toBe(401);
+      expect(errorOf(response).code).toBe("missing_api_key");
     });
 
     it("serves the document with the token, while GET /openapi.yaml stays public", async () => {
@@ -114,10 +114,10 @@ describe("admin bodies sent without saying they are JSON (curl -d)", () => {
   it("reads a body with no Content-Type as JSON", async () => {
     const mock = shared();
 
-    const answer = await rawCall(mock, "PATCH", "/_mock/config", {}, json);
+    const response = await rawCall(mock, "PATCH", "/_mock/config", {}, json);
 
-    expect(answer.status).toBe(200);
-    expect((answer.body as ConfigView).strict_data).toBe(true);
+    expect(response.status).toBe(200);
+    expect((response.body as ConfigView).strict_data).toBe(true);
   });
 
   it("reads a body with curl's default form type as JSON when it is JSON", async () => {
@@ -141,20 +141,20 @@ describe("admin bodies sent without saying they are JSON (curl -d)", () => {
   it("still answers 415 unsupported_media_type to a real form", async () => {
     const mock = shared();
 
-    const answer = await rawCall(mock, "PATCH", "/_mock/config", { "Content-Type": "application/x-www-form-urlencoded" }, "strict_data=true");
+    const response = await rawCall(mock, "PATCH", "/_mock/config", { "Content-Type": "application/x-www-form-urlencoded" }, "strict_data=true");
 
-    expect(answer.status).toBe(415);
-    expect(errorOf(answer).code).toBe("unsupported_media_type");
+    expect(response.status).toBe(415);
+    expect(errorOf(response).code).toBe("unsupported_media_type");
     expect((await request(mock.app).get("/_mock/config")).body).toMatchObject({ strict_data: false });
   });
 
   it("answers 400 invalid_json to a body with no Content-Type that is not JSON", async () => {
     const mock = shared();
 
-    const answer = await rawCall(mock, "PATCH", "/_mock/config", {}, "strict_data: true");
+    const response = await rawCall(mock, "PATCH", "/_mock/config", {}, "strict_data: true");
 
-    expect(answer.status).toBe(400);
-    expect(errorOf(answer).code).toBe("invalid_json");
+    expect(response.status).toBe(400);
+    expect(errorOf(response).code).toBe("invalid_json");
   });
 
   it.each([
@@ -163,10 +163,10 @@ describe("admin bodies sent without saying they are JSON (curl -d)", () => {
   ])("keeps POST /send strict: a JSON body with %s is 415 unsupported_media_type", async (_case, headers: Record<string, string>) => {
     const mock = shared();
 
-    const answer = await rawCall(mock, "POST", "/send", { ...headers, ...bearer() }, JSON.stringify(aSendRequest()));
+    const response = await rawCall(mock, "POST", "/send", { ...headers, ...bearer() }, JSON.stringify(aSendRequest()));
 
-    expect(answer.status).toBe(415);
-    expect(errorOf(answer).code).toBe("unsupported_media_type");
+    expect(response.status).toBe(415);
+    expect(errorOf(response).code).toBe("unsupported_media_type");
     expect((await mock.outbox.list()).total).toBe(0);
   });
 });

@@ -49,18 +49,18 @@ async function aTemplatesFolder(files: Record<string, string>): Promise<string> 
   return folder;
 }
 
-/** Checks an answer of the inspection API against openapi/admin.yaml and hands it back. */
-async function checked(answer: Answer, method: string, contractPath: string): Promise<Answer> {
-  const contentType = answer.headers["content-type"] ?? "";
-  const body: unknown = contentType === "" || contentType.startsWith("application/json") ? answer.body : answer.text;
-  await expectContract({ status: answer.status, headers: answer.headers, body }, { contract: "admin", method, path: contractPath });
-  return answer;
+/** Checks a response of the inspection API against openapi/admin.yaml and hands it back. */
+async function checked(response: Answer, method: string, contractPath: string): Promise<Answer> {
+  const contentType = response.headers["content-type"] ?? "";
+  const body: unknown = contentType === "" || contentType.startsWith("application/json") ? response.body : response.text;
+  await expectContract({ status: response.status, headers: response.headers, body }, { contract: "admin", method, path: contractPath });
+  return response;
 }
 
-function expectAdminError(answer: Answer, status: number, code: string): void {
-  expect(answer.status).toBe(status);
-  expect(answer.headers["x-sendmock-error-code"]).toBe(code);
-  const body = answer.body as { success?: unknown; error?: { code?: unknown; message?: unknown } };
+function expectAdminError(response: Answer, status: number, code: string): void {
+  expect(response.status).toBe(status);
+  expect(response.headers["x-sendmock-error-code"]).toBe(code);
+  const body = response.body as { success?: unknown; error?: { code?: unknown; message?: unknown } };
   expect(body.success).toBe(false);
   expect(body.error?.code).toBe(code);
   expect(body.error?.message).toBeTypeOf("string");
@@ -69,16 +69,16 @@ function expectAdminError(answer: Answer, status: number, code: string): void {
 
 /** POST /send, checked against the send contract. */
 async function send(mock: SendMock, overrides: Partial<SendRequest> = {}, key = API_KEY): Promise<Answer> {
-  const answer = await request(mock.app).post("/send").set(bearer(key)).send(aSendRequest(overrides));
-  await expectContract(answer);
-  return answer;
+  const response = await request(mock.app).post("/send").set(bearer(key)).send(aSendRequest(overrides));
+  await expectContract(response);
+  return response;
 }
 
 /** POST /send that must be accepted in shape a; answers the message id. */
 async function sendOk(mock: SendMock, overrides: Partial<SendRequest> = {}, key = API_KEY): Promise<string> {
-  const answer = await send(mock, overrides, key);
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  return (answer.body as { message_id: string }).message_id;
+  const response = await send(mock, overrides, key);
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return (response.body as { message_id: string }).message_id;
 }
 
 const receipt = (overrides: Partial<SendRequest> = {}): Partial<SendRequest> => ({
@@ -89,15 +89,15 @@ const receipt = (overrides: Partial<SendRequest> = {}): Partial<SendRequest> => 
 });
 
 async function listMessages(mock: SendMock, query: Record<string, string | number> = {}): Promise<MessageList> {
-  const answer = await checked(await request(mock.app).get("/_mock/messages").query(query), "get", "/_mock/messages");
-  expect(answer.status).toBe(200);
-  return answer.body as MessageList;
+  const response = await checked(await request(mock.app).get("/_mock/messages").query(query), "get", "/_mock/messages");
+  expect(response.status).toBe(200);
+  return response.body as MessageList;
 }
 
 async function getConfig(mock: SendMock): Promise<ConfigView> {
-  const answer = await checked(await request(mock.app).get("/_mock/config"), "get", "/_mock/config");
-  expect(answer.status).toBe(200);
-  return answer.body as ConfigView;
+  const response = await checked(await request(mock.app).get("/_mock/config"), "get", "/_mock/config");
+  expect(response.status).toBe(200);
+  return response.body as ConfigView;
 }
 
 async function patchConfig(mock: SendMock, patch: unknown): Promise<Answer> {
@@ -111,9 +111,9 @@ async function patchConfig(mock: SendMock, patch: unknown): Promise<Answer> {
 }
 
 async function listRequests(mock: SendMock, query: Record<string, number> = {}): Promise<JournalList> {
-  const answer = await checked(await request(mock.app).get("/_mock/requests").query(query), "get", "/_mock/requests");
-  expect(answer.status).toBe(200);
-  return answer.body as JournalList;
+  const response = await checked(await request(mock.app).get("/_mock/requests").query(query), "get", "/_mock/requests");
+  expect(response.status).toBe(200);
+  return response.body as JournalList;
 }
 
 /** Returns once the clock has moved past `time`, so the next capture gets a later created_at. */
@@ -165,9 +165,9 @@ describe("GET /_mock/messages", () => {
     await sendOk(mock, { to: "adam@example.com" });
     await sendOk(mock, { to: "grace@example.com", cc: ["ada@example.com"] });
 
-    const answer = await checked(await request(mock.app).get("/_mock/messages?to=ada@example.com"), "get", "/_mock/messages");
-    expect(answer.status).toBe(200);
-    expect((answer.body as MessageList).messages.map((message) => message.id)).toEqual([adaId]);
+    const response = await checked(await request(mock.app).get("/_mock/messages?to=ada@example.com"), "get", "/_mock/messages");
+    expect(response.status).toBe(200);
+    expect((response.body as MessageList).messages.map((message) => message.id)).toEqual([adaId]);
 
     const upper = await checked(await request(mock.app).get("/_mock/messages?to=ADA@Example.com"), "get", "/_mock/messages");
     expect((upper.body as MessageList).messages.map((message) => message.id)).toEqual([adaId]);
@@ -286,9 +286,9 @@ describe("GET /_mock/messages", () => {
   ])("rejects %s with 400 invalid_request", async (_name, query) => {
     const mock = shared();
 
-    const answer = await checked(await request(mock.app).get("/_mock/messages").query(query), "get", "/_mock/messages");
+    const response = await checked(await request(mock.app).get("/_mock/messages").query(query), "get", "/_mock/messages");
 
-    expectAdminError(answer, 400, "invalid_request");
+    expectAdminError(response, 400, "invalid_request");
   });
 });
 
@@ -299,7 +299,7 @@ describe("waiting for a message with wait_ms", () => {
     const pending = request(mock.app)
       .get("/_mock/messages")
       .query({ to: "ada@example.com", wait_ms: 2000 })
-      .then((answer) => answer);
+      .then((response) => response);
     await vi.waitFor(
       () => {
         expect(waitFor).toHaveBeenCalled();
@@ -309,11 +309,11 @@ describe("waiting for a message with wait_ms", () => {
 
     const sentAt = performance.now();
     const sentId = await sendOk(mock, { to: "ada@example.com" });
-    const answer = await checked(await pending, "get", "/_mock/messages");
+    const response = await checked(await pending, "get", "/_mock/messages");
     const elapsed = performance.now() - sentAt;
 
-    expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ total: 1, messages: [{ id: sentId, to: "ada@example.com" }] });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ total: 1, messages: [{ id: sentId, to: "ada@example.com" }] });
     expect(elapsed).toBeLessThan(1_000);
   });
 
@@ -323,7 +323,7 @@ describe("waiting for a message with wait_ms", () => {
     const pending = request(mock.app)
       .get("/_mock/messages")
       .query({ template_id: "order-receipt", wait_ms: 2000 })
-      .then((answer) => answer);
+      .then((response) => response);
     await vi.waitFor(
       () => {
         expect(waitFor).toHaveBeenCalled();
@@ -333,9 +333,9 @@ describe("waiting for a message with wait_ms", () => {
 
     await sendOk(mock);
     const receiptId = await sendOk(mock, receipt());
-    const answer = await checked(await pending, "get", "/_mock/messages");
+    const response = await checked(await pending, "get", "/_mock/messages");
 
-    expect(answer.body).toMatchObject({ total: 1, messages: [{ id: receiptId }] });
+    expect(response.body).toMatchObject({ total: 1, messages: [{ id: receiptId }] });
   });
 
   it("answers at once when a match is already there", async () => {
@@ -355,7 +355,7 @@ describe("waiting for a message with wait_ms", () => {
     const pending = request(mock.app)
       .get("/_mock/messages")
       .query({ to: "ada@example.com", wait_ms: 10_000 })
-      .then((answer) => answer);
+      .then((response) => response);
     await vi.waitFor(
       () => {
         expect(waitFor).toHaveBeenCalled();
@@ -365,10 +365,10 @@ describe("waiting for a message with wait_ms", () => {
 
     const closedAt = performance.now();
     await mock.close();
-    const answer = await checked(await pending, "get", "/_mock/messages");
+    const response = await checked(await pending, "get", "/_mock/messages");
 
-    expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ messages: [], total: 0 });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ messages: [], total: 0 });
     expect(performance.now() - closedAt).toBeLessThan(2_000);
   });
 
@@ -394,11 +394,11 @@ describe("GET /_mock/messages/{id}", () => {
     const firstId = await sendOk(mock);
     await sendOk(mock, receipt());
 
-    const answer = await checked(await request(mock.app).get(`/_mock/messages/${firstId}`), "get", "/_mock/messages/{id}");
+    const response = await checked(await request(mock.app).get(`/_mock/messages/${firstId}`), "get", "/_mock/messages/{id}");
 
-    expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ id: firstId, template_id: "welcome", to: "ada@example.com" });
-    expect(answer.body).toEqual(await mock.outbox.get(firstId));
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ id: firstId, template_id: "welcome", to: "ada@example.com" });
+    expect(response.body).toEqual(await mock.outbox.get(firstId));
   });
 
   it("answers the newest message for the id latest", async () => {
@@ -406,26 +406,26 @@ describe("GET /_mock/messages/{id}", () => {
     await sendOk(mock);
     const newestId = await sendOk(mock, receipt());
 
-    const answer = await checked(await request(mock.app).get("/_mock/messages/latest"), "get", "/_mock/messages/{id}");
+    const response = await checked(await request(mock.app).get("/_mock/messages/latest"), "get", "/_mock/messages/{id}");
 
-    expect(answer.status).toBe(200);
-    expect((answer.body as CapturedMessage).id).toBe(newestId);
+    expect(response.status).toBe(200);
+    expect((response.body as CapturedMessage).id).toBe(newestId);
   });
 
   it("answers 404 not_found for an unknown id", async () => {
     const mock = shared();
     await sendOk(mock);
 
-    const answer = await checked(await request(mock.app).get("/_mock/messages/msg_nope"), "get", "/_mock/messages/{id}");
+    const response = await checked(await request(mock.app).get("/_mock/messages/msg_nope"), "get", "/_mock/messages/{id}");
 
-    expectAdminError(answer, 404, "not_found");
-    expect((answer.body as { error: { message: string } }).error.message).toContain("msg_nope");
+    expectAdminError(response, 404, "not_found");
+    expect((response.body as { error: { message: string } }).error.message).toContain("msg_nope");
   });
 
   it("answers 404 not_found for latest when the outbox is empty", async () => {
     const mock = shared();
-    const answer = await checked(await request(mock.app).get("/_mock/messages/latest"), "get", "/_mock/messages/{id}");
-    expectAdminError(answer, 404, "not_found");
+    const response = await checked(await request(mock.app).get("/_mock/messages/latest"), "get", "/_mock/messages/{id}");
+    expectAdminError(response, 404, "not_found");
   });
 });
 
@@ -437,14 +437,14 @@ describe("GET /_mock/messages/{id}/html", () => {
     const id = await sendOk(mock);
     const message = await mock.outbox.get(id);
 
-    const answer = await checked(await request(mock.app).get(`/_mock/messages/${id}/html`), "get", "/_mock/messages/{id}/html");
+    const response = await checked(await request(mock.app).get(`/_mock/messages/${id}/html`), "get", "/_mock/messages/{id}/html");
 
-    expect(answer.status).toBe(200);
-    expect(answer.headers["content-type"]).toMatch(/^text\/html/);
-    expect(answer.text).toBe(message?.html);
-    expect(answer.text).toContain("Welcome aboard, Ada!");
-    expect(answer.headers["content-security-policy"]).toContain("default-src 'none'");
-    expect(answer.headers["content-security-policy"]).not.toContain("script-src");
+    expect(response.status).toBe(200);
+    expect(response.headers["content-type"]).toMatch(/^text\/html/);
+    expect(response.text).toBe(message?.html);
+    expect(response.text).toContain("Welcome aboard, Ada!");
+    expect(response.headers["content-security-policy"]).toContain("default-src 'none'");
+    expect(response.headers["content-security-policy"]).not.toContain("script-src");
   });
 
   it("answers the HTML of the newest message for the id latest", async () => {
@@ -452,16 +452,16 @@ describe("GET /_mock/messages/{id}/html", () => {
     await sendOk(mock);
     await sendOk(mock, receipt());
 
-    const answer = await checked(await request(mock.app).get("/_mock/messages/latest/html"), "get", "/_mock/messages/{id}/html");
+    const response = await checked(await request(mock.app).get("/_mock/messages/latest/html"), "get", "/_mock/messages/{id}/html");
 
-    expect(answer.status).toBe(200);
-    expect(answer.text).toContain("Thank you for your order, Grace!");
+    expect(response.status).toBe(200);
+    expect(response.text).toContain("Thank you for your order, Grace!");
   });
 
   it("answers 404 not_found for an unknown id", async () => {
     const mock = shared();
-    const answer = await checked(await request(mock.app).get("/_mock/messages/msg_nope/html"), "get", "/_mock/messages/{id}/html");
-    expectAdminError(answer, 404, "not_found");
+    const response = await checked(await request(mock.app).get("/_mock/messages/msg_nope/html"), "get", "/_mock/messages/{id}/html");
+    expectAdminError(response, 404, "not_found");
   });
 
   it("answers 404 not_found for a message of a text-only template", async () => {
@@ -470,9 +470,9 @@ describe("GET /_mock/messages/{id}/html", () => {
     const id = await sendOk(mock, { template_id: "plain", data: { name: "Ada" } });
     expect((await mock.outbox.get(id))?.html).toBeNull();
 
-    const answer = await checked(await request(mock.app).get(`/_mock/messages/${id}/html`), "get", "/_mock/messages/{id}/html");
+    const response = await checked(await request(mock.app).get(`/_mock/messages/${id}/html`), "get", "/_mock/messages/{id}/html");
 
-    expectAdminError(answer, 404, "not_found");
+    expectAdminError(response, 404, "not_found");
   });
 });
 
@@ -482,10 +482,10 @@ describe("DELETE /_mock/messages", () => {
     await sendOk(mock);
     await sendOk(mock, receipt());
 
-    const answer = await checked(await request(mock.app).delete("/_mock/messages"), "delete", "/_mock/messages");
+    const response = await checked(await request(mock.app).delete("/_mock/messages"), "delete", "/_mock/messages");
 
-    expect(answer.status).toBe(204);
-    expect(answer.text).toBe("");
+    expect(response.status).toBe(204);
+    expect(response.text).toBe("");
     expect(await listMessages(mock)).toEqual({ messages: [], total: 0 });
     expect((await listRequests(mock)).total).toBe(2);
   });
@@ -499,10 +499,10 @@ describe("DELETE /_mock/messages/{id}", () => {
     const firstId = await sendOk(mock);
     const secondId = await sendOk(mock, receipt());
 
-    const answer = await checked(await request(mock.app).delete(`/_mock/messages/${firstId}`), "delete", "/_mock/messages/{id}");
+    const response = await checked(await request(mock.app).delete(`/_mock/messages/${firstId}`), "delete", "/_mock/messages/{id}");
 
-    expect(answer.status).toBe(204);
-    expect(answer.text).toBe("");
+    expect(response.status).toBe(204);
+    expect(response.text).toBe("");
     expect((await request(mock.app).get(`/_mock/messages/${firstId}`)).status).toBe(404);
     expect(await listMessages(mock)).toMatchObject({ total: 1, messages: [{ id: secondId }] });
     expect((await listRequests(mock)).total).toBe(2);
@@ -513,9 +513,9 @@ describe("DELETE /_mock/messages/{id}", () => {
     const olderId = await sendOk(mock);
     await sendOk(mock, receipt());
 
-    const answer = await checked(await request(mock.app).delete("/_mock/messages/latest"), "delete", "/_mock/messages/{id}");
+    const response = await checked(await request(mock.app).delete("/_mock/messages/latest"), "delete", "/_mock/messages/{id}");
 
-    expect(answer.status).toBe(204);
+    expect(response.status).toBe(204);
     expect(((await request(mock.app).get("/_mock/messages/latest")).body as CapturedMessage).id).toBe(olderId);
   });
 
@@ -524,16 +524,16 @@ describe("DELETE /_mock/messages/{id}", () => {
     const id = await sendOk(mock);
     await request(mock.app).delete(`/_mock/messages/${id}`);
 
-    const answer = await checked(await request(mock.app).delete(`/_mock/messages/${id}`), "delete", "/_mock/messages/{id}");
+    const response = await checked(await request(mock.app).delete(`/_mock/messages/${id}`), "delete", "/_mock/messages/{id}");
 
-    expectAdminError(answer, 404, "not_found");
-    expect((answer.body as { error: { message: string } }).error.message).toContain(id);
+    expectAdminError(response, 404, "not_found");
+    expect((response.body as { error: { message: string } }).error.message).toContain(id);
   });
 
   it("answers 404 not_found for latest when the outbox is empty", async () => {
     const mock = shared();
-    const answer = await checked(await request(mock.app).delete("/_mock/messages/latest"), "delete", "/_mock/messages/{id}");
-    expectAdminError(answer, 404, "not_found");
+    const response = await checked(await request(mock.app).delete("/_mock/messages/latest"), "delete", "/_mock/messages/{id}");
+    expectAdminError(response, 404, "not_found");
   });
 
   it("is offered to the library as mock.outbox.delete, which answers the id it deleted", async () => {
@@ -581,11 +581,11 @@ describe("GET /_mock/requests", () => {
 
   it("points each violation of a contract failure at the field in the body", async () => {
     const mock = shared();
-    const answer = await send(mock, {
+    const response = await send(mock, {
       cc: ["not-an-address"],
       data: { name: 42, company: "Acme", login_url: "https://app.example.com/login" } as unknown as TemplateData,
     });
-    expect(answer.status).toBe(400);
+    expect(response.status).toBe(400);
 
     const [entry] = (await listRequests(mock)).requests;
 
@@ -597,8 +597,8 @@ describe("GET /_mock/requests", () => {
 
   it("records a request without an API key with a violation on its Authorization header", async () => {
     const mock = shared();
-    const answer = await request(mock.app).post("/send").send(aSendRequest());
-    expect(answer.status).toBe(401);
+    const response = await request(mock.app).post("/send").send(aSendRequest());
+    expect(response.status).toBe(401);
 
     const [entry] = (await listRequests(mock)).requests;
 
@@ -636,8 +636,8 @@ describe("GET /_mock/requests", () => {
 
   it.each([["0"], ["x"], ["20000"]])("rejects limit=%s with 400 invalid_request", async (limit) => {
     const mock = shared();
-    const answer = await checked(await request(mock.app).get("/_mock/requests").query({ limit }), "get", "/_mock/requests");
-    expectAdminError(answer, 400, "invalid_request");
+    const response = await checked(await request(mock.app).get("/_mock/requests").query({ limit }), "get", "/_mock/requests");
+    expectAdminError(response, 400, "invalid_request");
   });
 });
 
@@ -654,10 +654,10 @@ describe("GET /_mock/templates", () => {
   it("lists the four shipped templates with their placeholders and sample_data", async () => {
     const mock = shared();
 
-    const answer = await checked(await request(mock.app).get("/_mock/templates"), "get", "/_mock/templates");
+    const response = await checked(await request(mock.app).get("/_mock/templates"), "get", "/_mock/templates");
 
-    expect(answer.status).toBe(200);
-    const list = answer.body as TemplateList;
+    expect(response.status).toBe(200);
+    const list = response.body as TemplateList;
     expect(list.folder).toBe(SHIPPED_TEMPLATES);
     expect(list.templates.map((template) => template.id)).toEqual(Object.keys(shipped));
     for (const template of list.templates) {
@@ -681,10 +681,10 @@ describe("GET /_mock/templates", () => {
     const mock = shared();
     const source = fixture("welcome");
 
-    const answer = await checked(await request(mock.app).get("/_mock/templates/welcome"), "get", "/_mock/templates/{id}");
+    const response = await checked(await request(mock.app).get("/_mock/templates/welcome"), "get", "/_mock/templates/{id}");
 
-    expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
       id: "welcome",
       ok: true,
       subject: "Welcome to {company}, {name}!",
@@ -697,8 +697,8 @@ describe("GET /_mock/templates", () => {
 
   it("answers 404 not_found for an unknown template", async () => {
     const mock = shared();
-    const answer = await checked(await request(mock.app).get("/_mock/templates/wellcome"), "get", "/_mock/templates/{id}");
-    expectAdminError(answer, 404, "not_found");
+    const response = await checked(await request(mock.app).get("/_mock/templates/wellcome"), "get", "/_mock/templates/{id}");
+    expectAdminError(response, 404, "not_found");
   });
 
   it("shows a broken file with ok false and its error while the other templates still send", async () => {
@@ -760,11 +760,11 @@ describe("GET /_mock/config", () => {
     const mock = await aTrackedMock({ apiKeys: [key] });
     await sendOk(mock, {}, key);
 
-    const answer = await checked(await request(mock.app).get("/_mock/config"), "get", "/_mock/config");
+    const response = await checked(await request(mock.app).get("/_mock/config"), "get", "/_mock/config");
 
-    expect((answer.body as ConfigView).api_keys).toEqual(["6789"]);
-    expect(answer.text).not.toContain(key);
-    expect(answer.text).not.toContain("123456789");
+    expect((response.body as ConfigView).api_keys).toEqual(["6789"]);
+    expect(response.text).not.toContain(key);
+    expect(response.text).not.toContain("123456789");
   });
 
   it("counts the messages dropped past capacity", async () => {
@@ -784,9 +784,9 @@ describe("PATCH /_mock/config", () => {
   it("switches the response shape of the next send", async () => {
     const mock = shared();
 
-    const answer = await patchConfig(mock, { response_shape: "b" });
-    expect(answer.status).toBe(200);
-    expect((answer.body as ConfigView).response_shape).toBe("b");
+    const response = await patchConfig(mock, { response_shape: "b" });
+    expect(response.status).toBe(200);
+    expect((response.body as ConfigView).response_shape).toBe("b");
 
     const sent = await send(mock);
     expect(sent.status).toBe(200);
@@ -802,8 +802,8 @@ describe("PATCH /_mock/config", () => {
     const lenient = await send(mock, withCoupon);
     expect(lenient.status).toBe(200);
 
-    const answer = await patchConfig(mock, { strict_data: true });
-    expect((answer.body as ConfigView).strict_data).toBe(true);
+    const response = await patchConfig(mock, { strict_data: true });
+    expect((response.body as ConfigView).strict_data).toBe(true);
 
     const strict = await send(mock, withCoupon);
     expect(strict.status).toBe(422);
@@ -844,22 +844,22 @@ describe("PATCH /_mock/config", () => {
   ])("rejects %s with 400 invalid_request and changes nothing", async (_name, patch) => {
     const mock = shared();
 
-    const answer = await patchConfig(mock, patch);
+    const response = await patchConfig(mock, patch);
 
-    expectAdminError(answer, 400, "invalid_request");
+    expectAdminError(response, 400, "invalid_request");
     expect(await getConfig(mock)).toMatchObject({ response_shape: "a", strict_data: false, rate_limit: null, capacity: 10000 });
   });
 
   it("rejects a body that is not JSON with 400 invalid_json", async () => {
     const mock = shared();
 
-    const answer = await checked(
+    const response = await checked(
       await request(mock.app).patch("/_mock/config").set("Content-Type", "application/json").send('{"response_shape": '),
       "patch",
       "/_mock/config",
     );
 
-    expectAdminError(answer, 400, "invalid_json");
+    expectAdminError(response, 400, "invalid_json");
   });
 });
 
@@ -870,9 +870,9 @@ describe("POST /_mock/reset", () => {
     await sendOk(mock);
     await patchConfig(mock, { response_shape: "b", strict_data: false, rate_limit: null });
 
-    const answer = await checked(await request(mock.app).post("/_mock/reset"), "post", "/_mock/reset");
+    const response = await checked(await request(mock.app).post("/_mock/reset"), "post", "/_mock/reset");
 
-    expect(answer.status).toBe(204);
+    expect(response.status).toBe(204);
     expect(await listMessages(mock)).toEqual({ messages: [], total: 0 });
     expect(await listRequests(mock)).toEqual({ requests: [], total: 0 });
     expect(await getConfig(mock)).toMatchObject({
@@ -891,20 +891,20 @@ describe("health and the send contract", () => {
 
   it("answers GET /_mock/health with ok true", async () => {
     const mock = shared();
-    const answer = await checked(await request(mock.app).get("/_mock/health"), "get", "/_mock/health");
-    expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ ok: true });
+    const response = await checked(await request(mock.app).get("/_mock/health"), "get", "/_mock/health");
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ ok: true });
   });
 
   it("serves openapi/send.yaml as application/yaml at GET /openapi.yaml", async () => {
     const mock = shared();
 
-    const answer = await checked(await request(mock.app).get("/openapi.yaml").buffer(true), "get", "/openapi.yaml");
+    const response = await checked(await request(mock.app).get("/openapi.yaml").buffer(true), "get", "/openapi.yaml");
 
-    expect(answer.status).toBe(200);
-    expect(answer.headers["content-type"]).toMatch(/^application\/yaml/);
-    expect(answer.text).toMatch(/^openapi: 3\.1/);
-    expect(answer.text).toBe(readFileSync(SEND_CONTRACT_FILE, "utf8"));
+    expect(response.status).toBe(200);
+    expect(response.headers["content-type"]).toMatch(/^application\/yaml/);
+    expect(response.text).toMatch(/^openapi: 3\.1/);
+    expect(response.text).toBe(readFileSync(SEND_CONTRACT_FILE, "utf8"));
   });
 });
 
@@ -932,14 +932,14 @@ describe("admin_token", () => {
 
   it.each(calls)("answers %s %s without the token with 401 missing_api_key", async (method, url, contractPath) => {
     const mock = shared();
-    const answer = await checked(await call(mock, method, url), method, contractPath);
-    expectAdminError(answer, 401, "missing_api_key");
+    const response = await checked(await call(mock, method, url), method, contractPath);
+    expectAdminError(response, 401, "missing_api_key");
   });
 
   it.each(calls)("answers %s %s with a wrong token with 401 invalid_api_key", async (method, url, contractPath) => {
     const mock = shared();
-    const answer = await checked(await call(mock, method, url).set(bearer("admin-secret-2")), method, contractPath);
-    expectAdminError(answer, 401, "invalid_api_key");
+    const response = await checked(await call(mock, method, url).set(bearer("admin-secret-2")), method, contractPath);
+    expectAdminError(response, 401, "invalid_api_key");
   });
 
   it("answers every call that carries the token", async () => {
@@ -947,20 +947,20 @@ describe("admin_token", () => {
     await sendOk(mock);
 
     for (const [method, url, contractPath] of calls) {
-      const answer = await checked(await call(mock, method, url).set(bearer(ADMIN_TOKEN)), method, contractPath);
-      expect(answer.status, `${method} ${url}`).toBeLessThan(300);
+      const response = await checked(await call(mock, method, url).set(bearer(ADMIN_TOKEN)), method, contractPath);
+      expect(response.status, `${method} ${url}`).toBeLessThan(300);
       // DELETE and reset empty the outbox, so send again for the calls after them.
-      if (answer.status === 204) await sendOk(mock);
+      if (response.status === 204) await sendOk(mock);
     }
   });
 
   it("shows only that a token is set, never the token", async () => {
     const mock = shared();
 
-    const answer = await checked(await request(mock.app).get("/_mock/config").set(bearer(ADMIN_TOKEN)), "get", "/_mock/config");
+    const response = await checked(await request(mock.app).get("/_mock/config").set(bearer(ADMIN_TOKEN)), "get", "/_mock/config");
 
-    expect((answer.body as ConfigView).admin_token_set).toBe(true);
-    expect(answer.text).not.toContain(ADMIN_TOKEN);
+    expect((response.body as ConfigView).admin_token_set).toBe(true);
+    expect(response.text).not.toContain(ADMIN_TOKEN);
   });
 
   it("leaves POST /send and GET /openapi.yaml to their own rules", async () => {
@@ -979,21 +979,21 @@ describe("unknown calls", () => {
 
   it("answers an unknown path under /_mock with 404 not_found in the admin envelope", async () => {
     const mock = shared();
-    const answer = await request(mock.app).get("/_mock/nothing-here");
-    expectAdminError(answer, 404, "not_found");
-    expect(answer.headers["content-type"]).toMatch(/^application\/json/);
+    const response = await request(mock.app).get("/_mock/nothing-here");
+    expectAdminError(response, 404, "not_found");
+    expect(response.headers["content-type"]).toMatch(/^application\/json/);
   });
 
   it("answers an unknown path under /_mock in the admin envelope even when sends answer in shape b", async () => {
     const mock = await aTrackedMock({ responseShape: "b" });
-    const answer = await request(mock.app).get("/_mock/nothing-here");
-    expectAdminError(answer, 404, "not_found");
+    const response = await request(mock.app).get("/_mock/nothing-here");
+    expectAdminError(response, 404, "not_found");
   });
 
   it("answers a method the contract does not have with 405 method_not_allowed", async () => {
     const mock = shared();
-    const answer = await request(mock.app).put("/_mock/messages").send({});
-    expectAdminError(answer, 405, "method_not_allowed");
+    const response = await request(mock.app).put("/_mock/messages").send({});
+    expectAdminError(response, 405, "method_not_allowed");
   });
 });
 

@@ -47,7 +47,7 @@ describe("sendmock check against a service that keeps its published spec", SLOW_
       unsupported_method: "passed",
       response_schema_conformance: "passed",
     });
-    // Judged on real answers: the service refused with its own codes and statuses.
+    // Judged on real responses: the service refused with its own codes and statuses.
     const statuses = new Set(target.received.map((request) => request.status));
     expect([...statuses].sort()).toEqual([400, 401, 404, 422]);
     expect(target.sent).toEqual([]);
@@ -82,9 +82,9 @@ describe("sendmock check never takes an unjudgeable answer for a verdict", SLOW_
     expect(limited).toBeGreaterThan(0);
     expect(report.inconclusive.rate_limited).toBe(limited);
     expect(runFailed(report)).toBe(true);
-    // Every answer but a 429 was judged, and only those: the fixed cases' 9 answers came first.
-    const answered = target.received.filter((request) => request.path !== "/_mock/templates/welcome" && request.status !== 429).length;
-    expect(named(report.results).find((result) => result.id === "not_a_server_error")?.judged).toBe(answered - 9);
+    // Every response but a 429 was judged, and only those: the fixed cases' 9 responses came first.
+    const responded = target.received.filter((request) => request.path !== "/_mock/templates/welcome" && request.status !== 429).length;
+    expect(named(report.results).find((result) => result.id === "not_a_server_error")?.judged).toBe(responded - 9);
   });
 
   it("a fixed case answered 429 is inconclusive, with why and the flag that helps", async () => {

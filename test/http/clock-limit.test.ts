@@ -37,14 +37,14 @@ describe("the end of the mock's clock", () => {
 
     const refusal = await advanceUntilRefused(mock);
     const offsetMs = mock.clock.offsetMs();
-    const answer = await request(mock.app).post("/_mock/clock").send({ advance_ms: YEAR_MS });
+    const response = await request(mock.app).post("/_mock/clock").send({ advance_ms: YEAR_MS });
 
     expect(refusal.code).toBe("invalid_request");
     expect(refusal.message).toContain(LATEST);
-    expect(answer.status).toBe(400);
+    expect(response.status).toBe(400);
     // The same words, but for how much is left, which real time shortens between the two calls.
     const words = (message: string): string => message.replace(/\d+ ms more/, "N ms more");
-    const { error } = answer.body as { error: { code: string; message: string } };
+    const { error } = response.body as { error: { code: string; message: string } };
     expect(error.code).toBe("invalid_request");
     expect(words(error.message)).toBe(words(refusal.message));
     expect(mock.clock.offsetMs()).toBe(offsetMs);

@@ -1,4 +1,4 @@
-// POST /send held to openapi/send.yaml by sendmock's own checks: an answer that would break the
+// POST /send held to openapi/send.yaml by sendmock's own checks: a response that would break the
 // contract is never sent (a server_error names the violation instead), and a request that breaks
 // it is refused with the same words express-openapi-validator gave.
 
@@ -18,14 +18,14 @@ const mock = await createSendMock();
 afterAll(() => mock.close());
 
 /** A /send whose pipeline answers `answer` with `status`, through sendmock's one writer; `bugs` collects what it reports. */
-function appAnswering(status: number, answer: unknown, bugs: unknown[] = []): RequestListener {
+function appResponding(status: number, response: unknown, bugs: unknown[] = []): RequestListener {
   const translate = createErrorTranslator((error) => bugs.push(error));
   const edge = createSendEdge({
-    answer: () => Promise.resolve({ kind: "answer", answer: { status, headers: {}, body: { json: answer } }, judge: "enforce", notes: {} }),
+    respond: () => Promise.resolve({ kind: "response", response: { status, headers: {}, body: { json: response } }, judge: "enforce", notes: {} }),
     watchClient: false,
     write: createSendWriter({
       checks,
-      answerChecker: () => Promise.reject(new Error("no respond fault here")),
+      responseChecker: () => Promise.reject(new Error("no respond fault here")),
       idempotency: { keep: () => Promise.resolve(), release: () => Promise.resolve() },
       journal: { record: () => Promise.resolve() },
       journalBodyBytes: 1024,
@@ -49,25 +49,25 @@ const errorOf = (response: request.Response) => (response.body as { error: { cod
 
 describe("the answer check of POST /send", () => {
   it("lets an answer that fits the contract through untouched", async () => {
-    const answer = { success: true, message_id: "msg_1", status: "queued" };
-    const response = await request(appAnswering(200, answer)).post("/send").send(A_SEND);
+    const success = { success: true, message_id: "msg_1", status: "queued" };
+    const response = await request(appResponding(200, success)).post("/send").send(A_SEND);
     expect(response.status).toBe(200);
-    expect(response.body).toEqual(answer);
+    expect(response.body).toEqual(success);
   });
 
   it("answers a server_error naming the violation instead of an answer that breaks the contract, and logs the bug", async () => {
     const bugs: unknown[] = [];
-    const response = await request(appAnswering(200, { success: true, status: "queued" }, bugs))
+    const response = await request(appResponding(200, { success: true, status: "queued" }, bugs))
       .post("/send")
       .send(A_SEND);
     expect(response.status).toBe(500);
     expect(errorOf(response).code).toBe("server_error");
     expect(errorOf(response).message).toMatch(/^sendmock broke its own contract \(a bug in sendmock\): .*\/response\/message_id/);
-    expect(bugs).toEqual([expect.objectContaining({ kind: "broken_answer" })]);
+    expect(bugs).toEqual([expect.objectContaining({ kind: "broken_response" })]);
   });
 
   it("judges an error answer by the schema of its status (4XX here)", async () => {
-    const response = await request(appAnswering(418, { oops: true }))
+    const response = await request(appResponding(418, { oops: true }))
       .post("/send")
       .send(A_SEND);
     expect(response.status).toBe(500);
@@ -75,7 +75,7 @@ describe("the answer check of POST /send", () => {
   });
 
   it("refuses a status the contract does not list", () => {
-    expect(checks.answer(302, {})).toEqual([{ path: "/response", keyword: "", message: "no schema defined for status code '302' in the openapi spec" }]);
+    expect(checks.response(302, {})).toEqual([{ path: "/response", keyword: "", message: "no schema defined for status code '302' in the openapi spec" }]);
   });
 });
 

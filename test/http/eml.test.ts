@@ -13,14 +13,14 @@ import { aMockForThisTest, aSendRequest, bearer, expectContract, sharedMock } fr
 type Answer = request.Response;
 
 async function sendOk(mock: SendMock, overrides: Partial<SendRequest> = {}): Promise<string> {
-  const answer = await request(mock.app).post("/send").set(bearer()).send(aSendRequest(overrides));
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  return (answer.body as { message_id: string }).message_id;
+  const response = await request(mock.app).post("/send").set(bearer()).send(aSendRequest(overrides));
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return (response.body as { message_id: string }).message_id;
 }
 
 /** Downloads the .eml as bytes, checked against admin.yaml. */
 async function downloadEml(mock: SendMock, id: string): Promise<Answer> {
-  const answer = await request(mock.app)
+  const response = await request(mock.app)
     .get(`/_mock/messages/${id}/eml`)
     .buffer(true)
     .parse((response, done) => {
@@ -28,10 +28,10 @@ async function downloadEml(mock: SendMock, id: string): Promise<Answer> {
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("end", () => done(null, Buffer.concat(chunks)));
     });
-  const isJson = (answer.headers["content-type"] ?? "").startsWith("application/json");
-  const body: unknown = isJson ? JSON.parse((answer.body as Buffer).toString("utf8")) : (answer.body as Buffer).toString("utf8");
-  await expectContract({ status: answer.status, headers: answer.headers, body }, { contract: "admin", method: "get", path: "/_mock/messages/{id}/eml" });
-  return answer;
+  const isJson = (response.headers["content-type"] ?? "").startsWith("application/json");
+  const body: unknown = isJson ? JSON.parse((response.body as Buffer).toString("utf8")) : (response.body as Buffer).toString("utf8");
+  await expectContract({ status: response.status, headers: response.headers, body }, { contract: "admin", method: "get", path: "/_mock/messages/{id}/eml" });
+  return response;
 }
 
 /** RFC 5322 §2.1.1 and §2.3: every line ends CRLF (no lone CR or LF) and holds at most 998 characters. */
@@ -60,14 +60,14 @@ describe("GET /_mock/messages/{id}/eml", () => {
     });
     const message = await mock.outbox.get(id);
 
-    const answer = await downloadEml(mock, id);
+    const response = await downloadEml(mock, id);
 
-    expect(answer.status).toBe(200);
-    expect(answer.headers["content-type"]).toMatch(/^message\/rfc822/);
-    expect(answer.headers["content-disposition"]).toBe(`attachment; filename="${id}.eml"`);
-    const source = (answer.body as Buffer).toString("utf8");
+    expect(response.status).toBe(200);
+    expect(response.headers["content-type"]).toMatch(/^message\/rfc822/);
+    expect(response.headers["content-disposition"]).toBe(`attachment; filename="${id}.eml"`);
+    const source = (response.body as Buffer).toString("utf8");
     expect(source).toMatch(/^Content-Type: multipart\/alternative;/m);
-    const mail: ParsedMail = await simpleParser(answer.body as Buffer);
+    const mail: ParsedMail = await simpleParser(response.body as Buffer);
     expect(mail.subject).toBe("Grüße aus Zürich — 注文 1042 ✓");
     expect(addresses(mail.from)).toEqual([{ name: "Zoë Müller", address: "zoe@example.com" }]);
     expect(addresses(mail.to).map((entry) => entry.address)).toEqual(["grace@example.com"]);
@@ -84,11 +84,11 @@ describe("GET /_mock/messages/{id}/eml", () => {
     const mock = shared();
     const id = await sendOk(mock, { bcc: ["secret@example.com"] });
 
-    const answer = await downloadEml(mock, id);
+    const response = await downloadEml(mock, id);
 
-    const mail = await simpleParser(answer.body as Buffer);
+    const mail = await simpleParser(response.body as Buffer);
     expect(mail.bcc).toBeUndefined();
-    expect((answer.body as Buffer).toString("utf8")).not.toContain("secret@example.com");
+    expect((response.body as Buffer).toString("utf8")).not.toContain("secret@example.com");
   });
 
   it("comes from sendmock <no-reply@sendmock.test> unless the config names a sender", async () => {
@@ -105,10 +105,10 @@ describe("GET /_mock/messages/{id}/eml", () => {
     await sendOk(mock);
     const newest = await sendOk(mock, { to: "grace@example.com" });
 
-    const answer = await downloadEml(mock, "latest");
+    const response = await downloadEml(mock, "latest");
 
-    expect(answer.headers["content-disposition"]).toBe(`attachment; filename="${newest}.eml"`);
-    expect(addresses((await simpleParser(answer.body as Buffer)).to).map((entry) => entry.address)).toEqual(["grace@example.com"]);
+    expect(response.headers["content-disposition"]).toBe(`attachment; filename="${newest}.eml"`);
+    expect(addresses((await simpleParser(response.body as Buffer)).to).map((entry) => entry.address)).toEqual(["grace@example.com"]);
   });
 
   it("holds only the text part for a text-only message, not an empty HTML one", async () => {
@@ -118,12 +118,12 @@ describe("GET /_mock/messages/{id}/eml", () => {
     const mock = await aMockForThisTest({ templates: folder });
     const id = await sendOk(mock, { template_id: "plain", data: { name: "Ada" } });
 
-    const answer = await downloadEml(mock, id);
+    const response = await downloadEml(mock, id);
 
-    const source = (answer.body as Buffer).toString("utf8");
+    const source = (response.body as Buffer).toString("utf8");
     expect(source).toMatch(/^Content-Type: text\/plain; charset=utf-8/m);
     expect(source).not.toContain("multipart/alternative");
-    const mail = await simpleParser(answer.body as Buffer);
+    const mail = await simpleParser(response.body as Buffer);
     expect(mail.text?.trim()).toBe("Hi Ada, plain text only.");
     expect(mail.html).toBe(false);
   });
@@ -139,9 +139,9 @@ describe("GET /_mock/messages/{id}/eml", () => {
     const subject = "x".repeat(998);
     const id = await sendOk(mock, { template_id: "letter", subject, data: { name: "Ada" } });
 
-    const answer = await downloadEml(mock, id);
+    const response = await downloadEml(mock, id);
 
-    const raw = answer.body as Buffer;
+    const raw = response.body as Buffer;
     expectMailLines(raw);
     const mail = await simpleParser(raw);
     expect(mail.subject).toBe(subject);
@@ -174,9 +174,9 @@ describe("GET /_mock/messages/{id}/eml", () => {
   });
 
   it("answers 404 not_found for an unknown id", async () => {
-    const answer = await downloadEml(shared(), "msg_nope");
-    expect(answer.status).toBe(404);
-    expect(JSON.parse((answer.body as Buffer).toString("utf8"))).toMatchObject({ error: { code: "not_found" } });
+    const response = await downloadEml(shared(), "msg_nope");
+    expect(response.status).toBe(404);
+    expect(JSON.parse((response.body as Buffer).toString("utf8"))).toMatchObject({ error: { code: "not_found" } });
   });
 
   it("refuses to start with a sender that is not one mailbox", async () => {

@@ -22,8 +22,8 @@ async function readEvents(
   options: { headers?: Record<string, string>; onOpen?: () => Promise<void>; onEvent?: (event: ServerSentEvent) => void } = {},
 ) {
   const controller = new AbortController();
-  const answer = await fetch(url, { headers: options.headers, signal: controller.signal });
-  const reader = answer.body?.pipeThrough(new TextDecoderStream()).getReader();
+  const response = await fetch(url, { headers: options.headers, signal: controller.signal });
+  const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
   if (!reader) throw new Error("no body");
   const events: ServerSentEvent[] = [];
   // A 1.5 MB event comes in some 25 chunks: they are joined only once one holds a line break
@@ -56,7 +56,7 @@ async function readEvents(
   }
   await opened;
   controller.abort();
-  return { answer, events };
+  return { response, events };
 }
 
 let mock: RunningSendMock | undefined;
@@ -76,7 +76,7 @@ describe("GET /_mock/events", () => {
     const { url } = mock;
     const running = mock;
     let stored: unknown;
-    const { answer, events } = await readEvents(`${url}/_mock/events`, 6, {
+    const { response, events } = await readEvents(`${url}/_mock/events`, 6, {
       onOpen: async () => {
         await send(url, aSendRequest());
         stored = (await request(url).get("/_mock/messages/latest")).body;
@@ -84,7 +84,7 @@ describe("GET /_mock/events", () => {
         await fetch(`${url}/_mock/reset`, { method: "POST" });
       },
     });
-    expect(answer.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     const named = events.filter((event) => event.event !== "comment");
     expect(named.map((event) => event.event)).toEqual(["message", "request", "reset", "reset", "reset"]);
 
@@ -107,17 +107,17 @@ describe("GET /_mock/events", () => {
     mock = await startSendMock({ port: 0, watchTemplates: false, adminToken: "admin-token-1" });
     const refused = await fetch(`${mock.url}/_mock/events`);
     expect(refused.status).toBe(401);
-    const { answer } = await readEvents(`${mock.url}/_mock/events`, 1, { headers: { Authorization: "Bearer admin-token-1" } });
-    expect(answer.status).toBe(200);
+    const { response } = await readEvents(`${mock.url}/_mock/events`, 1, { headers: { Authorization: "Bearer admin-token-1" } });
+    expect(response.status).toBe(200);
   });
 
   it("ends open streams when the mock closes", async () => {
     mock = await startSendMock({ port: 0, watchTemplates: false });
-    const answer = await fetch(`${mock.url}/_mock/events`);
+    const response = await fetch(`${mock.url}/_mock/events`);
     const closing = mock.close();
     mock = undefined;
     await closing;
-    await expect(answer.text()).resolves.toContain(": connected");
+    await expect(response.text()).resolves.toContain(": connected");
   });
 });
 
@@ -197,8 +197,8 @@ describe("limits of the event streams", () => {
     try {
       mock = await startSendMock({ port: 0, watchTemplates: false });
       const controller = new AbortController();
-      const answers = await Promise.all(Array.from({ length: 12 }, () => fetch(`${mock?.url ?? ""}/_mock/events`, { signal: controller.signal })));
-      expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 12 }, () => 200));
+      const responses = await Promise.all(Array.from({ length: 12 }, () => fetch(`${mock?.url ?? ""}/_mock/events`, { signal: controller.signal })));
+      expect(responses.map((response) => response.status)).toEqual(Array.from({ length: 12 }, () => 200));
       await new Promise((resolve) => setImmediate(resolve));
       controller.abort();
       expect(warnings).not.toContain("MaxListenersExceededWarning");
@@ -225,12 +225,12 @@ describe("limits of the event streams", () => {
     const big = aSendRequest({ data: { name: "n".repeat(500_000), company: "Acme", login_url: "https://x.example" } });
     // 60 messages of about 1.5 MB: far more than the socket buffers and the 2 MB allowed.
     for (let index = 0; index < 60; index += 1) {
-      const answer = await fetch(`${mock.url}/send`, {
+      const response = await fetch(`${mock.url}/send`, {
         method: "POST",
         headers: { "Content-Type": "application/json", ...bearer() },
         body: JSON.stringify(big),
       });
-      expect(answer.status).toBe(200);
+      expect(response.status).toBe(200);
       // A reading client reads each event before the next is sent, as an inbox page does. It
       // shares this process with the mock, so on a loaded machine it could otherwise fall more
       // than one 1.5 MB event behind, past the 2 MB allowed, and be dropped as well.

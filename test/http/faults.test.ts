@@ -47,14 +47,14 @@ interface SendCall {
   headers?: Record<string, string>;
 }
 
-/** POST /send; the answer is checked against the contract. */
+/** POST /send; the response is checked against the contract. */
 async function send(mock: SendMock, call: SendCall = {}): Promise<Response> {
-  const answer = await request(mock.app)
+  const response = await request(mock.app)
     .post("/send")
     .set({ ...bearer(), ...call.headers })
     .send(aSendRequest(call.with));
-  await expectContract(answer);
-  return answer;
+  await expectContract(response);
+  return response;
 }
 
 /** Collects a body as text, whatever its Content-Type says. */
@@ -65,19 +65,19 @@ function readText(res: EventEmitter & { setEncoding(encoding: BufferEncoding): u
   res.on("end", () => done(null, text));
 }
 
-/** POST /send, reading the body as text: for an answer that claims to be JSON and is not. */
+/** POST /send, reading the body as text: for a response that claims to be JSON and is not. */
 async function sendForText(mock: SendMock, call: SendCall = {}): Promise<{ status: number; text: string }> {
-  const answer = await request(mock.app)
+  const response = await request(mock.app)
     .post("/send")
     .set({ ...bearer(), ...call.headers })
     .send(aSendRequest(call.with))
     .buffer(true)
     .parse(readText);
-  return { status: answer.status, text: answer.body as string };
+  return { status: response.status, text: response.body as string };
 }
 
 interface SocketOutcome {
-  /** The status, had an answer come. */
+  /** The status, had a response come. */
   status?: number;
   /** Why fetch failed, if it did. */
   error?: unknown;
@@ -99,8 +99,8 @@ async function sendOverSocket(mock: RunningSendMock, call: SendCall = {}, signal
   return { ...outcome, elapsedMs: performance.now() - started };
 }
 
-/** The connection was closed by the mock without any answer (not aborted by the client). */
-function expectClosedWithoutAnswer(outcome: SocketOutcome): void {
+/** The connection was closed by the mock without any response (not aborted by the client). */
+function expectClosedWithoutResponse(outcome: SocketOutcome): void {
   expect(outcome.status, "no answer came").toBeUndefined();
   expect(outcome.error).toBeInstanceOf(TypeError);
   expect(String((outcome.error as Error).cause), "the server closed the connection").toMatch(/closed|reset|socket/i);
@@ -112,25 +112,25 @@ async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
   return [result, performance.now() - started];
 }
 
-/** The human-readable message of an error answer, in either shape. */
-function errorMessageOf(answer: Response): string {
-  const body = answer.body as { error?: { message?: unknown }; message?: unknown };
+/** The human-readable message of an error response, in either shape. */
+function errorMessageOf(response: Response): string {
+  const body = response.body as { error?: { message?: unknown }; message?: unknown };
   const message = body.error?.message ?? body.message;
   expect(message, "an error answer carries a message").toBeTypeOf("string");
   return String(message);
 }
 
 /** Status, `X-Sendmock-Error-Code` and the exact envelope of `shape`; answers the message. */
-function expectError(answer: Response, expected: { status: number; code: ErrorCode }, shape: ResponseShape = "a"): string {
-  expect(answer.status).toBe(expected.status);
-  expect(errorCodeOf(answer)).toBe(expected.code);
-  const message = errorMessageOf(answer);
-  expect(answer.body).toEqual(shape === "a" ? { success: false, error: { code: expected.code, message } } : { status: "error", message });
+function expectError(response: Response, expected: { status: number; code: ErrorCode }, shape: ResponseShape = "a"): string {
+  expect(response.status).toBe(expected.status);
+  expect(errorCodeOf(response)).toBe(expected.code);
+  const message = errorMessageOf(response);
+  expect(response.body).toEqual(shape === "a" ? { success: false, error: { code: expected.code, message } } : { status: "error", message });
   return message;
 }
 
-function statusesOf(answers: readonly Response[]): number[] {
-  return answers.map((answer) => answer.status);
+function statusesOf(responses: readonly Response[]): number[] {
+  return responses.map((response) => response.status);
 }
 
 async function capturedCount(mock: SendMock): Promise<number> {
@@ -147,29 +147,29 @@ async function expectJournaled(mock: SendMock, expected: Partial<JournalEntry>):
 }
 
 // ---------------------------------------------------------------------------------------------
-// The admin API for rules, each answer checked against openapi/admin.yaml.
+// The admin API for rules, each response checked against openapi/admin.yaml.
 // ---------------------------------------------------------------------------------------------
 
 async function postFault(mock: SendMock, rule: unknown): Promise<Response> {
-  const answer = await request(mock.app)
+  const response = await request(mock.app)
     .post("/_mock/faults")
     .send(rule as object);
-  await expectContract(answer, { contract: "admin", method: "post", path: "/_mock/faults" });
-  return answer;
+  await expectContract(response, { contract: "admin", method: "post", path: "/_mock/faults" });
+  return response;
 }
 
 /** Adds a rule through `POST /_mock/faults`, as a client of the admin API would. */
 async function addFault(mock: SendMock, rule: FaultRuleInput): Promise<FaultRule> {
-  const answer = await postFault(mock, rule);
-  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-  return answer.body as FaultRule;
+  const response = await postFault(mock, rule);
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body as FaultRule;
 }
 
 async function getFaults(mock: SendMock): Promise<Response> {
-  const answer = await request(mock.app).get("/_mock/faults");
-  await expectContract(answer, { contract: "admin", method: "get", path: "/_mock/faults" });
-  expect(answer.status).toBe(200);
-  return answer;
+  const response = await request(mock.app).get("/_mock/faults");
+  await expectContract(response, { contract: "admin", method: "get", path: "/_mock/faults" });
+  expect(response.status).toBe(200);
+  return response;
 }
 
 async function listFaults(mock: SendMock): Promise<FaultRule[]> {
@@ -177,15 +177,15 @@ async function listFaults(mock: SendMock): Promise<FaultRule[]> {
 }
 
 async function deleteFault(mock: SendMock, id: string): Promise<Response> {
-  const answer = await request(mock.app).delete(`/_mock/faults/${encodeURIComponent(id)}`);
-  await expectContract(answer, { contract: "admin", method: "delete", path: "/_mock/faults/{id}" });
-  return answer;
+  const response = await request(mock.app).delete(`/_mock/faults/${encodeURIComponent(id)}`);
+  await expectContract(response, { contract: "admin", method: "delete", path: "/_mock/faults/{id}" });
+  return response;
 }
 
 async function resetOverHttp(mock: SendMock): Promise<void> {
-  const answer = await request(mock.app).post("/_mock/reset");
-  await expectContract(answer, { contract: "admin", method: "post", path: "/_mock/reset" });
-  expect(answer.status).toBe(204);
+  const response = await request(mock.app).post("/_mock/reset");
+  await expectContract(response, { contract: "admin", method: "post", path: "/_mock/reset" });
+  expect(response.status).toBe(204);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -324,12 +324,12 @@ describe.each(SHAPES)("an error fault, in response shape %s", (shape) => {
       const mock = theMock();
       const call = await arm(mock, spec);
 
-      const answer = await send(mock, call);
+      const response = await send(mock, call);
 
-      const message = expectError(answer, { status, code }, shape);
+      const message = expectError(response, { status, code }, shape);
       expect(message).toMatch(says);
       expect(message.endsWith(INJECTED), message).toBe(true);
-      expect(answer.headers["retry-after"]).toBe(retryAfter);
+      expect(response.headers["retry-after"]).toBe(retryAfter);
       expect(await capturedCount(mock)).toBe(0);
       expect(await lastJournalEntry(mock)).toMatchObject({ status, error_code: code, fault: spec.fault, message_id: null });
     },
@@ -339,9 +339,9 @@ describe.each(SHAPES)("an error fault, in response shape %s", (shape) => {
     const mock = theMock();
     await mock.faults.add({ fault: "invalid_recipient" });
 
-    const answer = await send(mock, { with: { to: "grace@example.com" } });
+    const response = await send(mock, { with: { to: "grace@example.com" } });
 
-    expect(expectError(answer, { status: 422, code: "invalid_recipient" }, shape)).toContain("grace@example.com");
+    expect(expectError(response, { status: 422, code: "invalid_recipient" }, shape)).toContain("grace@example.com");
   });
 });
 
@@ -352,9 +352,9 @@ describe("latency, malformed_response, timeout and disconnect", () => {
     const mock = theMock();
     const call = await arm(mock, spec);
 
-    const [answer, elapsedMs] = await timed(() => send(mock, call));
+    const [response, elapsedMs] = await timed(() => send(mock, call));
 
-    expect(answer.status).toBe(200);
+    expect(response.status).toBe(200);
     expect(elapsedMs).toBeGreaterThanOrEqual(150 - TIMER_SLACK_MS);
     const { messages } = await mock.outbox.list();
     expect(messages).toHaveLength(1);
@@ -366,9 +366,9 @@ describe("latency, malformed_response, timeout and disconnect", () => {
   it("waits 1000 ms by default for a latency without a delay", async () => {
     const mock = theMock();
 
-    const [answer, elapsedMs] = await timed(() => send(mock, { headers: { "X-Sendmock-Fault": "latency" } }));
+    const [response, elapsedMs] = await timed(() => send(mock, { headers: { "X-Sendmock-Fault": "latency" } }));
 
-    expect(answer.status).toBe(200);
+    expect(response.status).toBe(200);
     expect(elapsedMs).toBeGreaterThanOrEqual(1000 - TIMER_SLACK_MS);
   });
 
@@ -378,11 +378,11 @@ describe("latency, malformed_response, timeout and disconnect", () => {
       const mock = theMock();
       const call = await arm(mock, spec);
 
-      const answer = await sendForText(mock, call);
+      const response = await sendForText(mock, call);
 
-      expect(answer.status).toBe(200);
-      expect(answer.text).not.toBe("");
-      expect(() => JSON.parse(answer.text) as unknown).toThrow(SyntaxError);
+      expect(response.status).toBe(200);
+      expect(response.text).not.toBe("");
+      expect(() => JSON.parse(response.text) as unknown).toThrow(SyntaxError);
       expect(await capturedCount(mock)).toBe(0);
       expect(await lastJournalEntry(mock)).toMatchObject({ status: 200, fault: "malformed_response", message_id: null });
     },
@@ -394,7 +394,7 @@ describe("latency, malformed_response, timeout and disconnect", () => {
 
     const outcome = await sendOverSocket(mock, call);
 
-    expectClosedWithoutAnswer(outcome);
+    expectClosedWithoutResponse(outcome);
     expect(outcome.elapsedMs).toBeGreaterThanOrEqual(250 - TIMER_SLACK_MS);
     expect(outcome.elapsedMs).toBeLessThan(250 + 2000);
     await expectJournaled(mock, { status: 0, fault: "timeout", message_id: null });
@@ -407,7 +407,7 @@ describe("latency, malformed_response, timeout and disconnect", () => {
 
     const outcome = await sendOverSocket(mock, call);
 
-    expectClosedWithoutAnswer(outcome);
+    expectClosedWithoutResponse(outcome);
     expect(outcome.elapsedMs).toBeLessThan(1000);
     await expectJournaled(mock, { status: 0, fault: "disconnect", message_id: null });
     expect(await capturedCount(mock)).toBe(0);
@@ -425,7 +425,7 @@ describe("a timeout without a delay", () => {
 
     const [, closeMs] = await timed(() => mock.close());
     const outcome = await pending;
-    expectClosedWithoutAnswer(outcome);
+    expectClosedWithoutResponse(outcome);
     expect(outcome.elapsedMs).toBeLessThan(400 + 2000);
     expect(closeMs).toBeLessThan(1000);
   });
@@ -515,9 +515,9 @@ describe("the rules", () => {
     const mock = theMock();
     await addFault(mock, { fault: "server_error", times: 5 });
 
-    const answers = await Promise.all(Array.from({ length: 20 }, () => send(mock)));
+    const responses = await Promise.all(Array.from({ length: 20 }, () => send(mock)));
 
-    const statuses = statusesOf(answers);
+    const statuses = statusesOf(responses);
     expect(statuses.filter((status) => status === 500)).toHaveLength(5);
     expect(statuses.filter((status) => status === 200)).toHaveLength(15);
     expect(await capturedCount(mock)).toBe(15);
@@ -528,10 +528,10 @@ describe("the rules", () => {
     const mock = theMock();
     const rule = await addFault(mock, { fault: "server_error", probability: 0, times: 3 });
 
-    const answers: Response[] = [];
-    for (let i = 0; i < 20; i += 1) answers.push(await send(mock));
+    const responses: Response[] = [];
+    for (let i = 0; i < 20; i += 1) responses.push(await send(mock));
 
-    expect(new Set(statusesOf(answers))).toEqual(new Set([200]));
+    expect(new Set(statusesOf(responses))).toEqual(new Set([200]));
     expect(await listFaults(mock)).toEqual([rule]);
   });
 
@@ -540,9 +540,9 @@ describe("the rules", () => {
     await addFault(mock, { fault: "latency", delay_ms: 150 });
     await addFault(mock, { fault: "server_error", status: 503 });
 
-    const [answer, elapsedMs] = await timed(() => send(mock));
+    const [response, elapsedMs] = await timed(() => send(mock));
 
-    expectError(answer, { status: 503, code: "server_error" });
+    expectError(response, { status: 503, code: "server_error" });
     expect(elapsedMs).toBeGreaterThanOrEqual(150 - TIMER_SLACK_MS);
     expect(await capturedCount(mock)).toBe(0);
     expect(await lastJournalEntry(mock)).toMatchObject({ status: 503, fault: "server_error" });
@@ -553,9 +553,9 @@ describe("the rules", () => {
     await addFault(mock, { fault: "latency", delay_ms: 100 });
     await addFault(mock, { fault: "latency", delay_ms: 100 });
 
-    const [answer, elapsedMs] = await timed(() => send(mock));
+    const [response, elapsedMs] = await timed(() => send(mock));
 
-    expect(answer.status).toBe(200);
+    expect(response.status).toBe(200);
     expect(elapsedMs).toBeGreaterThanOrEqual(200 - TIMER_SLACK_MS);
     expect(await capturedCount(mock)).toBe(1);
   });
@@ -611,12 +611,12 @@ describe("which trigger wins: the header, then a magic recipient, then the rules
   it("takes the header before a magic recipient", async () => {
     const mock = theMock();
 
-    const answer = await send(mock, {
+    const response = await send(mock, {
       headers: faultHeaders({ fault: "server_error", status: 503 }),
       with: { to: magicRecipient({ fault: "rate_limit" }) },
     });
 
-    expectError(answer, { status: 503, code: "server_error" });
+    expectError(response, { status: 503, code: "server_error" });
     expect(await lastJournalEntry(mock)).toMatchObject({ fault: "server_error" });
   });
 
@@ -624,18 +624,18 @@ describe("which trigger wins: the header, then a magic recipient, then the rules
     const mock = theMock();
     await addFault(mock, { fault: "rate_limit" });
 
-    const answer = await send(mock, { headers: faultHeaders({ fault: "server_error", status: 502 }) });
+    const response = await send(mock, { headers: faultHeaders({ fault: "server_error", status: 502 }) });
 
-    expectError(answer, { status: 502, code: "server_error" });
+    expectError(response, { status: 502, code: "server_error" });
   });
 
   it("takes a magic recipient before the rules, and leaves the rules' times untouched", async () => {
     const mock = theMock();
     const rule = await addFault(mock, { fault: "rate_limit", times: 1 });
 
-    const answer = await send(mock, { with: { to: magicRecipient({ fault: "server_error", status: 504 }) } });
+    const response = await send(mock, { with: { to: magicRecipient({ fault: "server_error", status: 504 }) } });
 
-    expectError(answer, { status: 504, code: "server_error" });
+    expectError(response, { status: 504, code: "server_error" });
     expect(await listFaults(mock)).toEqual([rule]);
   });
 
@@ -643,9 +643,9 @@ describe("which trigger wins: the header, then a magic recipient, then the rules
     const mock = theMock();
     await addFault(mock, { fault: "server_error" });
 
-    const [answer, elapsedMs] = await timed(() => send(mock, { headers: faultHeaders({ fault: "latency", delay_ms: 150 }) }));
+    const [response, elapsedMs] = await timed(() => send(mock, { headers: faultHeaders({ fault: "latency", delay_ms: 150 }) }));
 
-    expectError(answer, { status: 500, code: "server_error" });
+    expectError(response, { status: 500, code: "server_error" });
     expect(elapsedMs).toBeGreaterThanOrEqual(150 - TIMER_SLACK_MS);
   });
 });
@@ -656,9 +656,9 @@ describe("with allowFaultHeader: false and allowMagicRecipients: false", () => {
   it("ignores the X-Sendmock-Fault header: the send is accepted and captured", async () => {
     const mock = theMock();
 
-    const answer = await send(mock, { headers: faultHeaders({ fault: "server_error", status: 503 }) });
+    const response = await send(mock, { headers: faultHeaders({ fault: "server_error", status: 503 }) });
 
-    expect(answer.status).toBe(200);
+    expect(response.status).toBe(200);
     expect(await capturedCount(mock)).toBe(1);
     expect(await lastJournalEntry(mock)).toMatchObject({ status: 200, fault: null });
   });
@@ -666,18 +666,18 @@ describe("with allowFaultHeader: false and allowMagicRecipients: false", () => {
   it("ignores even a header that names no fault", async () => {
     const mock = theMock();
 
-    const answer = await send(mock, { headers: { "X-Sendmock-Fault": "explode", "X-Sendmock-Fault-Status": "abc" } });
+    const response = await send(mock, { headers: { "X-Sendmock-Fault": "explode", "X-Sendmock-Fault-Status": "abc" } });
 
-    expect(answer.status).toBe(200);
+    expect(response.status).toBe(200);
   });
 
   it("sends to a magic address like any other: accepted and captured", async () => {
     const mock = theMock();
     const to = magicRecipient({ fault: "server_error", status: 503 });
 
-    const answer = await send(mock, { with: { to } });
+    const response = await send(mock, { with: { to } });
 
-    expect(answer.status).toBe(200);
+    expect(response.status).toBe(200);
     expect((await mock.outbox.get("latest"))?.to).toBe(to);
   });
 
@@ -685,10 +685,10 @@ describe("with allowFaultHeader: false and allowMagicRecipients: false", () => {
     const mock = theMock();
     await addFault(mock, { fault: "rate_limit", retry_after_s: 3 });
 
-    const answer = await send(mock);
+    const response = await send(mock);
 
-    expectError(answer, { status: 429, code: "rate_limited" });
-    expect(answer.headers["retry-after"]).toBe("3");
+    expectError(response, { status: 429, code: "rate_limited" });
+    expect(response.headers["retry-after"]).toBe("3");
   });
 });
 
@@ -739,9 +739,9 @@ describe("bad fault input", () => {
   ])("POST /_mock/faults with $problem answers 400 invalid_request saying what is wrong, and adds nothing", async ({ rule, says }) => {
     const mock = theMock();
 
-    const answer = await postFault(mock, rule);
+    const response = await postFault(mock, rule);
 
-    expect(expectError(answer, { status: 400, code: "invalid_request" })).toMatch(says);
+    expect(expectError(response, { status: 400, code: "invalid_request" })).toMatch(says);
     expect(await listFaults(mock)).toEqual([]);
   });
 
@@ -848,11 +848,11 @@ describe("bad fault input", () => {
     const mock = theMock();
 
     // A bad delay that slipped through would hold the send for minutes: give up well before.
-    const answer = await Promise.race([send(mock, call), sleep(1000).then(() => undefined)]);
+    const response = await Promise.race([send(mock, call), sleep(1000).then(() => undefined)]);
 
-    expect(answer, "the mock answered at once").toBeDefined();
-    if (answer === undefined) return;
-    expect(expectError(answer, { status: 400, code: "invalid_request" })).toMatch(says);
+    expect(response, "the mock answered at once").toBeDefined();
+    if (response === undefined) return;
+    expect(expectError(response, { status: 400, code: "invalid_request" })).toMatch(says);
     expect(await capturedCount(mock)).toBe(0);
     const entry = await lastJournalEntry(mock);
     expect(entry).toMatchObject({ status: 400, error_code: "invalid_request", fault: null });
@@ -915,9 +915,9 @@ describe("managing the rules", () => {
     const first = await addFault(mock, { fault: "rate_limit" });
     const second = await addFault(mock, { fault: "server_error", status: 502 });
 
-    const answer = await deleteFault(mock, first.id);
+    const response = await deleteFault(mock, first.id);
 
-    expect(answer.status).toBe(204);
+    expect(response.status).toBe(204);
     expect((await listFaults(mock)).map((rule) => rule.id)).not.toContain(first.id);
     expect((await listFaults(mock)).map((rule) => rule.id)).toContain(second.id);
     expect((await send(mock)).status).toBe(502);
@@ -926,19 +926,19 @@ describe("managing the rules", () => {
   it("DELETE /_mock/faults/{id} answers 404 not_found for an unknown id", async () => {
     const mock = theMock();
 
-    const answer = await deleteFault(mock, "flt_nope");
+    const response = await deleteFault(mock, "flt_nope");
 
-    expect(expectError(answer, { status: 404, code: "not_found" })).toContain("flt_nope");
+    expect(expectError(response, { status: 404, code: "not_found" })).toContain("flt_nope");
   });
 
   it("DELETE /_mock/faults removes every rule, the config's included", async () => {
     const mock = theMock();
     await addFault(mock, { fault: "rate_limit" });
 
-    const answer = await request(mock.app).delete("/_mock/faults");
-    await expectContract(answer, { contract: "admin", method: "delete", path: "/_mock/faults" });
+    const response = await request(mock.app).delete("/_mock/faults");
+    await expectContract(response, { contract: "admin", method: "delete", path: "/_mock/faults" });
 
-    expect(answer.status).toBe(204);
+    expect(response.status).toBe(204);
     expect(await listFaults(mock)).toEqual([]);
     expect(await sendToConfigRule(mock)).toBe(200);
     expect((await send(mock)).status).toBe(200);
@@ -996,19 +996,19 @@ describe("where faults sit in the pipeline: after authentication, the rate limit
   it("does not fault a send without an API key: 401 missing_api_key, journaled without a fault", async () => {
     const mock = theMock();
 
-    const answer = await request(mock.app).post("/send").send(aSendRequest());
-    await expectContract(answer);
+    const response = await request(mock.app).post("/send").send(aSendRequest());
+    await expectContract(response);
 
-    expectError(answer, { status: 401, code: "missing_api_key" });
+    expectError(response, { status: 401, code: "missing_api_key" });
     expect(await lastJournalEntry(mock)).toMatchObject({ status: 401, fault: null });
   });
 
   it("does not fault a send the contract refuses: a bad `to` is the real invalid_recipient", async () => {
     const mock = theMock();
 
-    const answer = await send(mock, { with: { to: "not-an-address" } });
+    const response = await send(mock, { with: { to: "not-an-address" } });
 
-    const message = expectError(answer, { status: 422, code: "invalid_recipient" });
+    const message = expectError(response, { status: 422, code: "invalid_recipient" });
     expect(message).not.toContain(INJECTED);
     expect(await lastJournalEntry(mock)).toMatchObject({ status: 422, error_code: "invalid_recipient", fault: null });
   });
@@ -1016,10 +1016,10 @@ describe("where faults sit in the pipeline: after authentication, the rate limit
   it("does not fault a send with the wrong Content-Type", async () => {
     const mock = theMock();
 
-    const answer = await request(mock.app).post("/send").set(bearer()).set("Content-Type", "text/plain").send(JSON.stringify(aSendRequest()));
-    await expectContract(answer);
+    const response = await request(mock.app).post("/send").set(bearer()).set("Content-Type", "text/plain").send(JSON.stringify(aSendRequest()));
+    await expectContract(response);
 
-    expectError(answer, { status: 415, code: "unsupported_media_type" });
+    expectError(response, { status: 415, code: "unsupported_media_type" });
     expect(await lastJournalEntry(mock)).toMatchObject({ fault: null });
   });
 
@@ -1042,20 +1042,20 @@ describe("where faults sit in the pipeline: after authentication, the rate limit
   it("does not take a magic recipient from a send without an API key", async () => {
     const mock = theMock();
 
-    const answer = await request(mock.app)
+    const response = await request(mock.app)
       .post("/send")
       .send(aSendRequest({ to: magicRecipient({ fault: "rate_limit" }) }));
-    await expectContract(answer);
+    await expectContract(response);
 
-    expectError(answer, { status: 401, code: "missing_api_key" });
+    expectError(response, { status: 401, code: "missing_api_key" });
   });
 
   it("faults before the template lookup: the rule's error wins over an unknown template_id", async () => {
     const mock = theMock();
 
-    const answer = await send(mock, { with: { template_id: "no-such-template" } });
+    const response = await send(mock, { with: { template_id: "no-such-template" } });
 
-    expectError(answer, { status: 503, code: "server_error" });
+    expectError(response, { status: 503, code: "server_error" });
   });
 });
 
@@ -1071,15 +1071,15 @@ describe("status_codes and injected server errors", () => {
 
 // ---------------------------------------------------------------------------------------------
 
-/** POST /send with the answer taken as it comes: a respond fault may break the contract on purpose. */
+/** POST /send with the response taken as it comes: a respond fault may break the contract on purpose. */
 async function sendAsIs(mock: SendMock, call: SendCall = {}): Promise<{ status: number; headers: Record<string, string | undefined>; text: string }> {
-  const answer = await request(mock.app)
+  const response = await request(mock.app)
     .post("/send")
     .set({ ...bearer(), ...call.headers })
     .send(aSendRequest(call.with))
     .buffer(true)
     .parse(readText);
-  return { status: answer.status, headers: answer.headers, text: answer.body as string };
+  return { status: response.status, headers: response.headers, text: response.body as string };
 }
 
 const SHAPE_A_RATE_LIMITED = { success: false, error: { code: "rate_limited", message: "Slow down" } };
@@ -1097,13 +1097,13 @@ describe("the respond fault: the rule's status, headers and body, as given, even
     const mock = theMock();
     const call = await arm(mock);
 
-    const answer = await sendAsIs(mock, call);
+    const response = await sendAsIs(mock, call);
 
-    expect(answer.status).toBe(429);
-    expect(answer.headers["retry-after"]).toBeUndefined();
-    expect(answer.headers["x-sendmock-error-code"]).toBe("rate_limited");
-    expect(answer.headers["content-type"]).toBe("application/json");
-    expect(answer.text).toBe(JSON.stringify(SHAPE_A_RATE_LIMITED));
+    expect(response.status).toBe(429);
+    expect(response.headers["retry-after"]).toBeUndefined();
+    expect(response.headers["x-sendmock-error-code"]).toBe("rate_limited");
+    expect(response.headers["content-type"]).toBe("application/json");
+    expect(response.text).toBe(JSON.stringify(SHAPE_A_RATE_LIMITED));
     expect(await capturedCount(mock)).toBe(0);
     expect(await lastJournalEntry(mock)).toMatchObject({
       status: 429,
@@ -1132,10 +1132,10 @@ describe("the respond fault: the rule's status, headers and body, as given, even
     const date = "Wed, 21 Oct 2026 07:28:00 GMT";
     await mock.faults.add({ ...BARE_429, headers: { "Retry-After": date, "X-Sendmock-Error-Code": "rate_limited" } });
 
-    const answer = await sendAsIs(mock);
+    const response = await sendAsIs(mock);
 
-    expect(answer.status).toBe(429);
-    expect(answer.headers["retry-after"]).toBe(date);
+    expect(response.status).toBe(429);
+    expect(response.headers["retry-after"]).toBe(date);
     expect((await lastJournalEntry(mock))?.response_violations).toEqual([{ path: "/headers/retry-after", message: "Retry-After header must be integer" }]);
   });
 
@@ -1144,10 +1144,10 @@ describe("the respond fault: the rule's status, headers and body, as given, even
     const body = { success: false, error: { code: "quota_exceeded", message: "Monthly quota used up" } };
     await mock.faults.add({ fault: "respond", status: 403, body });
 
-    const answer = await sendAsIs(mock);
+    const response = await sendAsIs(mock);
 
-    expect(answer.status).toBe(403);
-    expect(JSON.parse(answer.text)).toEqual(body);
+    expect(response.status).toBe(403);
+    expect(JSON.parse(response.text)).toEqual(body);
     expect((await lastJournalEntry(mock))?.response_violations).toEqual([expect.objectContaining({ path: "/body/error/code" })]);
   });
 
@@ -1173,9 +1173,9 @@ describe("the respond fault: the rule's status, headers and body, as given, even
     expect((await lastJournalEntry(mock))?.response_violations).toBeNull();
     await mock.faults.add({ fault: "respond", status: 200, body: { success: true, message_id: "msg_made_up", status: "queued" } });
 
-    const answer = await send(mock);
+    const response = await send(mock);
 
-    expect(answer.body).toEqual({ success: true, message_id: "msg_made_up", status: "queued" });
+    expect(response.body).toEqual({ success: true, message_id: "msg_made_up", status: "queued" });
     expect(await capturedCount(mock)).toBe(1);
     expect(await lastJournalEntry(mock)).toMatchObject({ status: 200, fault: "respond", message_id: null, response_violations: [] });
   });
@@ -1184,10 +1184,10 @@ describe("the respond fault: the rule's status, headers and body, as given, even
     const mock = theMock();
     await mock.faults.add({ fault: "respond", status: 204 });
 
-    const answer = await sendAsIs(mock);
+    const response = await sendAsIs(mock);
 
-    expect(answer.status).toBe(204);
-    expect(answer.text).toBe("");
+    expect(response.status).toBe(204);
+    expect(response.text).toBe("");
   });
 
   it("shows its headers and body in GET /_mock/faults; the other kinds show them null", async () => {

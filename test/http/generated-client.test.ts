@@ -36,9 +36,9 @@ describe("an openapi-fetch client typed from openapi/send.yaml", () => {
     const captured = await mock.outbox.get(outcome.messageId);
     expect(captured).toMatchObject({ to: "ada@example.com", template_id: "welcome", subject: "Welcome to Acme, Ada!" });
 
-    const answer = await fetch(`${mock.url}/_mock/messages/${encodeURIComponent(outcome.messageId)}`);
-    expect(answer.status).toBe(200);
-    const overHttp = (await answer.json()) as CapturedMessage;
+    const response = await fetch(`${mock.url}/_mock/messages/${encodeURIComponent(outcome.messageId)}`);
+    expect(response.status).toBe(200);
+    const overHttp = (await response.json()) as CapturedMessage;
     expect(overHttp.id).toBe(outcome.messageId);
     expect(overHttp.links).toContain("https://app.example.com/login");
   });

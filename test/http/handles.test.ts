@@ -77,9 +77,9 @@ async function refusalOf(call: () => Promise<unknown>): Promise<{ code: string; 
 
 /** What the /_mock call answered: its status, code and message. */
 async function answerOf(call: request.Test): Promise<{ status: number; code: string; message: string }> {
-  const answer = await call;
-  const { code, message } = (answer.body as { error: { code: string; message: string } }).error;
-  return { status: answer.status, code, message };
+  const response = await call;
+  const { code, message } = (response.body as { error: { code: string; message: string } }).error;
+  return { status: response.status, code, message };
 }
 
 describe("a library call refuses what its /_mock call refuses, in the same words", () => {

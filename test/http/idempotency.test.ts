@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { aMockForThisTest, aRunningMockForThisTest, aSendRequest, bearer, errorCodeOf, expectContract, sharedMock } from "../support/helpers.js";
 import type { FaultRuleInput, SendMock } from "../../src/index.js";
 
-function messageIdOf(answer: { body: unknown }): string | undefined {
-  return (answer.body as { message_id?: string }).message_id;
+function messageIdOf(response: { body: unknown }): string | undefined {
+  return (response.body as { message_id?: string }).message_id;
 }
 
 function send(mock: SendMock, body: object, headers: Record<string, string> = {}) {
@@ -72,15 +72,15 @@ describe("Idempotency-Key", () => {
     ["too long", "k".repeat(256)],
     ["not ASCII", "commande-é"],
   ])("refuses a key that is %s: 400 invalid_idempotency_key", async (_name, key) => {
-    const answer = await send(mock(), aSendRequest(), { "Idempotency-Key": key });
-    expect(answer.status).toBe(400);
-    expect(errorCodeOf(answer)).toBe("invalid_idempotency_key");
-    await expectContract(answer);
+    const response = await send(mock(), aSendRequest(), { "Idempotency-Key": key });
+    expect(response.status).toBe(400);
+    expect(errorCodeOf(response)).toBe("invalid_idempotency_key");
+    await expectContract(response);
   });
 
   it("accepts a key of 255 visible characters", async () => {
-    const answer = await send(mock(), aSendRequest(), { "Idempotency-Key": "k".repeat(255) });
-    expect(answer.status).toBe(200);
+    const response = await send(mock(), aSendRequest(), { "Idempotency-Key": "k".repeat(255) });
+    expect(response.status).toBe(200);
   });
 
   it("keeps a 4xx answer: the same request gets the same refusal again", async () => {
@@ -110,7 +110,7 @@ describe("Idempotency-Key", () => {
 
   it("answers 409 idempotency_key_in_flight while the first request is still being answered", async () => {
     const slow = send(mock(), aSendRequest(), { "Idempotency-Key": "k7", "X-Sendmock-Fault": "latency", "X-Sendmock-Fault-Delay": "300" }).then(
-      (answer) => answer,
+      (response) => response,
     );
     await new Promise((resolve) => setTimeout(resolve, 100));
     const meanwhile = await send(mock(), aSendRequest(), { "Idempotency-Key": "k7" });
@@ -180,14 +180,14 @@ describe("an injected answer", () => {
     // Read as text: a malformed_response's body is no JSON a parser takes.
     const first = await send(mock(), aSendRequest(), { "Idempotency-Key": key })
       .buffer(true)
-      .parse((answer, done) => {
+      .parse((response, done) => {
         let text = "";
-        answer.setEncoding("utf8");
-        answer.on("data", (chunk: string) => (text += chunk));
-        answer.on("end", () => done(null, text));
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => done(null, text));
       })
       .then(
-        (answer) => ({ status: answer.status, text: answer.body as string }),
+        (response) => ({ status: response.status, text: response.body as string }),
         () => ({ status: 0, text: "" }),
       );
     const retry = await send(mock(), aSendRequest(), { "Idempotency-Key": key });
@@ -241,10 +241,10 @@ describe("a real retrying client (got, retrying POST on network errors)", () => 
   it("sends exactly one email when it sends an Idempotency-Key", async () => {
     const mock = await aRunningMockForThisTest();
     await mock.faults.add({ fault: "lost_answer", times: 1 });
-    const answer = await got
+    const response = await got
       .post(`${mock.url}/send`, { json: aSendRequest(), headers: { ...bearer(), "Idempotency-Key": "welcome-ada" }, retry: retrying })
       .json<{ message_id: string }>();
-    expect((await mock.outbox.list()).messages.map((message) => message.id)).toEqual([answer.message_id]);
+    expect((await mock.outbox.list()).messages.map((message) => message.id)).toEqual([response.message_id]);
   });
 
   it("sends the email twice without one", async () => {
@@ -258,14 +258,14 @@ describe("a real retrying client (got, retrying POST on network errors)", () => 
 describe("the IETF rate-limit fields", () => {
   it("carry the policy and the caller's state as structured fields beside RateLimit-Limit/-Remaining/-Reset", async () => {
     const mock = await aMockForThisTest({ rateLimit: { requests: 10, perSeconds: 60, burst: 3 } });
-    const answer = await send(mock, aSendRequest());
+    const response = await send(mock, aSendRequest());
 
     // Each is a List of one Item: the policy's name as a String, its numbers as parameters.
-    const policies = parseList(answer.headers["ratelimit-policy"] as string);
-    const states = parseList(answer.headers["ratelimit"] as string);
+    const policies = parseList(response.headers["ratelimit-policy"] as string);
+    const states = parseList(response.headers["ratelimit"] as string);
     const described = (items: typeof policies): unknown[] => items.map(([name, parameters]) => [name as unknown, Object.fromEntries(parameters) as unknown]);
     expect(described(policies)).toEqual([["default", { q: 3, w: 60 }]]);
-    expect(described(states)).toEqual([["default", { r: Number(answer.headers["ratelimit-remaining"]), t: Number(answer.headers["ratelimit-reset"]) }]]);
-    await expectContract(answer);
+    expect(described(states)).toEqual([["default", { r: Number(response.headers["ratelimit-remaining"]), t: Number(response.headers["ratelimit-reset"]) }]]);
+    await expectContract(response);
   });
 });

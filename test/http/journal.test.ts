@@ -1,5 +1,5 @@
 // The request journal as QA reads it: when a request arrived, the request as received (key
-// masked, body as text up to 64 KB) and the answer as sent, a client that gave up, and the
+// masked, body as text up to 64 KB) and the response as sent, a client that gave up, and the
 // `to` and `template_id` of requests refused before their body was checked.
 
 import http from "node:http";
@@ -22,9 +22,9 @@ function expectStartOf(whole: string, kept: string, maxBytes: number): void {
 
 /** The newest entry, read through GET /_mock/requests and checked against admin.yaml. */
 async function lastEntry(mock: RunningSendMock): Promise<JournalEntry> {
-  const answer = await request(mock.app).get("/_mock/requests?limit=1");
-  await expectContract(answer, { contract: "admin", method: "get", path: "/_mock/requests" });
-  const [entry] = (answer.body as JournalList).requests;
+  const response = await request(mock.app).get("/_mock/requests?limit=1");
+  await expectContract(response, { contract: "admin", method: "get", path: "/_mock/requests" });
+  const [entry] = (response.body as JournalList).requests;
   expect(entry, "the request is in the journal").toBeDefined();
   return entry as JournalEntry;
 }
@@ -50,12 +50,12 @@ describe("a journal entry", () => {
     const mock = theMock();
     const sentAt = Date.now();
     await sendBytes(mock, JSON.stringify(aSendRequest()), { "X-Sendmock-Fault": "latency", "X-Sendmock-Fault-Delay": "300" }).expect(200);
-    const answeredAt = Date.now();
+    const respondedAt = Date.now();
 
     const entry = await lastEntry(mock);
     const arrivedAt = Date.parse(entry.at);
     expect(arrivedAt).toBeGreaterThanOrEqual(sentAt);
-    expect(answeredAt - arrivedAt).toBeGreaterThanOrEqual(300);
+    expect(respondedAt - arrivedAt).toBeGreaterThanOrEqual(300);
     expect(entry.duration_ms).toBeGreaterThanOrEqual(300);
   });
 
@@ -111,13 +111,13 @@ describe("a journal entry", () => {
 
   it("keeps the answer of an accepted send as it was written", async () => {
     const mock = theMock();
-    const answer = await sendBytes(mock, JSON.stringify(aSendRequest())).expect(200);
+    const response = await sendBytes(mock, JSON.stringify(aSendRequest())).expect(200);
 
     const entry = await lastEntry(mock);
     expect(entry.response).toEqual({
       status: 200,
-      headers: expect.objectContaining({ "content-type": answer.headers["content-type"], "content-length": answer.headers["content-length"] }) as unknown,
-      body: answer.text,
+      headers: expect.objectContaining({ "content-type": response.headers["content-type"], "content-length": response.headers["content-length"] }) as unknown,
+      body: response.text,
       body_truncated: false,
     });
     expect(entry.client_gone).toBe(false);
@@ -125,18 +125,18 @@ describe("a journal entry", () => {
 
   it("keeps the answer of a refused send, its error code header included", async () => {
     const mock = theMock();
-    const answer = await sendBytes(mock, JSON.stringify(aSendRequest({ cc: ["not an address"] }))).expect(422);
+    const response = await sendBytes(mock, JSON.stringify(aSendRequest({ cc: ["not an address"] }))).expect(422);
 
     expect((await lastEntry(mock)).response).toMatchObject({
       status: 422,
       headers: { "x-sendmock-error-code": "invalid_recipient" },
-      body: answer.text,
+      body: response.text,
     });
   });
 
   it("keeps the non-JSON body a malformed_response fault wrote", async () => {
     const mock = theMock();
-    const answer = await sendBytes(mock, JSON.stringify(aSendRequest()), { "X-Sendmock-Fault": "malformed_response" })
+    const response = await sendBytes(mock, JSON.stringify(aSendRequest()), { "X-Sendmock-Fault": "malformed_response" })
       .buffer(true)
       .parse((res, done) => {
         let text = "";
@@ -146,7 +146,7 @@ describe("a journal entry", () => {
       });
 
     const entry = await lastEntry(mock);
-    expect(entry.response).toMatchObject({ status: 200, body: answer.body as string });
+    expect(entry.response).toMatchObject({ status: 200, body: response.body as string });
     expect(() => JSON.parse(entry.response?.body ?? "") as unknown).toThrow(SyntaxError);
   });
 
@@ -214,13 +214,13 @@ describe("journal_body_bytes", () => {
   it("sets how much of a body an entry keeps, the request's and the answer's", async () => {
     const mock = await aRunningMockForThisTest({ journalBodyBytes: "100b" });
     const sent = JSON.stringify(aSendRequest({ cc: ["not an address"] }));
-    const answer = await sendBytes(mock, sent).expect(422);
+    const written = await sendBytes(mock, sent).expect(422);
 
     const { request: kept, response } = await lastEntry(mock);
     expect(kept.body_truncated).toBe(true);
     expectStartOf(sent, kept.body ?? "!", 100);
     expect(response?.body_truncated).toBe(true);
-    expectStartOf(answer.text, response?.body ?? "!", 100);
+    expectStartOf(written.text, response?.body ?? "!", 100);
   });
 
   it("keeps no body at all when 0", async () => {

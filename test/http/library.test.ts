@@ -17,13 +17,13 @@ import { aRunningMockForThisTest, aSendRequest, bearer } from "../support/helper
 
 /** What an application under test does: a plain HTTP call to the mocked service. */
 async function sendThrough(mock: RunningSendMock, body: SendRequest): Promise<SendSuccessA> {
-  const answer = await fetch(`${mock.url}/send`, {
+  const response = await fetch(`${mock.url}/send`, {
     method: "POST",
     headers: { "Content-Type": "application/json", ...bearer() },
     body: JSON.stringify(body),
   });
-  expect(answer.status).toBe(200);
-  return (await answer.json()) as SendSuccessA;
+  expect(response.status).toBe(200);
+  return (await response.json()) as SendSuccessA;
 }
 
 describe("startSendMock", () => {
@@ -74,15 +74,15 @@ describe("startSendMock", () => {
   });
 });
 
-/** GET /_mock/health on a keep-alive connection that stays open, idle, after the answer. */
-async function answeredOnAKeptAliveConnection(mock: RunningSendMock): Promise<{ closed: Promise<void> }> {
+/** GET /_mock/health on a keep-alive connection that stays open, idle, after the response. */
+async function respondedOnAKeptAliveConnection(mock: RunningSendMock): Promise<{ closed: Promise<void> }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   return new Promise((resolve, reject) => {
     http
-      .get(`${mock.url}/_mock/health`, { agent }, (answer) => {
-        const closed = new Promise<void>((resolveClosed) => answer.socket.once("close", () => resolveClosed()));
-        answer.resume();
-        answer.once("end", () => resolve({ closed }));
+      .get(`${mock.url}/_mock/health`, { agent }, (response) => {
+        const closed = new Promise<void>((resolveClosed) => response.socket.once("close", () => resolveClosed()));
+        response.resume();
+        response.once("end", () => resolve({ closed }));
       })
       .once("error", reject);
   });
@@ -91,7 +91,7 @@ async function answeredOnAKeptAliveConnection(mock: RunningSendMock): Promise<{ 
 describe("close", () => {
   it("closes idle keep-alive connections at once: no timer stands between close() and its end", async () => {
     const mock = await startSendMock({ port: 0, watchTemplates: false });
-    const connection = await answeredOnAKeptAliveConnection(mock);
+    const connection = await respondedOnAKeptAliveConnection(mock);
     // With timers frozen, a close that waited out a grace period on a timer would never resolve.
     vi.useFakeTimers({ toFake: ["setTimeout", "setInterval"] });
     try {
@@ -108,13 +108,13 @@ describe("close", () => {
     const body = JSON.stringify(aSendRequest());
     let markWritten: () => void = () => undefined;
     const written = new Promise<void>((resolve) => (markWritten = resolve));
-    const answered = new Promise<{ status: number | undefined; connection: string | undefined }>((resolve, reject) => {
+    const responded = new Promise<{ status: number | undefined; connection: string | undefined }>((resolve, reject) => {
       const request = http.request(
         `${mock.url}/send`,
         { method: "POST", headers: { "Content-Type": "application/json", "X-Sendmock-Fault": "latency", "X-Sendmock-Fault-Delay": "200", ...bearer() } },
-        (answer) => {
-          answer.resume();
-          answer.once("end", () => resolve({ status: answer.statusCode, connection: answer.headers.connection }));
+        (response) => {
+          response.resume();
+          response.once("end", () => resolve({ status: response.statusCode, connection: response.headers.connection }));
         },
       );
       request.once("error", reject);
@@ -124,7 +124,7 @@ describe("close", () => {
     await written;
     const closing = mock.close();
 
-    expect(await answered).toEqual({ status: 200, connection: "close" });
+    expect(await responded).toEqual({ status: 200, connection: "close" });
     await closing;
     expect((await mock.outbox.stats()).count).toBe(1);
   });

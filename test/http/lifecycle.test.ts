@@ -11,25 +11,25 @@ import { aMockAndScopeForThisTest, aMockForThisTest, aRunningMockForThisTest, aS
 const STEP_MS = 60_000;
 
 async function send(mock: SendMock, overrides: Partial<SendRequest> = {}, key?: string): Promise<string> {
-  const answer = await request(mock.app).post("/send").set(bearer(key)).send(aSendRequest(overrides));
-  expect(answer.status).toBe(200);
-  return (answer.body as { message_id: string }).message_id;
+  const response = await request(mock.app).post("/send").set(bearer(key)).send(aSendRequest(overrides));
+  expect(response.status).toBe(200);
+  return (response.body as { message_id: string }).message_id;
 }
 
 async function admin(mock: SendMock, method: "get" | "post" | "delete", path: string, body?: object): Promise<Response> {
   const call = request(mock.app)[method](path);
-  const answer = body === undefined ? await call : await call.send(body);
-  await expectContract(answer, {
+  const response = body === undefined ? await call : await call.send(body);
+  await expectContract(response, {
     contract: "admin",
     method,
     path: path.split("?")[0]?.replace(/msg_[^/]+|latest|out_[^/]+/, (id) => (id.startsWith("out_") ? "{id}" : "{id}")),
   });
-  return answer;
+  return response;
 }
 
 async function messageOf(mock: SendMock, id: string): Promise<CapturedMessage> {
-  const answer = await admin(mock, "get", `/_mock/messages/${id}`);
-  return answer.body as CapturedMessage;
+  const response = await admin(mock, "get", `/_mock/messages/${id}`);
+  return response.body as CapturedMessage;
 }
 
 async function advance(mock: SendMock, ms: number): Promise<Response> {
@@ -225,9 +225,9 @@ describe("outcome rules", () => {
 
   it("refuses an unknown outcome with 400 invalid_request", async () => {
     const mock = await aMockForThisTest();
-    const answer = await admin(mock, "post", "/_mock/outcomes", { outcome: "exploded" });
-    expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ success: false, error: { code: "invalid_request" } });
+    const response = await admin(mock, "post", "/_mock/outcomes", { outcome: "exploded" });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ success: false, error: { code: "invalid_request" } });
   });
 
   it("matches a rule's api_key exactly", async () => {
@@ -269,23 +269,23 @@ describe("events by hand: POST /_mock/messages/{id}/events", () => {
 
   it("appends the event now and answers 201 with it", async () => {
     const id = await send(mock());
-    const answer = await admin(mock(), "post", `/_mock/messages/${id}/events`, { type: "message.bounced" });
-    expect(answer.status).toBe(201);
-    expect(answer.body).toEqual({ type: "message.bounced", at: expect.any(String) as string, bounce_type: "hard" });
-    expect(await messageOf(mock(), id)).toMatchObject({ status: "bounced", events: [answer.body] });
+    const response = await admin(mock(), "post", `/_mock/messages/${id}/events`, { type: "message.bounced" });
+    expect(response.status).toBe(201);
+    expect(response.body).toEqual({ type: "message.bounced", at: expect.any(String) as string, bounce_type: "hard" });
+    expect(await messageOf(mock(), id)).toMatchObject({ status: "bounced", events: [response.body] });
   });
 
   it("answers 404 for an unknown message", async () => {
-    const answer = await admin(mock(), "post", "/_mock/messages/msg_nope/events", { type: "message.delivered" });
-    expect(answer.status).toBe(404);
-    expect(answer.body).toMatchObject({ error: { code: "not_found" } });
+    const response = await admin(mock(), "post", "/_mock/messages/msg_nope/events", { type: "message.delivered" });
+    expect(response.status).toBe(404);
+    expect(response.body).toMatchObject({ error: { code: "not_found" } });
   });
 
   it("answers 400 for an unknown type", async () => {
     const id = await send(mock());
-    const answer = await admin(mock(), "post", `/_mock/messages/${id}/events`, { type: "message.exploded" });
-    expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ success: false, error: { code: "invalid_request" } });
+    const response = await admin(mock(), "post", `/_mock/messages/${id}/events`, { type: "message.exploded" });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ success: false, error: { code: "invalid_request" } });
   });
 });
 
@@ -303,15 +303,15 @@ describe("a message.clicked event's link", () => {
 
     expect(statuses.filter((status) => status === 201)).toHaveLength(100);
     expect(statuses.at(-1)).toBe(400);
-    const answer = await admin(mock, "get", `/_mock/messages/${id}`);
-    const message = answer.body as CapturedMessage;
+    const response = await admin(mock, "get", `/_mock/messages/${id}`);
+    const message = response.body as CapturedMessage;
     expect(message.links[0]).toBe(link);
     const [first] = message.events;
     expect(first?.link?.startsWith(link.slice(0, 900))).toBe(true);
     expect(first?.link).toMatch(/…\[\d+ more characters, the whole link is links\[0\]\]$/);
     expect(Buffer.byteLength(JSON.stringify(first?.link))).toBeLessThanOrEqual(1024 + 2);
     // Each event adds its type, time and cut link: ~1.1 KB, where a copy of the link was 40 KB.
-    expect(answer.text.length - capturedBytes).toBeLessThan(100 * 1200);
+    expect(response.text.length - capturedBytes).toBeLessThan(100 * 1200);
   });
 
   it("keeps a link within the bound whole", async () => {
@@ -319,9 +319,9 @@ describe("a message.clicked event's link", () => {
     const link = `https://app.example.com/login?token=${"t".repeat(1024 - 40)}`;
     const id = await send(mock, { data: { name: "Ada", company: "Acme", login_url: link } });
 
-    const answer = await admin(mock, "post", `/_mock/messages/${id}/events`, { type: "message.clicked" });
+    const response = await admin(mock, "post", `/_mock/messages/${id}/events`, { type: "message.clicked" });
 
-    expect(answer.body).toEqual({ type: "message.clicked", at: expect.any(String) as string, link });
+    expect(response.body).toEqual({ type: "message.clicked", at: expect.any(String) as string, link });
   });
 });
 
@@ -332,9 +332,9 @@ describe("the status filter", () => {
     const bounced = await send(mock(), { to: "bounced@outcome.sendmock.test" });
     await send(mock(), { to: "delivered@outcome.sendmock.test" });
     await advance(mock(), STEP_MS * 2);
-    const answer = await admin(mock(), "get", "/_mock/messages?status=bounced");
-    expect((answer.body as { messages: CapturedMessage[] }).messages.map((message) => message.id)).toEqual([bounced]);
-    expect((answer.body as { total: number }).total).toBe(1);
+    const response = await admin(mock(), "get", "/_mock/messages?status=bounced");
+    expect((response.body as { messages: CapturedMessage[] }).messages.map((message) => message.id)).toEqual([bounced]);
+    expect((response.body as { total: number }).total).toBe(1);
     expect((await admin(mock(), "get", "/_mock/messages?status=lost")).status).toBe(400);
   });
 
@@ -373,9 +373,9 @@ describe("the clock", () => {
 
   it.each([[-1], [1.5], [31_536_000_001], ["3000"]])("refuses advance_ms %j with 400", async (advanceMs) => {
     const mock = await aMockForThisTest();
-    const answer = await admin(mock, "post", "/_mock/clock", { advance_ms: advanceMs });
-    expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ error: { code: "invalid_request" } });
+    const response = await admin(mock, "post", "/_mock/clock", { advance_ms: advanceMs });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: { code: "invalid_request" } });
     expect(mock.clock.offsetMs()).toBe(0);
   });
 

@@ -23,11 +23,11 @@ describe("max_bytes", () => {
   it("drops the oldest messages past max_bytes and counts them in GET /_mock/config", async () => {
     const mock = await aTrackedMock({ maxBytes: "8mb" });
     for (let index = 0; index < 10; index += 1) {
-      const answer = await request(mock.app)
+      const response = await request(mock.app)
         .post("/send")
         .set(bearer())
         .send(aSendRequest({ data: { name: bigName, company: "Acme", login_url: "https://x.example" } }));
-      expect(answer.status).toBe(200);
+      expect(response.status).toBe(200);
     }
 
     const config = await request(mock.app).get("/_mock/config");
@@ -59,15 +59,15 @@ describe("values a rejected request sent", () => {
   it("are cut to 256 characters with a marker in the error answer and the journal: a 0.9 MB field name", async () => {
     const mock = await aTrackedMock();
     const field = "f".repeat(900_000);
-    const answer = await request(mock.app)
+    const response = await request(mock.app)
       .post("/send")
       .set(bearer())
       .send({ ...aSendRequest(), [field]: 1 });
 
-    await expectContract(answer);
-    expect(answer.status).toBe(400);
-    expect(answer.text.length).toBeLessThan(8_000);
-    expect(answer.text).toContain("…[899744 more characters]");
+    await expectContract(response);
+    expect(response.status).toBe(400);
+    expect(response.text.length).toBeLessThan(8_000);
+    expect(response.text).toContain("…[899744 more characters]");
     const journal = await request(mock.app).get("/_mock/requests");
     const [entry] = (journal.body as JournalList).requests;
     // The request's body is kept apart, as its first 64 KB: everything else stays small.
@@ -77,11 +77,11 @@ describe("values a rejected request sent", () => {
 
   it("leave a journal entry well below 200 KB, whatever the body and headers: 1 MB of control characters, 14 KB of headers", async () => {
     const mock = await aTrackedMock();
-    const answer = await request(mock.app)
+    const response = await request(mock.app)
       .post("/send")
       .set({ ...bearer(), "Content-Type": "text/plain", "X-Padding": "\t".repeat(14_000) })
       .send("\u0001".repeat(1_000_000));
-    expect(answer.status).toBe(415);
+    expect(response.status).toBe(415);
 
     const journal = await request(mock.app).get("/_mock/requests");
     const [entry] = (journal.body as JournalList).requests;
@@ -93,11 +93,11 @@ describe("values a rejected request sent", () => {
     const mock = await aTrackedMock();
     const body: Record<string, unknown> = { ...aSendRequest() };
     for (let index = 0; index < 60; index += 1) body[`${"\u0001".repeat(300)}${String(index)}`] = "\u0001".repeat(1000);
-    const answer = await request(mock.app)
+    const response = await request(mock.app)
       .post("/send")
       .set({ ...bearer(), "X-Padding": "\t".repeat(14_000) })
       .send(body);
-    expect(answer.status).toBe(400);
+    expect(response.status).toBe(400);
 
     const [entry] = ((await request(mock.app).get("/_mock/requests")).body as JournalList).requests;
     expect(entry?.violations).toHaveLength(50);
@@ -108,9 +108,9 @@ describe("values a rejected request sent", () => {
   it("keep a 0.8 MB `to` in the journal as an excerpt", async () => {
     const mock = await aTrackedMock();
     const to = `${"a".repeat(800_000)}@example.com`;
-    const answer = await request(mock.app).post("/send").set(bearer()).send(aSendRequest({ to }));
-    expect(answer.status).toBe(422);
-    expect(answer.text.length).toBeLessThan(8_000);
+    const response = await request(mock.app).post("/send").set(bearer()).send(aSendRequest({ to }));
+    expect(response.status).toBe(422);
+    expect(response.text.length).toBeLessThan(8_000);
 
     const [entry] = ((await request(mock.app).get("/_mock/requests")).body as JournalList).requests;
     expect(entry?.to).toBe(`${"a".repeat(256)}…[${String(to.length - 256)} more characters]`);

@@ -41,27 +41,27 @@ async function sendThrough(mock: SendMock, body: unknown) {
 }
 
 async function journalViolations(mock: SendMock): Promise<{ path: string }[]> {
-  const answer = await request(mock.app).get("/_mock/requests?limit=1").expect(200);
-  return (answer.body as { requests: { violations: { path: string }[] }[] }).requests[0]?.violations ?? [];
+  const response = await request(mock.app).get("/_mock/requests?limit=1").expect(200);
+  return (response.body as { requests: { violations: { path: string }[] }[] }).requests[0]?.violations ?? [];
 }
 
 describe("sendmock proxy judges a real service by the contract --contract names", () => {
   for (const [what, body, status, requestViolations] of REQUESTS) {
     it(`under the published contract (the default), passes on ${what}, its ${status} answer without a violation`, async () => {
       const mock = await aProxy();
-      const answer = await sendThrough(mock, body);
-      expect(answer.status).toBe(status);
-      expect(answer.body).toHaveProperty("request_id");
+      const response = await sendThrough(mock, body);
+      expect(response.status).toBe(status);
+      expect(response.body).toHaveProperty("request_id");
       expect((await journalViolations(mock)).map((violation) => violation.path)).toEqual(requestViolations);
-      if (requestViolations.length === 0) expect(answer.headers["x-sendmock-violations"]).toBeUndefined();
+      if (requestViolations.length === 0) expect(response.headers["x-sendmock-violations"]).toBeUndefined();
     });
   }
 
   it("under --contract sendmock, flags the same answers' extra member and the request's unknown field", async () => {
     const mock = await aProxy("sendmock");
-    const answer = await sendThrough(mock, { ...valid, tracking: "x1" });
-    expect(answer.status).toBe(200);
-    expect(answer.headers["x-sendmock-violations"]).toContain("/response/body/request_id request_id is not in the contract");
+    const response = await sendThrough(mock, { ...valid, tracking: "x1" });
+    expect(response.status).toBe(200);
+    expect(response.headers["x-sendmock-violations"]).toContain("/response/body/request_id request_id is not in the contract");
     const paths = (await journalViolations(mock)).map((violation) => violation.path);
     expect(paths).toEqual(expect.arrayContaining(["/tracking", "/response/body/request_id"]));
   });

@@ -18,30 +18,30 @@ async function aLimitedMock(options: SendMockOptions = {}): Promise<SendMock> {
 }
 
 async function send(mock: SendMock, key = "key-aaaa-1111", body: object = aSendRequest()): Promise<Response> {
-  const answer = await request(mock.app).post("/send").set(bearer(key)).send(body);
-  await expectContract(answer);
-  return answer;
+  const response = await request(mock.app).post("/send").set(bearer(key)).send(body);
+  await expectContract(response);
+  return response;
 }
 
-function rateLimitHeaders(answer: Response) {
+function rateLimitHeaders(response: Response) {
   return {
-    limit: answer.headers["ratelimit-limit"],
-    remaining: answer.headers["ratelimit-remaining"],
-    reset: answer.headers["ratelimit-reset"],
+    limit: response.headers["ratelimit-limit"],
+    remaining: response.headers["ratelimit-remaining"],
+    reset: response.headers["ratelimit-reset"],
   };
 }
 
 describe("with rate_limit set", () => {
   it("counts down RateLimit-Remaining on every answer, then refuses with 429 and Retry-After", async () => {
     const mock = await aLimitedMock();
-    const answers = [await send(mock), await send(mock), await send(mock)];
-    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 429]);
-    expect(answers.map(rateLimitHeaders)).toEqual([
+    const responses = [await send(mock), await send(mock), await send(mock)];
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 429]);
+    expect(responses.map(rateLimitHeaders)).toEqual([
       { limit: "2", remaining: "1", reset: "30" },
       { limit: "2", remaining: "0", reset: "30" },
       { limit: "2", remaining: "0", reset: "30" },
     ]);
-    const refused = answers[2];
+    const refused = responses[2];
     expect(refused?.headers["retry-after"]).toBe("30");
     expect(refused?.headers["x-sendmock-error-code"]).toBe("rate_limited");
     expect(refused?.body).toEqual({
@@ -156,8 +156,8 @@ describe("rate-limit numbers at the edges of their ranges", () => {
   ])("answer RateLimit-* and Retry-After headers the contract allows with %o", async (rateLimit) => {
     const mock = await aLimitedMock({ rateLimit });
     // expectContract checks the headers against their schemas in openapi/send.yaml.
-    const answers = [await send(mock), await send(mock)];
-    expect(answers.every((answer) => /^\d+$/.test(String(answer.headers["ratelimit-reset"])))).toBe(true);
+    const responses = [await send(mock), await send(mock)];
+    expect(responses.every((response) => /^\d+$/.test(String(response.headers["ratelimit-reset"])))).toBe(true);
   });
 
   it.each([
@@ -166,10 +166,10 @@ describe("rate-limit numbers at the edges of their ranges", () => {
     ["burst: 1e21, which made the limit 1e+21", { requests: 1, per_seconds: 1, burst: 1e21 }],
   ])("PATCH /_mock/config refuses %s with 400 invalid_request", async (_case, rateLimit) => {
     const mock = await aLimitedMock();
-    const answer = await request(mock.app).patch("/_mock/config").send({ rate_limit: rateLimit });
-    await expectContract(answer, { contract: "admin", method: "patch", path: "/_mock/config" });
-    expect(answer.status).toBe(400);
-    expect(answer.headers["x-sendmock-error-code"]).toBe("invalid_request");
+    const response = await request(mock.app).patch("/_mock/config").send({ rate_limit: rateLimit });
+    await expectContract(response, { contract: "admin", method: "patch", path: "/_mock/config" });
+    expect(response.status).toBe(400);
+    expect(response.headers["x-sendmock-error-code"]).toBe("invalid_request");
   });
 
   it("refuses the same numbers as library options, naming them", async () => {

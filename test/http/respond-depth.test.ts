@@ -68,8 +68,8 @@ describe("a respond rule's body", () => {
           .send({ fault: "respond", status: 200, body: nested(3, "arrays") })
       ).status,
     ).toBe(201);
-    const answer = await request(mock.app).post("/send").set(bearer()).send(aSendRequest());
-    expect(answer.text).toBe(JSON.stringify(nested(3, "arrays")));
+    const response = await request(mock.app).post("/send").set(bearer()).send(aSendRequest());
+    expect(response.text).toBe(JSON.stringify(nested(3, "arrays")));
   });
 
   it("nesting as deep as the largest max_respond_depth (1000) is kept, listed and answered", async () => {
@@ -79,8 +79,8 @@ describe("a respond rule's body", () => {
     await mock.faults.add({ fault: "respond", status: 200, body });
 
     expect((await request(mock.app).get("/_mock/faults")).status).toBe(200);
-    const answer = await request(mock.app).post("/send").set(bearer()).send(aSendRequest());
-    expect(answer.status).toBe(200);
-    expect(answer.text).toBe(JSON.stringify(body));
+    const response = await request(mock.app).post("/send").set(bearer()).send(aSendRequest());
+    expect(response.status).toBe(200);
+    expect(response.text).toBe(JSON.stringify(body));
   });
 });

@@ -20,15 +20,15 @@ interface Attempt {
 async function sendHonouringRetryAfter(baseUrl: string, body: SendRequest, maxAttempts: number): Promise<Attempt[]> {
   const attempts: Attempt[] = [];
   while (attempts.length < maxAttempts) {
-    const answer = await fetch(`${baseUrl}/send`, {
+    const response = await fetch(`${baseUrl}/send`, {
       method: "POST",
       headers: { "Content-Type": "application/json", ...bearer() },
       body: JSON.stringify(body),
     });
-    await answer.arrayBuffer();
-    const retryAfter = answer.headers.get("retry-after");
-    attempts.push({ status: answer.status, retryAfterSeconds: retryAfter === null ? undefined : Number(retryAfter) });
-    if (answer.status !== 429 && answer.status !== 503) break;
+    await response.arrayBuffer();
+    const retryAfter = response.headers.get("retry-after");
+    attempts.push({ status: response.status, retryAfterSeconds: retryAfter === null ? undefined : Number(retryAfter) });
+    if (response.status !== 429 && response.status !== 503) break;
     await new Promise((resolve) => setTimeout(resolve, Number(retryAfter ?? 1) * 1000));
   }
   return attempts;

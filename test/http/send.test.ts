@@ -13,7 +13,7 @@ import { anAcceptedSendEntry } from "../support/journal-entries.js";
 const SHAPES: readonly ResponseShape[] = ["a", "b"];
 
 // ---------------------------------------------------------------------------------------------
-// Helpers: every answer from the mock goes through `expectContract`, whatever its status.
+// Helpers: every response from the mock goes through `expectContract`, whatever its status.
 // ---------------------------------------------------------------------------------------------
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -32,14 +32,14 @@ async function aTemplatesFolder(templates: Record<string, Record<string, unknown
   return folder;
 }
 
-/** POST /send with `body` as JSON and (by default) a valid API key; the answer is checked against the contract. */
+/** POST /send with `body` as JSON and (by default) a valid API key; the response is checked against the contract. */
 async function send(mock: SendMock, body: unknown, headers: Record<string, string> = bearer()): Promise<Response> {
-  const answer = await request(mock.app)
+  const response = await request(mock.app)
     .post("/send")
     .set(headers)
     .send(body as object);
-  await expectContract(answer);
-  return answer;
+  await expectContract(response);
+  return response;
 }
 
 /**
@@ -53,19 +53,19 @@ async function sendRaw(mock: SendMock, raw: string, options: { contentType: stri
   if (options.contentType !== null) call = call.set("Content-Type", options.contentType);
   call = call.send(raw);
   if (options.contentType === null) call = call.unset("Content-Type");
-  const answer = await call;
-  await expectContract(answer);
-  return answer;
+  const response = await call;
+  await expectContract(response);
+  return response;
 }
 
 /**
  * A call that is not POST /send. There is no contract for an unknown path or method, so the
- * error envelope is checked against the error answers of POST /send, the one contract of the API.
+ * error envelope is checked against the error responses of POST /send, the one contract of the API.
  */
 async function callOtherRoute(mock: SendMock, method: "get" | "put" | "delete", route: string): Promise<Response> {
-  const answer = await request(mock.app)[method](route).set(bearer());
-  await expectContract(answer);
-  return answer;
+  const response = await request(mock.app)[method](route).set(bearer());
+  await expectContract(response);
+  return response;
 }
 
 /** A send request with `field` left out. */
@@ -73,17 +73,17 @@ function without(body: SendRequest, field: keyof SendRequest): Record<string, un
   return Object.fromEntries(Object.entries(body).filter(([key]) => key !== field));
 }
 
-/** The human-readable message of an error answer, in either shape. */
-function errorMessageOf(answer: Response): string {
-  const body = answer.body as { error?: { message?: unknown }; message?: unknown };
+/** The human-readable message of an error response, in either shape. */
+function errorMessageOf(response: Response): string {
+  const body = response.body as { error?: { message?: unknown }; message?: unknown };
   const message = body.error?.message ?? body.message;
   expect(message, "an error answer carries a message").toBeTypeOf("string");
   return String(message);
 }
 
 /** The tracking id of an accepted send, in either shape. */
-function messageIdOf(answer: Response): string {
-  const body = answer.body as { message_id?: unknown; email_id?: unknown };
+function messageIdOf(response: Response): string {
+  const body = response.body as { message_id?: unknown; email_id?: unknown };
   const id = body.message_id ?? body.email_id;
   expect(id, "an accepted send carries message_id or email_id").toBeTypeOf("string");
   return String(id);
@@ -97,11 +97,11 @@ interface ExpectedError {
 }
 
 /** Status, `X-Sendmock-Error-Code`, the exact envelope of `shape`, and the message. */
-function expectError(answer: Response, expected: ExpectedError, shape: ResponseShape = "a"): void {
-  expect(answer.status).toBe(expected.status);
-  expect(errorCodeOf(answer)).toBe(expected.code);
-  const message = errorMessageOf(answer);
-  expect(answer.body).toEqual(shape === "a" ? { success: false, error: { code: expected.code, message } } : { status: "error", message });
+function expectError(response: Response, expected: ExpectedError, shape: ResponseShape = "a"): void {
+  expect(response.status).toBe(expected.status);
+  expect(errorCodeOf(response)).toBe(expected.code);
+  const message = errorMessageOf(response);
+  expect(response.body).toEqual(shape === "a" ? { success: false, error: { code: expected.code, message } } : { status: "error", message });
   if (expected.says !== undefined) expect(message).toMatch(expected.says);
 }
 
@@ -134,35 +134,35 @@ describe("the rules of the send API (spec section 4.1)", () => {
   });
 
   it.each(["to", "template_id", "data"] as const)("rejects a request without %s with 400 missing_required_field naming the field", async (field) => {
-    const answer = await send(mock, without(aSendRequest(), field));
+    const response = await send(mock, without(aSendRequest(), field));
 
-    expectError(answer, { code: "missing_required_field", status: 400, says: new RegExp(`required field.*\\b${field}\\b`, "i") });
+    expectError(response, { code: "missing_required_field", status: 400, says: new RegExp(`required field.*\\b${field}\\b`, "i") });
   });
 
   it("rejects an unknown template_id with 422 invalid_template_id, saying the template ID is invalid", async () => {
-    const answer = await send(mock, aSendRequest({ template_id: "wellcome" }));
+    const response = await send(mock, aSendRequest({ template_id: "wellcome" }));
 
-    expectError(answer, { code: "invalid_template_id", status: 422, says: /invalid template id/i });
-    expect(errorMessageOf(answer)).toContain("wellcome");
+    expectError(response, { code: "invalid_template_id", status: 422, says: /invalid template id/i });
+    expect(errorMessageOf(response)).toContain("wellcome");
   });
 
   it("rejects a `to` that is not an email address with 422 invalid_recipient", async () => {
-    const answer = await send(mock, aSendRequest({ to: "not-an-address" }));
+    const response = await send(mock, aSendRequest({ to: "not-an-address" }));
 
-    expectError(answer, { code: "invalid_recipient", status: 422, says: "not-an-address" });
+    expectError(response, { code: "invalid_recipient", status: 422, says: "not-an-address" });
   });
 
   it("uses the request's subject instead of the template's default subject", async () => {
-    const answer = await send(mock, aSendRequest({ subject: "Your account is ready" }));
+    const response = await send(mock, aSendRequest({ subject: "Your account is ready" }));
 
-    expect(answer.status).toBe(200);
+    expect(response.status).toBe(200);
     expect((await latestMessage(mock)).subject).toBe("Your account is ready");
   });
 
   it("takes the request's subject verbatim: braces in it are not placeholders", async () => {
-    const answer = await send(mock, aSendRequest({ subject: "Hi {name}, {{company}} says {nope}" }));
+    const response = await send(mock, aSendRequest({ subject: "Hi {name}, {{company}} says {nope}" }));
 
-    expect(answer.status).toBe(200);
+    expect(response.status).toBe(200);
     expect((await latestMessage(mock)).subject).toBe("Hi {name}, {{company}} says {nope}");
   });
 
@@ -181,24 +181,24 @@ describe.each(SHAPES)("an accepted send in shape %s", (shape) => {
   });
 
   it("answers 200 with the success body of its shape", async () => {
-    const answer = await send(mock, aSendRequest());
+    const response = await send(mock, aSendRequest());
 
-    expect(answer.status).toBe(200);
-    const id = messageIdOf(answer);
-    expect(answer.body).toEqual(
+    expect(response.status).toBe(200);
+    const id = messageIdOf(response);
+    expect(response.body).toEqual(
       shape === "a"
         ? { success: true, message_id: id, status: "queued" }
         : { status: "success", message: expect.stringContaining("ada@example.com") as unknown, email_id: id },
     );
-    expect(answer.headers["x-sendmock-error-code"]).toBeUndefined();
+    expect(response.headers["x-sendmock-error-code"]).toBeUndefined();
   });
 
   it(`carries the ${shape === "a" ? "message_id" : "email_id"} of the captured message, for tracking`, async () => {
-    const answer = await send(mock, aSendRequest());
+    const response = await send(mock, aSendRequest());
 
     const message = await latestMessage(mock);
-    expect(messageIdOf(answer)).toBe(message.id);
-    expect(await mock.outbox.get(messageIdOf(answer))).toEqual(message);
+    expect(messageIdOf(response)).toBe(message.id);
+    expect(await mock.outbox.get(messageIdOf(response))).toEqual(message);
   });
 
   it("gives every accepted send its own id", async () => {
@@ -219,7 +219,7 @@ interface ErrorCase extends ExpectedError {
   condition: string;
   options?: SendMockOptions;
   act: (mock: SendMock) => Promise<Response>;
-  /** Headers the answer must carry besides X-Sendmock-Error-Code. */
+  /** Headers the response must carry besides X-Sendmock-Error-Code. */
   headers?: Record<string, string>;
 }
 
@@ -434,10 +434,10 @@ describe.each(SHAPES)("error answers in shape %s", (shape) => {
   it.each(ERROR_CASES)("$code ($status) for $condition", async ({ options, act, code, status, says, headers }) => {
     const mock = options === undefined ? shared() : await aMockForThisTest({ ...options, responseShape: shape });
 
-    const answer = await act(mock);
+    const response = await act(mock);
 
-    expectError(answer, { code, status, ...(says !== undefined && { says }) }, shape);
-    expect(answer.headers).toMatchObject({ "x-sendmock-error-code": code, ...headers });
+    expectError(response, { code, status, ...(says !== undefined && { says }) }, shape);
+    expect(response.headers).toMatchObject({ "x-sendmock-error-code": code, ...headers });
   });
 });
 
@@ -447,26 +447,26 @@ describe("authentication and content type", () => {
   it("accepts a key listed in api_keys", async () => {
     const mock = await aMockForThisTest({ apiKeys: ["k1-aaaa-bbbb"] });
 
-    const answer = await send(mock, aSendRequest(), bearer("k1-aaaa-bbbb"));
+    const response = await send(mock, aSendRequest(), bearer("k1-aaaa-bbbb"));
 
-    expect(answer.status).toBe(200);
+    expect(response.status).toBe(200);
     expect((await latestMessage(mock)).api_key_hint).toBe("bbbb");
   });
 
   it("accepts any non-empty bearer token when api_keys is not set", async () => {
     const mock = shared();
 
-    const answer = await send(mock, aSendRequest(), bearer("anything-goes"));
+    const response = await send(mock, aSendRequest(), bearer("anything-goes"));
 
-    expect(answer.status).toBe(200);
+    expect(response.status).toBe(200);
   });
 
   it("accepts Content-Type application/json with a charset parameter", async () => {
     const mock = shared();
 
-    const answer = await sendRaw(mock, JSON.stringify(aSendRequest()), { contentType: "application/json; charset=utf-8" });
+    const response = await sendRaw(mock, JSON.stringify(aSendRequest()), { contentType: "application/json; charset=utf-8" });
 
-    expect(answer.status).toBe(200);
+    expect(response.status).toBe(200);
     expect(await capturedMessages(mock)).toHaveLength(1);
   });
 
@@ -475,9 +475,9 @@ describe("authentication and content type", () => {
     const body = aSendRequest();
     body.data = { ...WELCOME_DATA, name: "x".repeat(1000 - JSON.stringify(body).length) };
 
-    const answer = await send(mock, body);
+    const response = await send(mock, body);
 
-    expect(answer.status).toBe(200);
+    expect(response.status).toBe(200);
   });
 });
 
@@ -498,18 +498,18 @@ describe("messages and violations name the field at fault", () => {
     { field: "data.name[1]", pointer: "/data/name/1", body: { ...aSendRequest(), data: { ...WELCOME_DATA, name: ["Ada", 1] } } },
     { field: "reply_to", pointer: "/reply_to", body: aSendRequest({ reply_to: "nope" }) },
   ])("names $field in the message and $pointer in the journal's violations", async ({ field, pointer, body }) => {
-    const answer = await send(mock, body);
+    const response = await send(mock, body);
 
-    expect(errorMessageOf(answer)).toContain(field);
+    expect(errorMessageOf(response)).toContain(field);
     const entry = await lastJournalEntry(mock);
     expect(entry.violations).toContainEqual({ path: pointer, message: expect.stringContaining(field) as unknown });
   });
 
   it("names every missing field at once, with a pointer for each", async () => {
-    const answer = await send(mock, { to: "ada@example.com" });
+    const response = await send(mock, { to: "ada@example.com" });
 
-    expectError(answer, { code: "missing_required_field", status: 400 });
-    expect(errorMessageOf(answer)).toMatch(/template_id.*data|data.*template_id/);
+    expectError(response, { code: "missing_required_field", status: 400 });
+    expect(errorMessageOf(response)).toMatch(/template_id.*data|data.*template_id/);
     const paths = (await lastJournalEntry(mock)).violations.map((violation) => violation.path);
     expect(paths).toEqual(expect.arrayContaining(["/template_id", "/data"]));
   });
@@ -521,9 +521,9 @@ describe("messages and violations name the field at fault", () => {
   });
 
   it("quotes the value at fault in an invalid_recipient message", async () => {
-    const answer = await send(mock, aSendRequest({ cc: ["grace@example.com", "grace@@example.com"] }));
+    const response = await send(mock, aSendRequest({ cc: ["grace@example.com", "grace@@example.com"] }));
 
-    expect(errorMessageOf(answer)).toContain("grace@@example.com");
+    expect(errorMessageOf(response)).toContain("grace@@example.com");
   });
 });
 
@@ -537,39 +537,39 @@ describe("the order of the checks (interface section 2)", () => {
   });
 
   it("checks the API key before the content type", async () => {
-    const answer = await sendRaw(mock, JSON.stringify(aSendRequest()), { contentType: "text/plain", headers: {} });
+    const response = await sendRaw(mock, JSON.stringify(aSendRequest()), { contentType: "text/plain", headers: {} });
 
-    expectError(answer, { code: "missing_api_key", status: 401 });
+    expectError(response, { code: "missing_api_key", status: 401 });
   });
 
   it("checks the content type before parsing the JSON", async () => {
-    const answer = await sendRaw(mock, "{not json", { contentType: "text/plain" });
+    const response = await sendRaw(mock, "{not json", { contentType: "text/plain" });
 
-    expectError(answer, { code: "unsupported_media_type", status: 415 });
+    expectError(response, { code: "unsupported_media_type", status: 415 });
   });
 
   it("parses the JSON before checking the contract", async () => {
-    const answer = await sendRaw(mock, '{"template_id": ', { contentType: "application/json" });
+    const response = await sendRaw(mock, '{"template_id": ', { contentType: "application/json" });
 
-    expectError(answer, { code: "invalid_json", status: 400 });
+    expectError(response, { code: "invalid_json", status: 400 });
   });
 
   it("checks the contract before looking the template up", async () => {
-    const answer = await send(mock, aSendRequest({ to: "a@b", template_id: "wellcome" }));
+    const response = await send(mock, aSendRequest({ to: "a@b", template_id: "wellcome" }));
 
-    expectError(answer, { code: "invalid_recipient", status: 422 });
+    expectError(response, { code: "invalid_recipient", status: 422 });
   });
 
   it("reports a missing field before a bad recipient", async () => {
-    const answer = await send(mock, without(aSendRequest({ to: "a@b" }), "data"));
+    const response = await send(mock, without(aSendRequest({ to: "a@b" }), "data"));
 
-    expectError(answer, { code: "missing_required_field", status: 400, says: /\bdata\b/ });
+    expectError(response, { code: "missing_required_field", status: 400, says: /\bdata\b/ });
   });
 
   it("looks the template up before checking its data", async () => {
-    const answer = await send(mock, aSendRequest({ template_id: "wellcome", data: {} }));
+    const response = await send(mock, aSendRequest({ template_id: "wellcome", data: {} }));
 
-    expectError(answer, { code: "invalid_template_id", status: 422 });
+    expectError(response, { code: "invalid_template_id", status: 422 });
   });
 });
 
@@ -581,21 +581,21 @@ describe.each(SHAPES)("status_codes overrides in shape %s", (shape) => {
   });
 
   it("answers invalid_recipient with the configured 400", async () => {
-    const answer = await send(mock, aSendRequest({ to: "a@b" }));
+    const response = await send(mock, aSendRequest({ to: "a@b" }));
 
-    expectError(answer, { code: "invalid_recipient", status: 400 }, shape);
+    expectError(response, { code: "invalid_recipient", status: 400 }, shape);
   });
 
   it("answers invalid_template_id with the configured 404", async () => {
-    const answer = await send(mock, aSendRequest({ template_id: "wellcome" }));
+    const response = await send(mock, aSendRequest({ template_id: "wellcome" }));
 
-    expectError(answer, { code: "invalid_template_id", status: 404, says: /invalid template id/i }, shape);
+    expectError(response, { code: "invalid_template_id", status: 404, says: /invalid template id/i }, shape);
   });
 
   it("leaves the other codes at their default status", async () => {
-    const answer = await send(mock, aSendRequest({ data: { name: "Ada" } }));
+    const response = await send(mock, aSendRequest({ data: { name: "Ada" } }));
 
-    expectError(answer, { code: "missing_template_data", status: 422 }, shape);
+    expectError(response, { code: "missing_template_data", status: 422 }, shape);
   });
 });
 
@@ -607,9 +607,9 @@ describe("a data value with a line break in the subject", () => {
   it("is folded to a space, so the subject stays one header line, with a warning naming the key", async () => {
     const mock = shared();
 
-    const answer = await send(mock, aSendRequest({ data: { ...WELCOME_DATA, name: "Ada\r\nBcc: eve@example.com" } }));
+    const response = await send(mock, aSendRequest({ data: { ...WELCOME_DATA, name: "Ada\r\nBcc: eve@example.com" } }));
 
-    expect(answer.status).toBe(200);
+    expect(response.status).toBe(200);
     const message = await latestMessage(mock);
     expect(message.subject).not.toMatch(/[\r\n]/);
     expect(message.subject).toContain("Ada Bcc: eve@example.com");
@@ -626,10 +626,10 @@ describe("data keys that match no placeholder", () => {
   it("are accepted with a warning in X-Sendmock-Warning and on the captured message", async () => {
     const mock = shared();
 
-    const answer = await send(mock, withNickname());
+    const response = await send(mock, withNickname());
 
-    expect(answer.status).toBe(200);
-    expect(answer.headers["x-sendmock-warning"]).toContain("data.nickname");
+    expect(response.status).toBe(200);
+    expect(response.headers["x-sendmock-warning"]).toContain("data.nickname");
     const message = await latestMessage(mock);
     expect(message.warnings).toEqual([expect.stringContaining("data.nickname") as unknown]);
     expect(message.data).toEqual({ ...WELCOME_DATA, nickname: "Countess" });
@@ -638,18 +638,18 @@ describe("data keys that match no placeholder", () => {
   it("leave no warning header on a send whose data all match", async () => {
     const mock = shared();
 
-    const answer = await send(mock, aSendRequest());
+    const response = await send(mock, aSendRequest());
 
-    expect(answer.headers["x-sendmock-warning"]).toBeUndefined();
+    expect(response.headers["x-sendmock-warning"]).toBeUndefined();
     expect((await latestMessage(mock)).warnings).toEqual([]);
   });
 
   it("are rejected with 422 unknown_template_data under strict_data, and nothing is captured", async () => {
     const mock = await aMockForThisTest({ strictData: true });
 
-    const answer = await send(mock, withNickname());
+    const response = await send(mock, withNickname());
 
-    expectError(answer, { code: "unknown_template_data", status: 422, says: "data.nickname" });
+    expectError(response, { code: "unknown_template_data", status: 422, says: "data.nickname" });
     expect(await capturedMessages(mock)).toEqual([]);
   });
 });
@@ -698,9 +698,9 @@ describe("rendering, as seen in the captured message", () => {
     const mock = shared();
     const data = { name: "Linus", company: "Acme", month: "June", headline: "Faster dashboards", summary: "CSV export." };
 
-    const answer = await send(mock, aSendRequest({ template_id: "newsletter", data }));
+    const response = await send(mock, aSendRequest({ template_id: "newsletter", data }));
 
-    expect(answer.status).toBe(200);
+    expect(response.status).toBe(200);
     const message = await latestMessage(mock);
     expect(message.html).toContain("body { margin: 0; padding: 24px; background: #f4f5f7;");
     expect(message.html).toContain("@media (max-width: 600px) {\n        .card { padding: 16px; }\n      }");
@@ -714,9 +714,9 @@ describe("rendering, as seen in the captured message", () => {
     });
     const mock = await aMockForThisTest({ templates });
 
-    const answer = await send(mock, aSendRequest({ template_id: "literal-braces", data: { name: "Ada" } }));
+    const response = await send(mock, aSendRequest({ template_id: "literal-braces", data: { name: "Ada" } }));
 
-    expect(answer.status).toBe(200);
+    expect(response.status).toBe(200);
     const message = await latestMessage(mock);
     expect(message.subject).toBe("About {name}");
     expect(message.html).toBe("<p>Write {name} to greet Ada.</p>");
@@ -766,9 +766,9 @@ describe("rendering, as seen in the captured message", () => {
       const mock = await aMockForThisTest({ templates: SHIPPED_TEMPLATES });
       const file = YAML.parse(await readFile(path.join(SHIPPED_TEMPLATES, `${templateId}.yaml`), "utf8")) as { sample_data: TemplateData };
 
-      const answer = await send(mock, aSendRequest({ template_id: templateId, data: file.sample_data }));
+      const response = await send(mock, aSendRequest({ template_id: templateId, data: file.sample_data }));
 
-      expect(answer.status).toBe(200);
+      expect(response.status).toBe(200);
       const message = await latestMessage(mock);
       expect(message.template_id).toBe(templateId);
       expect(message.warnings).toEqual([]);
@@ -796,11 +796,11 @@ describe("the captured message", () => {
       reply_to: "support@example.com",
     });
 
-    const answer = await send(mock, body, bearer(SECRET_KEY));
+    const response = await send(mock, body, bearer(SECRET_KEY));
 
     const message = await latestMessage(mock);
     expect(message).toEqual({
-      id: messageIdOf(answer),
+      id: messageIdOf(response),
       status: "queued",
       events: [],
       created_at: expect.any(String) as unknown,
@@ -830,7 +830,7 @@ describe("the captured message", () => {
 
   it("never shows the full API key: not in the outbox, the journal, /_mock/config or the answers", async () => {
     const wrongKey = "wrong-key-987654321";
-    const answers = [
+    const responses = [
       await send(mock, aSendRequest(), bearer(SECRET_KEY)),
       await send(mock, aSendRequest({ template_id: "wellcome" }), bearer(SECRET_KEY)),
       await send(mock, aSendRequest(), bearer(wrongKey)),
@@ -840,7 +840,7 @@ describe("the captured message", () => {
     const messagesPage = await request(mock.app).get("/_mock/messages");
     const journalPage = await request(mock.app).get("/_mock/requests");
 
-    expect(answers.map((answer) => answer.status)).toEqual([200, 422, 401]);
+    expect(responses.map((response) => response.status)).toEqual([200, 422, 401]);
     expect(config.status).toBe(200);
     const everything = [
       JSON.stringify(await mock.outbox.list()),
@@ -848,7 +848,7 @@ describe("the captured message", () => {
       JSON.stringify(config.body),
       messagesPage.text,
       journalPage.text,
-      ...answers.map((answer) => JSON.stringify({ body: answer.body as unknown, headers: answer.headers })),
+      ...responses.map((response) => JSON.stringify({ body: response.body as unknown, headers: response.headers })),
     ].join("\n");
     expect(everything).toContain("6789");
     expect(everything).not.toContain(SECRET_KEY);
@@ -876,18 +876,18 @@ describe("capture and journal", () => {
   });
 
   it("records an accepted request with its status and message_id", async () => {
-    const answer = await send(mock, aSendRequest());
+    const response = await send(mock, aSendRequest());
 
-    expect(await lastJournalEntry(mock)).toMatchObject(anAcceptedSendEntry({ message_id: messageIdOf(answer), api_key_hint: API_KEY.slice(-4) }));
+    expect(await lastJournalEntry(mock)).toMatchObject(anAcceptedSendEntry({ message_id: messageIdOf(response), api_key_hint: API_KEY.slice(-4) }));
   });
 
   it("records a rejected request with its status, error_code and error_message, and no message_id", async () => {
-    const answer = await send(mock, aSendRequest({ template_id: "wellcome" }));
+    const response = await send(mock, aSendRequest({ template_id: "wellcome" }));
 
     expect(await lastJournalEntry(mock)).toMatchObject({
       status: 422,
       error_code: "invalid_template_id",
-      error_message: errorMessageOf(answer),
+      error_message: errorMessageOf(response),
       message_id: null,
       template_id: "wellcome",
     });

@@ -1,5 +1,5 @@
-// sendmock's own answers to POST /send keep openapi/service.yaml, the contract the real
-// service's spec publishes: each answer kind (success, replay, every error code sendmock gives on
+// sendmock's own responses to POST /send keep openapi/service.yaml, the contract the real
+// service's spec publishes: each response kind (success, replay, every error code sendmock gives on
 // /send), in both shapes, judged by the checker `check` and `proxy` use by default.
 
 import request from "supertest";
@@ -19,14 +19,14 @@ interface Answer {
 
 type Send = (kind: string, build: (test: request.Agent) => request.Test) => Promise<void>;
 
-/** Every answer kind of POST /send, from one mock with keys and a small body limit and one with strict data and a rate limit. */
-async function answersInShape(shape: "a" | "b"): Promise<Answer[]> {
-  const answers: Answer[] = [];
+/** Every response kind of POST /send, from one mock with keys and a small body limit and one with strict data and a rate limit. */
+async function responsesInShape(shape: "a" | "b"): Promise<Answer[]> {
+  const responses: Answer[] = [];
   const sender =
     (mock: SendMock): Send =>
     async (kind, build) => {
-      const answer = await build(request.agent(mock.app));
-      answers.push({ kind, status: answer.status, headers: answer.headers, body: answer.text });
+      const response = await build(request.agent(mock.app));
+      responses.push({ kind, status: response.status, headers: response.headers, body: response.text });
     };
   const keyed = sender(await aMockForThisTest({ responseShape: shape, apiKeys: [KEY], bodyLimit: "2kb" }));
   const post = (test: request.Agent, key = KEY) => test.post("/send").set(bearer(key)).set("Content-Type", "application/json");
@@ -74,22 +74,22 @@ async function answersInShape(shape: "a" | "b"): Promise<Answer[]> {
       .set(bearer("another-key-5678"))
       .send(json(aSendRequest({ data: { ...aSendRequest().data, extra: "x" } }))),
   );
-  return answers;
+  return responses;
 }
 
 describe("sendmock's own answers keep the published contract (openapi/service.yaml)", () => {
   for (const shape of ["a", "b"] as const) {
     it(`every answer kind in shape ${shape} passes it`, async () => {
       const { checker } = await chooseContract("published");
-      const answers = await answersInShape(shape);
-      const broken = answers
-        .map((answer) => ({ kind: answer.kind, status: answer.status, violations: checker.checkAnswer(answer) }))
-        .filter((answer) => answer.violations.length > 0);
+      const responses = await responsesInShape(shape);
+      const broken = responses
+        .map((response) => ({ kind: response.kind, status: response.status, violations: checker.checkResponse(response) }))
+        .filter((response) => response.violations.length > 0);
       expect(broken).toEqual([]);
       // Every code sendmock answers POST /send with was among them: a code added later must be added here.
-      const codes = new Set(answers.map((answer) => answer.headers["x-sendmock-error-code"]).filter((code) => code !== undefined));
+      const codes = new Set(responses.map((response) => response.headers["x-sendmock-error-code"]).filter((code) => code !== undefined));
       expect([...codes].sort()).toEqual(ERROR_CODES.filter((code) => code !== "not_found" && code !== "contract_violation").sort());
-      expect(answers.find((answer) => answer.kind === "replayed")?.headers["idempotency-replayed"]).toBe("true");
+      expect(responses.find((response) => response.kind === "replayed")?.headers["idempotency-replayed"]).toBe("true");
     });
   }
 });

@@ -20,10 +20,10 @@ async function refusalOf(mock: SendMock, change: unknown): Promise<{ code: strin
 
 /** What PATCH /_mock/config answered to `patch`: its status and message. */
 async function patchRefusalOf(mock: SendMock, patch: unknown): Promise<{ status: number; message: string }> {
-  const answer = await request(mock.app)
+  const response = await request(mock.app)
     .patch("/_mock/config")
     .send(patch as object);
-  return { status: answer.status, message: (answer.body as { error: { message: string } }).error.message };
+  return { status: response.status, message: (response.body as { error: { message: string } }).error.message };
 }
 
 describe("mock.settings.update", () => {

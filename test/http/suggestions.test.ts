@@ -12,9 +12,9 @@ const theMock = sharedMock();
 
 /** The message of an admin call's 400. */
 async function httpRefusal(method: "post" | "patch", path: string, body: object): Promise<string> {
-  const answer = await request(theMock().app)[method](path).send(body);
-  expect(answer.status).toBe(400);
-  return (answer.body as { error: { message: string } }).error.message;
+  const response = await request(theMock().app)[method](path).send(body);
+  expect(response.status).toBe(400);
+  return (response.body as { error: { message: string } }).error.message;
 }
 
 /** The message a library call rejects with. */
@@ -28,9 +28,9 @@ async function libraryRefusal(call: () => Promise<unknown>): Promise<string> {
 
 /** The message of a send refused for the fault it asked for. */
 async function sendRefusal(headers: Record<string, string>, body: SendRequest): Promise<string> {
-  const answer = await request(theMock().app).post("/send").set(bearer()).set(headers).send(body);
-  expect(answer.status).toBe(400);
-  return (answer.body as { error: { message: string } }).error.message;
+  const response = await request(theMock().app).post("/send").set(bearer()).set(headers).send(body);
+  expect(response.status).toBe(400);
+  return (response.body as { error: { message: string } }).error.message;
 }
 
 async function fileRefusal(yaml: string): Promise<string> {

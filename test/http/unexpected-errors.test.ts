@@ -28,7 +28,7 @@ async function sendmockWhoseSend(fail: () => never, shape: "a" | "b" = "a") {
   const broken: SendService = { send: () => Promise.resolve().then(fail), captureRelayed: () => Promise.resolve().then(fail) };
   const shutdown = new AbortController().signal;
   const edge = createSendEdge({
-    answer: createSendPipeline({
+    respond: createSendPipeline({
       keys: createKeyCheck(null),
       limiter: stores.limiter,
       settings: stores.settings,
@@ -46,7 +46,7 @@ async function sendmockWhoseSend(fail: () => never, shape: "a" | "b" = "a") {
     watchClient: false,
     write: createSendWriter({
       checks,
-      answerChecker: () => Promise.reject(new Error("no respond fault here")),
+      responseChecker: () => Promise.reject(new Error("no respond fault here")),
       idempotency: stores.idempotency,
       journal: stores.journal,
       journalBodyBytes: 1024,
@@ -67,9 +67,9 @@ describe("an unexpected error in POST /send", () => {
     const { logged, stores, serve } = await sendmockWhoseSend(() => {
       throw new TypeError("the renderer tripped");
     });
-    const answer = await request(serve).post("/send").set(bearer()).send(aSendRequest());
-    expect(answer.status).toBe(500);
-    expect(answer.body).toEqual({ success: false, error: { code: "server_error", message: "Internal error in sendmock: the renderer tripped" } });
+    const response = await request(serve).post("/send").set(bearer()).send(aSendRequest());
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({ success: false, error: { code: "server_error", message: "Internal error in sendmock: the renderer tripped" } });
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatch(/^sendmock: unexpected error \(a bug in sendmock; please report it\): TypeError: the renderer tripped\n +at /);
     // The journal has it too, as every request.
@@ -81,9 +81,9 @@ describe("an unexpected error in POST /send", () => {
     const { logged, stores, serve } = await sendmockWhoseSend(() => {
       throw new RangeError("out of range");
     }, "b");
-    const answer = await request(serve).post("/send").set(bearer()).send(aSendRequest());
-    expect(answer.status).toBe(500);
-    expect(answer.body).toEqual({ status: "error", message: "Internal error in sendmock: out of range" });
+    const response = await request(serve).post("/send").set(bearer()).send(aSendRequest());
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({ status: "error", message: "Internal error in sendmock: out of range" });
     expect(logged).toHaveLength(1);
     await stores.close();
   });
@@ -92,8 +92,8 @@ describe("an unexpected error in POST /send", () => {
     const { logged, stores, serve } = await sendmockWhoseSend(() => {
       throw new ApiError("invalid_template_id", "Invalid template ID: no template named x");
     });
-    const answer = await request(serve).post("/send").set(bearer()).send(aSendRequest());
-    expect(answer.status).toBe(422);
+    const response = await request(serve).post("/send").set(bearer()).send(aSendRequest());
+    expect(response.status).toBe(422);
     expect(logged).toEqual([]);
     await stores.close();
   });

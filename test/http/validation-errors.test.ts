@@ -61,7 +61,7 @@ const cases: {
   },
   {
     name: "an answer that breaks sendmock's own contract, as a bug",
-    error: new ContractRefusal("broken_answer", "An answer breaks the contract", [
+    error: new ContractRefusal("broken_response", "A response breaks the contract", [
       { path: "/response/message_id", keyword: "required", message: "is required" },
     ]),
     code: "server_error",

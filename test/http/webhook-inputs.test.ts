@@ -29,10 +29,10 @@ function libraryTakes(secret: string): boolean {
 const keyBytes = (secret: string): number => Buffer.from(secret.slice("whsec_".length), "base64").length;
 
 async function refusalOf(mock: SendMock, input: WebhookInput): Promise<string> {
-  const answer = await request(mock.app).post("/_mock/webhooks").send(input);
-  expect(answer.status).toBe(400);
-  expect(answer.body).toMatchObject({ error: { code: "invalid_request" } });
-  return (answer.body as { error: { message: string } }).error.message;
+  const response = await request(mock.app).post("/_mock/webhooks").send(input);
+  expect(response.status).toBe(400);
+  expect(response.body).toMatchObject({ error: { code: "invalid_request" } });
+  return (response.body as { error: { message: string } }).error.message;
 }
 
 async function libraryRefusalOf(mock: SendMock, input: WebhookInput): Promise<string> {

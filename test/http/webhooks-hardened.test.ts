@@ -20,9 +20,9 @@ function aMockWith(options: SendMockOptions): Promise<SendMock> {
 }
 
 async function send(mock: SendMock, overrides: Parameters<typeof aSendRequest>[0] = {}): Promise<string> {
-  const answer = await request(mock.app).post("/send").set(bearer()).send(aSendRequest(overrides));
-  expect(answer.status).toBe(200);
-  return (answer.body as { message_id: string }).message_id;
+  const response = await request(mock.app).post("/send").set(bearer()).send(aSendRequest(overrides));
+  expect(response.status).toBe(200);
+  return (response.body as { message_id: string }).message_id;
 }
 
 /** A send whose rendered subject (and text and html) holds `bytes` characters of its name: the request's own `subject` is capped, a rendered one is not. */
@@ -31,8 +31,8 @@ const aLargeSend = (bytes: number, to = "ada@example.com") =>
 
 async function advanceTimed(mock: SendMock, ms: number): Promise<number> {
   const started = performance.now();
-  const answer = await request(mock.app).post("/_mock/clock").send({ advance_ms: ms });
-  expect(answer.status).toBe(200);
+  const response = await request(mock.app).post("/_mock/clock").send({ advance_ms: ms });
+  expect(response.status).toBe(200);
   return performance.now() - started;
 }
 
@@ -67,13 +67,13 @@ describe("receivers that never answer", () => {
 
   it("leave the other webhooks room: a receiver that answers gets every event while one hangs", async () => {
     const hung = await aWebhookReceiverForThisTest({ fallback: "hang" });
-    const answering = await aWebhookReceiverForThisTest();
-    const mock = await aMockWith({ webhooks: [{ url: hung.url }, { url: answering.url }], webhookTimeoutMs: 60_000, webhookConcurrency: 4 });
+    const responding = await aWebhookReceiverForThisTest();
+    const mock = await aMockWith({ webhooks: [{ url: hung.url }, { url: responding.url }], webhookTimeoutMs: 60_000, webhookConcurrency: 4 });
     for (let index = 0; index < 10; index += 1) await send(mock, { to: `room${index}@example.com` });
 
     void mock.clock.advance(STEP_MS);
 
-    await expect.poll(() => answering.received.length).toBe(10);
+    await expect.poll(() => responding.received.length).toBe(10);
     expect(hung.received.length).toBeLessThanOrEqual(3);
   });
 
@@ -100,7 +100,7 @@ describe("a slow receiver", () => {
         .set(bearer())
         .send(aSendRequest({ to: `slow${index}@example.com` })),
     );
-    expect((await Promise.all(sends)).map((answer) => answer.status)).toEqual(sends.map(() => 200));
+    expect((await Promise.all(sends)).map((response) => response.status)).toEqual(sends.map(() => 200));
 
     await expect.poll(async () => (await mock.outbox.list({ status: "delivered" })).total, { timeout: 1500, interval: 20 }).toBe(20);
     await expect.poll(() => receiver.received.length, { timeout: 3000 }).toBe(40);
@@ -203,18 +203,18 @@ describe("a large advance", () => {
     const advancing = mock.clock.advance(4 * STEP_MS).then(() => (advanced = true));
     const isAdvancing = (): boolean => !advanced;
     const waits: number[] = [];
-    let answeredDuringAdvance = 0;
+    let respondedDuringAdvance = 0;
     while (isAdvancing()) {
       const started = performance.now();
-      const answer = await fetch(`${mock.url}/_mock/health`);
-      expect(answer.status).toBe(200);
+      const response = await fetch(`${mock.url}/_mock/health`);
+      expect(response.status).toBe(200);
       waits.push(performance.now() - started);
-      if (isAdvancing()) answeredDuringAdvance += 1;
+      if (isAdvancing()) respondedDuringAdvance += 1;
     }
     await advancing;
 
     expect((await mock.outbox.list({ status: "clicked" })).total).toBe(MESSAGES);
-    expect(answeredDuringAdvance).toBeGreaterThan(1);
+    expect(respondedDuringAdvance).toBeGreaterThan(1);
     // The median, not the longest: on a busy machine one wait may take a descheduled moment more.
     const median = waits.toSorted((a, b) => a - b)[Math.floor(waits.length / 2)] ?? Number.POSITIVE_INFINITY;
     expect(median).toBeLessThan(100);
@@ -238,17 +238,17 @@ describe("replays", () => {
 
   it("are refused for a webhook a 410 disabled, and post nothing", async () => {
     const receiver = await aWebhookReceiverForThisTest();
-    receiver.answerWith(410);
+    receiver.respondWith(410);
     const mock = await aMockWith({ webhooks: [{ url: receiver.url, events: ["message.sent"] }] });
     await send(mock);
     await advanceTimed(mock, STEP_MS);
     const [gone] = await mock.webhooks.deliveries();
     expect(gone).toMatchObject({ status: 410 });
 
-    const answer = await request(mock.app).post(`/_mock/webhooks/deliveries/${gone?.id ?? ""}/replay`);
+    const response = await request(mock.app).post(`/_mock/webhooks/deliveries/${gone?.id ?? ""}/replay`);
 
-    expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ error: { code: "invalid_request", message: expect.stringContaining("is disabled") as string } });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: { code: "invalid_request", message: expect.stringContaining("is disabled") as string } });
     await expect(mock.webhooks.replay(gone?.id ?? "")).rejects.toBeInstanceOf(ApiError);
     expect(receiver.received).toHaveLength(1);
   });

@@ -16,14 +16,14 @@ const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
 async function admin(mock: SendMock, method: "get" | "post" | "delete", path: string, body?: object): Promise<Response> {
   const call = request(mock.app)[method](path);
-  const answer = body === undefined ? await call : await call.send(body);
+  const response = body === undefined ? await call : await call.send(body);
   const documented = path
     .split("?")[0]
     ?.replace(/\/deliveries\/[^/]+\/replay$/, "/deliveries/{id}/replay")
     .replace(/\/webhooks\/wh_[^/]+$/, "/webhooks/{id}")
     .replace(/\/messages\/msg_[^/]+/, "/messages/{id}");
-  await expectContract(answer, { contract: "admin", method, path: documented });
-  return answer;
+  await expectContract(response, { contract: "admin", method, path: documented });
+  return response;
 }
 
 /** A mock with lifecycle steps a minute apart, so only the tests' clock advances move messages. */
@@ -32,15 +32,15 @@ function aMockWith(options: SendMockOptions): Promise<SendMock> {
 }
 
 async function send(mock: SendMock, to: string): Promise<string> {
-  const answer = await request(mock.app).post("/send").set(bearer()).send(aSendRequest({ to }));
-  expect(answer.status).toBe(200);
-  return (answer.body as { message_id: string }).message_id;
+  const response = await request(mock.app).post("/send").set(bearer()).send(aSendRequest({ to }));
+  expect(response.status).toBe(200);
+  return (response.body as { message_id: string }).message_id;
 }
 
 async function addWebhook(mock: SendMock, input: WebhookInput): Promise<Webhook> {
-  const answer = await admin(mock, "post", "/_mock/webhooks", input);
-  expect(answer.status).toBe(201);
-  return answer.body as Webhook;
+  const response = await admin(mock, "post", "/_mock/webhooks", input);
+  expect(response.status).toBe(201);
+  return response.body as Webhook;
 }
 
 async function advance(mock: SendMock, ms: number): Promise<void> {
@@ -48,9 +48,9 @@ async function advance(mock: SendMock, ms: number): Promise<void> {
 }
 
 async function deliveries(mock: SendMock, query = ""): Promise<WebhookDelivery[]> {
-  const answer = await admin(mock, "get", `/_mock/webhooks/deliveries${query}`);
-  expect(answer.status).toBe(200);
-  return (answer.body as { deliveries: WebhookDelivery[] }).deliveries;
+  const response = await admin(mock, "get", `/_mock/webhooks/deliveries${query}`);
+  expect(response.status).toBe(200);
+  return (response.body as { deliveries: WebhookDelivery[] }).deliveries;
 }
 
 describe("a delivery", () => {
@@ -154,7 +154,7 @@ describe("retries, on the mock's clock", () => {
 
   it("retries a 500 after the first delay, and stops at the 200", async () => {
     const receiver = await aWebhookReceiverForThisTest();
-    receiver.answerWith(500);
+    receiver.respondWith(500);
     const mock = await aMockWith({ webhooks: [{ url: receiver.url, events }] });
     await send(mock, "ada@example.com");
     await advance(mock, STEP_MS);
@@ -193,7 +193,7 @@ describe("retries, on the mock's clock", () => {
 
   it("retries a receiver that does not answer within webhook_timeout_ms", async () => {
     const receiver = await aWebhookReceiverForThisTest();
-    receiver.answerWith("hang");
+    receiver.respondWith("hang");
     const mock = await aMockWith({ webhooks: [{ url: receiver.url, events }], webhookTimeoutMs: 100 });
     await send(mock, "ada@example.com");
     await advance(mock, STEP_MS);
@@ -206,7 +206,7 @@ describe("retries, on the mock's clock", () => {
 
   it("disables the webhook on a 410, with no retry and no later delivery", async () => {
     const receiver = await aWebhookReceiverForThisTest();
-    receiver.answerWith(410);
+    receiver.respondWith(410);
     const mock = await aMockWith({ webhooks: [{ url: receiver.url }] });
     await send(mock, "ada@example.com");
     await advance(mock, STEP_MS);
@@ -222,7 +222,7 @@ describe("retries, on the mock's clock", () => {
 describe("the story of issue 16, on the clock", () => {
   it("bounced 3 s after sending, its webhook retried three times: all in one test that never sleeps", async () => {
     const receiver = await aWebhookReceiverForThisTest();
-    receiver.answerWith(500, 503, 502);
+    receiver.respondWith(500, 503, 502);
     const mock = await aMockForThisTest({
       lifecycle: { stepMs: 1500 },
       webhooks: [{ url: receiver.url, events: ["message.bounced"] }],
@@ -251,7 +251,7 @@ describe("the story of issue 16, on the clock", () => {
 describe("a receiver that never answers", () => {
   it("does not hold POST /send: sends are answered while its delivery is still waiting", async () => {
     const receiver = await aWebhookReceiverForThisTest();
-    receiver.answerWith("hang");
+    receiver.respondWith("hang");
     // Steps 1 ms apart on real time: the first delivery starts on its own, and hangs.
     const mock = await aRunningMockForThisTest({
       lifecycle: { stepMs: 1 },
@@ -261,9 +261,9 @@ describe("a receiver that never answers", () => {
     await request(mock.url).post("/send").set(bearer()).send(aSendRequest()).expect(200);
     await expect.poll(() => receiver.received.length).toBe(1);
 
-    const answers = await Promise.all(Array.from({ length: 20 }, () => request(mock.url).post("/send").set(bearer()).send(aSendRequest())));
-    expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 20 }, () => 200));
-    // The first delivery is still waiting for its answer, and listed as such.
+    const responses = await Promise.all(Array.from({ length: 20 }, () => request(mock.url).post("/send").set(bearer()).send(aSendRequest())));
+    expect(responses.map((response) => response.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    // The first delivery is still waiting for its response, and listed as such.
     const [first] = (await mock.webhooks.deliveries()).toReversed();
     expect(first).toMatchObject({ attempt: 1, status: null, error: null, next_attempt_at: null });
   });
@@ -293,10 +293,10 @@ describe("the deliveries list and replay", () => {
     await advance(mock, STEP_MS);
     const [original] = await deliveries(mock);
 
-    const answer = await admin(mock, "post", `/_mock/webhooks/deliveries/${original?.id ?? ""}/replay`);
+    const response = await admin(mock, "post", `/_mock/webhooks/deliveries/${original?.id ?? ""}/replay`);
 
-    expect(answer.status).toBe(201);
-    expect(answer.body).toMatchObject({ event_id: original?.event_id, attempt: 2, status: 200, next_attempt_at: null });
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({ event_id: original?.event_id, attempt: 2, status: 200, next_attempt_at: null });
     expect(receiver.received).toHaveLength(2);
     const [before, replayed] = receiver.received;
     expect(replayed?.headers["webhook-id"]).toBe(before?.headers["webhook-id"]);
@@ -350,31 +350,31 @@ describe("the webhooks API", () => {
     ["an unknown key", { url: "http://127.0.0.1:9/", retries: 3 }, "retries"],
   ])("refuses %s with 400 invalid_request", async (_name, body, mentions) => {
     const mock = await aMockWith({});
-    const answer = await admin(mock, "post", "/_mock/webhooks", body);
-    expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ error: { code: "invalid_request" } });
-    expect((answer.body as { error: { message: string } }).error.message).toContain(mentions);
+    const response = await admin(mock, "post", "/_mock/webhooks", body);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: { code: "invalid_request" } });
+    expect((response.body as { error: { message: string } }).error.message).toContain(mentions);
   });
 
   it("refuses a webhook past max_rules", async () => {
     const mock = await aMockWith({ maxRules: 1, webhooks: [{ url: "http://127.0.0.1:9/" }] });
-    const answer = await admin(mock, "post", "/_mock/webhooks", { url: "http://127.0.0.1:9/other" });
-    expect(answer.status).toBe(400);
-    expect((answer.body as { error: { message: string } }).error.message).toBe("Too many webhooks: at most 1 (max_rules); remove some first");
+    const response = await admin(mock, "post", "/_mock/webhooks", { url: "http://127.0.0.1:9/other" });
+    expect(response.status).toBe(400);
+    expect((response.body as { error: { message: string } }).error.message).toBe("Too many webhooks: at most 1 (max_rules); remove some first");
   });
 
   it("answers 404 for a replay of an unknown delivery", async () => {
     const mock = await aMockWith({});
-    const answer = await admin(mock, "post", "/_mock/webhooks/deliveries/whd_nope/replay");
-    expect(answer.status).toBe(404);
-    expect(answer.body).toMatchObject({ error: { code: "not_found", message: 'No webhook delivery with id "whd_nope"' } });
+    const response = await admin(mock, "post", "/_mock/webhooks/deliveries/whd_nope/replay");
+    expect(response.status).toBe(404);
+    expect(response.body).toMatchObject({ error: { code: "not_found", message: 'No webhook delivery with id "whd_nope"' } });
   });
 });
 
 describe("reset", () => {
   it("puts the config's webhooks back, forgets the deliveries and drops pending retries", async () => {
     const receiver = await aWebhookReceiverForThisTest();
-    receiver.answerWith(500);
+    receiver.respondWith(500);
     const mock = await aMockWith({ webhooks: [{ url: receiver.url, events: ["message.sent"] }] });
     const [startUp] = await mock.webhooks.list();
     await mock.webhooks.add({ url: receiver.url, events: ["message.bounced"] });
@@ -394,7 +394,7 @@ describe("reset", () => {
 describe("GET /_mock/events", () => {
   it("streams a delivery event for each attempt as it is recorded: the failure, its retry, and a replay", async () => {
     const receiver = await aWebhookReceiverForThisTest();
-    receiver.answerWith(500);
+    receiver.respondWith(500);
     const mock = await aRunningMockForThisTest({ lifecycle: { stepMs: STEP_MS }, webhooks: [{ url: receiver.url, events: ["message.sent"] }] });
     const controller = new AbortController();
     const stream = await fetch(`${mock.url}/_mock/events`, { signal: controller.signal });

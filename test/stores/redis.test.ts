@@ -230,10 +230,10 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
       await pastTheFirstLease(one, oneLease, leaseMs);
 
       expect(await otherKeys.claim("k", "body")).toEqual({ state: "in_flight", fingerprint: "body" });
-      const answer = { status: 200, headers: {}, body: "{}", messageId: "msg_1" };
-      await oneKeys.keep("k", "body", answer);
+      const response = { status: 200, headers: {}, body: "{}", messageId: "msg_1" };
+      await oneKeys.keep("k", "body", response);
       await oneLease.release();
-      expect(await otherKeys.claim("k", "body")).toEqual({ state: "answered", fingerprint: "body", answer });
+      expect(await otherKeys.claim("k", "body")).toEqual({ state: "responded", fingerprint: "body", response });
     });
   });
 

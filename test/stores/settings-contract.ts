@@ -20,10 +20,10 @@ export function describeSettingsContract(name: string, makeSettingsStore: MakeSe
     it("changes only the settings a change names, and shows it at once on current()", async () => {
       const settings = await makeSettingsStore(startUpSettings);
 
-      const answered = await settings.update({ responseShape: "b" });
+      const responded = await settings.update({ responseShape: "b" });
 
       const expected = { ...startUpSettings, responseShape: "b" };
-      expect(answered).toEqual(expected);
+      expect(responded).toEqual(expected);
       expect(settings.current()).toEqual(expected);
     });
 

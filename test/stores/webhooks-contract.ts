@@ -37,7 +37,7 @@ export function anAttempt(messageId: string, webhookId = "wh_1", eventId?: strin
   };
 }
 
-/** The attempt as it is listed when it starts: no answer yet. */
+/** The attempt as it is listed when it starts: no response yet. */
 export function waitingFor(attempt: StoredDelivery): StoredDelivery {
   return { ...attempt, delivery: { ...attempt.delivery, status: null, error: null, duration_ms: 0 } };
 }

@@ -1,5 +1,5 @@
 // Send APIs broken in exactly one way, for `sendmock check`: a real sendmock behind a small relay
-// that changes one thing about the requests it passes on or the answers it gives back.
+// that changes one thing about the requests it passes on or the responses it gives back.
 
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -30,7 +30,7 @@ export interface Relayed {
 }
 
 /**
- * How long the `slow` defect holds each answer: over the 25 ms --max-response-ms its test sets,
+ * How long the `slow` defect holds each response: over the 25 ms --max-response-ms its test sets,
  * and no longer, since `check` sends some hundred requests to it in turn (5.4 s at 50 ms).
  */
 export const SLOW_MS = 30;
@@ -46,8 +46,8 @@ function parsed(body: string): Record<string, unknown> | undefined {
 
 const bearer = (headers: Record<string, string>): boolean => /^Bearer +\S+ *$/i.test(headers.authorization ?? "");
 
-/** Each defect: a change to the request before sendmock sees it, or an answer given instead of or after sendmock's. */
-const DEFECTS: Record<Defect, { options?: SendMockOptions; before?: (request: Relayed) => Relayed | Answer; after?: (answer: Answer) => Answer }> = {
+/** Each defect: a change to the request before sendmock sees it, or a response given instead of or after sendmock's. */
+const DEFECTS: Record<Defect, { options?: SendMockOptions; before?: (request: Relayed) => Relayed | Answer; after?: (response: Answer) => Answer }> = {
   // A parser that crashes: past auth, a body whose `data` holds anything but ASCII is a 500.
   "server error on non-ASCII data": {
     before: (request) => {
@@ -68,17 +68,17 @@ const DEFECTS: Record<Defect, { options?: SendMockOptions; before?: (request: Re
     },
   },
   "ignores auth": { before: (request) => ({ ...request, headers: { ...request.headers, authorization: "Bearer anything-goes" } }) },
-  "405 without Allow": { after: (answer) => (answer.status === 405 ? { ...answer, headers: omit(answer.headers, "allow") } : answer) },
+  "405 without Allow": { after: (response) => (response.status === 405 ? { ...response, headers: omit(response.headers, "allow") } : response) },
   "errors as text/plain": {
-    after: (answer) => (answer.status >= 400 ? { ...answer, headers: { ...answer.headers, "content-type": "text/plain; charset=utf-8" } } : answer),
+    after: (response) => (response.status >= 400 ? { ...response, headers: { ...response.headers, "content-type": "text/plain; charset=utf-8" } } : response),
   },
   // A limit spent after the first two requests of a key, its 429 missing Retry-After.
   "429 without Retry-After": {
     options: { rateLimit: { requests: 1, perSeconds: 86_400, burst: 2 } },
-    after: (answer) => (answer.status === 429 ? { ...answer, headers: omit(answer.headers, "retry-after") } : answer),
+    after: (response) => (response.status === 429 ? { ...response, headers: omit(response.headers, "retry-after") } : response),
   },
   "an extra field in a 200": {
-    after: (answer) => (answer.status === 200 ? { ...answer, body: JSON.stringify({ ...parsed(answer.body), debug: true }) } : answer),
+    after: (response) => (response.status === 200 ? { ...response, body: JSON.stringify({ ...parsed(response.body), debug: true }) } : response),
   },
   slow: {},
 };
@@ -97,13 +97,13 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 async function relay(target: string, request: Relayed): Promise<Answer> {
-  const answer = await fetch(`${target}${request.path}`, {
+  const response = await fetch(`${target}${request.path}`, {
     method: request.method,
     headers: omit(omit(request.headers, "host"), "content-length"),
     body: request.method === "GET" || request.method === "HEAD" ? undefined : request.body,
   });
-  const headers = omit(omit(Object.fromEntries(answer.headers), "content-length"), "transfer-encoding");
-  return { status: answer.status, headers, body: await answer.text() };
+  const headers = omit(omit(Object.fromEntries(response.headers), "content-length"), "transfer-encoding");
+  return { status: response.status, headers, body: await response.text() };
 }
 
 export interface BrokenSendApi {
@@ -126,10 +126,10 @@ export async function brokenSendApi(defect: Defect | null, options: SendMockOpti
         body: await readBody(req),
       };
       const changed = behaviour.before?.(incoming) ?? incoming;
-      let answer = "status" in changed ? changed : await relay(mock.url, changed);
-      answer = behaviour.after?.(answer) ?? answer;
+      let response = "status" in changed ? changed : await relay(mock.url, changed);
+      response = behaviour.after?.(response) ?? response;
       if (defect === "slow") await sleep(SLOW_MS);
-      res.writeHead(answer.status, answer.headers).end(answer.body);
+      res.writeHead(response.status, response.headers).end(response.body);
     })().catch((error: unknown) => res.writeHead(502, { "content-type": "text/plain" }).end(String(error)));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -90,7 +90,7 @@ export function sharedMock(options: SendMockOptions = {}): () => SendMock {
 
 type ContractName = "send" | "admin";
 
-/** Which operation an answer is checked against: POST /send of the send contract unless told. */
+/** Which operation a response is checked against: POST /send of the send contract unless told. */
 interface ContractPlace {
   contract?: ContractName;
   method?: string;
@@ -101,7 +101,7 @@ interface ResponseCheck {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
-  /** The raw body, which is what a non-JSON answer is checked by. */
+  /** The raw body, which is what a non-JSON response is checked by. */
   text?: string;
 }
 
@@ -145,12 +145,12 @@ function responseFor(operation: OpenAPIV3_1.OperationObject, status: number): Op
 }
 
 /**
- * What in an answer breaks the contract for `method path`, one sentence each; empty when it is
+ * What in a response breaks the contract for `method path`, one sentence each; empty when it is
  * one the contract allows: a documented status, a body matching its schema, documented headers
  * matching theirs, and for an error the `X-Sendmock-Error-Code` header. The validator in the app
  * cannot check the error bodies it writes itself.
  */
-export async function contractViolations(answer: ResponseCheck, where: ContractPlace = {}): Promise<string[]> {
+export async function contractViolations(response: ResponseCheck, where: ContractPlace = {}): Promise<string[]> {
   const name = where.contract ?? "send";
   let document = documents.get(name);
   if (!document) {
@@ -162,28 +162,28 @@ export async function contractViolations(answer: ResponseCheck, where: ContractP
   const pathItem = (await document).paths?.[path] as Record<string, unknown> | undefined;
   const operation = pathItem?.[method] as OpenAPIV3_1.OperationObject | undefined;
   if (operation === undefined) return [`${method} ${path} is not in the ${name} contract`];
-  const response = responseFor(operation, answer.status);
-  if (response === undefined) return [`status ${answer.status} is not documented for ${method} ${path}`];
-  if (answer.status === 204) return [];
-  const contentType = String(answer.headers["content-type"] ?? "").split(";")[0] ?? "";
-  const media = response.content?.[contentType];
-  if (media === undefined) return [`${contentType} is not documented for ${answer.status}`];
+  const documented = responseFor(operation, response.status);
+  if (documented === undefined) return [`status ${response.status} is not documented for ${method} ${path}`];
+  if (response.status === 204) return [];
+  const contentType = String(response.headers["content-type"] ?? "").split(";")[0] ?? "";
+  const media = documented.content?.[contentType];
+  if (media === undefined) return [`${contentType} is not documented for ${response.status}`];
   const violations: string[] = [];
   if (media.schema) {
     const validate = compiled(media.schema);
-    const body = contentType.endsWith("json") ? answer.body : (answer.text ?? answer.body);
+    const body = contentType.endsWith("json") ? response.body : (response.text ?? response.body);
     if (!validate(body)) violations.push(`body does not match the contract: ${failureWords(validate, body)}\n${JSON.stringify(body)}`);
   }
-  violations.push(...headerViolations(answer, response));
-  if (answer.status >= 400 && typeof answer.headers["x-sendmock-error-code"] !== "string") {
+  violations.push(...headerViolations(response, documented));
+  if (response.status >= 400 && typeof response.headers["x-sendmock-error-code"] !== "string") {
     violations.push("an error answer lacks X-Sendmock-Error-Code");
   }
   return violations;
 }
 
-/** Asserts that an answer is one the contract allows for `method path` (see contractViolations). */
-export async function expectContract(answer: ResponseCheck, where: ContractPlace = {}): Promise<void> {
-  expect(await contractViolations(answer, where), `what breaks the contract in the ${answer.status} answer`).toEqual([]);
+/** Asserts that a response is one the contract allows for `method path` (see contractViolations). */
+export async function expectContract(response: ResponseCheck, where: ContractPlace = {}): Promise<void> {
+  expect(await contractViolations(response, where), `what breaks the contract in the ${response.status} answer`).toEqual([]);
 }
 
 /** A header's text as the value its schema describes: an integer header must be written as one. */
@@ -193,16 +193,16 @@ function headerValue(text: string, schema: { type?: unknown }): unknown {
 }
 
 /**
- * Every header the contract documents for this answer that is missing though required, or
+ * Every header the contract documents for this response that is missing though required, or
  * present and off its schema: the app's validator looks at bodies only, so a
  * `RateLimit-Reset: NaN` or `1e+308` would otherwise pass.
  */
-function headerViolations(answer: ResponseCheck, response: OpenAPIV3_1.ResponseObject): string[] {
+function headerViolations(response: ResponseCheck, documented: OpenAPIV3_1.ResponseObject): string[] {
   const violations: string[] = [];
-  for (const [name, header] of Object.entries(response.headers ?? {}) as [string, OpenAPIV3_1.HeaderObject][]) {
-    const raw = answer.headers[name.toLowerCase()];
+  for (const [name, header] of Object.entries(documented.headers ?? {}) as [string, OpenAPIV3_1.HeaderObject][]) {
+    const raw = response.headers[name.toLowerCase()];
     if (raw === undefined) {
-      if (header.required === true) violations.push(`${name} is required for ${answer.status}`);
+      if (header.required === true) violations.push(`${name} is required for ${response.status}`);
       continue;
     }
     const schema = (header.schema ?? {}) as { type?: unknown };
@@ -215,8 +215,8 @@ function headerViolations(answer: ResponseCheck, response: OpenAPIV3_1.ResponseO
   return violations;
 }
 
-/** The error code of an answer in either shape, read from the header every error carries. */
-export function errorCodeOf(answer: ResponseCheck): string | undefined {
-  const code = answer.headers["x-sendmock-error-code"];
+/** The error code of a response in either shape, read from the header every error carries. */
+export function errorCodeOf(response: ResponseCheck): string | undefined {
+  const code = response.headers["x-sendmock-error-code"];
   return typeof code === "string" ? code : undefined;
 }

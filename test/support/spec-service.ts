@@ -21,7 +21,7 @@ export interface ReceivedRequest {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: string;
-  /** The status it was answered with; 0 while unanswered, or when the client went away before an answer. */
+  /** The status it was answered with; 0 while unanswered, or when the client went away before a response. */
   status: number;
 }
 
@@ -121,7 +121,7 @@ class RateLimiter {
   }
 }
 
-/** Reads the whole body, keeping at most BODY_LIMIT bytes but draining the rest so the answer follows the full upload. */
+/** Reads the whole body, keeping at most BODY_LIMIT bytes but draining the rest so the response follows the full upload. */
 function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -150,7 +150,7 @@ export async function startSpecService(variant: SpecServiceVariant, options: Spe
 
   /** Everything after routing and reading, in the order the brief sets: auth, limit, type, parse, crash, fields, template. */
   function handleSend(req: IncomingMessage, text: string, tooLarge: boolean): Answer {
-    // §5 leaves the answer to a missing or wrong key unstated: 401 for no usable Bearer token, 403 for a refused one.
+    // §5 leaves the response to a missing or wrong key unstated: 401 for no usable Bearer token, 403 for a refused one.
     const key = bearerKey(req.headers.authorization);
     if (key === undefined) return errorA(401, "unauthorized", "Missing or malformed Authorization header; expected 'Bearer <API_KEY>'");
     if (variant === "refuses-key") return errorA(403, "forbidden", "This API key is not allowed to send email");
@@ -234,7 +234,7 @@ export async function startSpecService(variant: SpecServiceVariant, options: Spe
     };
   }
 
-  function answer(res: ServerResponse, record: ReceivedRequest, { status, body, headers }: Answer): void {
+  function respond(res: ServerResponse, record: ReceivedRequest, { status, body, headers }: Answer): void {
     if (res.headersSent || res.destroyed) return;
     // Every body carries a request_id the spec never shows (§2.3/§7 list no "only these" rule), to catch clients or
     // checks that demand exactly the documented members.
@@ -256,9 +256,9 @@ export async function startSpecService(variant: SpecServiceVariant, options: Spe
       if (req.method !== "POST" || pathname !== "/send") return errorB(404, "Not found");
       return handleSend(req, text, tooLarge);
     })().then(
-      (result) => answer(res, record, result),
+      (result) => respond(res, record, result),
       // A crash in the handler is the service's failure, answered like §7's server-side failure.
-      () => answer(res, record, errorB(500, "Internal server error")),
+      () => respond(res, record, errorB(500, "Internal server error")),
     );
   });
 

@@ -1,5 +1,5 @@
 // A webhook receiver on loopback for tests: records every delivery it gets and answers each with
-// the next of the answers it was told to give (then its fallback, 200 unless told), late, or never.
+// the next of the responses it was told to give (then its fallback, 200 unless told), late, or never.
 
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,24 +14,24 @@ export interface ReceivedDelivery {
 }
 
 /** A status to answer with, a status given `afterMs` late, or `hang` to keep the request open until the receiver closes. */
-export type ReceiverAnswer = number | "hang" | { status: number; afterMs: number };
+export type ReceiverResponse = number | "hang" | { status: number; afterMs: number };
 
 export interface WebhookReceiver {
   url: string;
   received: ReceivedDelivery[];
   /** Answers the next requests with these, in order. */
-  answerWith(...answers: ReceiverAnswer[]): void;
+  respondWith(...responses: ReceiverResponse[]): void;
   close(): Promise<void>;
 }
 
 export interface ReceiverOptions {
-  /** The answer once those given to `answerWith` run out (default 200). */
-  fallback?: ReceiverAnswer;
+  /** The response once those given to `answerWith` run out (default 200). */
+  fallback?: ReceiverResponse;
 }
 
 export async function aWebhookReceiver(options: ReceiverOptions = {}): Promise<WebhookReceiver> {
   const received: ReceivedDelivery[] = [];
-  const answers: ReceiverAnswer[] = [];
+  const responses: ReceiverResponse[] = [];
   const hanging = new Set<ServerResponse>();
   const late = new Set<NodeJS.Timeout>();
   const server = createServer((req, res) => {
@@ -40,21 +40,21 @@ export async function aWebhookReceiver(options: ReceiverOptions = {}): Promise<W
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       received.push({ headers: req.headers, body, payload: JSON.parse(body) as WebhookPayload });
-      const answer = answers.shift() ?? options.fallback ?? 200;
-      if (answer === "hang") {
+      const response = responses.shift() ?? options.fallback ?? 200;
+      if (response === "hang") {
         hanging.add(res);
         return;
       }
-      if (typeof answer === "number") {
-        res.statusCode = answer;
+      if (typeof response === "number") {
+        res.statusCode = response;
         res.end("ok");
         return;
       }
       const timer = setTimeout(() => {
         late.delete(timer);
-        res.statusCode = answer.status;
+        res.statusCode = response.status;
         res.end("ok");
-      }, answer.afterMs);
+      }, response.afterMs);
       late.add(timer);
     });
   });
@@ -63,7 +63,7 @@ export async function aWebhookReceiver(options: ReceiverOptions = {}): Promise<W
   return {
     url: `http://127.0.0.1:${port}/webhooks/email`,
     received,
-    answerWith: (...next) => answers.push(...next),
+    respondWith: (...next) => responses.push(...next),
     close: () =>
       new Promise<void>((resolve) => {
         for (const timer of late) clearTimeout(timer);

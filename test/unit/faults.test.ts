@@ -29,20 +29,20 @@ describe("checking rules", () => {
 
 describe("a respond rule's answer", () => {
   it("sends a string body as text and any other JSON as JSON, unless its headers name a Content-Type", () => {
-    expect(chosenFault("respond", { status: 418, body: "I'm a teapot" }).answer).toEqual({
+    expect(chosenFault("respond", { status: 418, body: "I'm a teapot" }).response).toEqual({
       status: 418,
       headers: { "Content-Type": "text/plain; charset=utf-8" },
       body: "I'm a teapot",
     });
-    expect(chosenFault("respond", { status: 200, body: { ok: true } }).answer).toEqual({
+    expect(chosenFault("respond", { status: 200, body: { ok: true } }).response).toEqual({
       status: 200,
       headers: { "Content-Type": "application/json" },
       body: '{"ok":true}',
     });
-    expect(chosenFault("respond", { status: 200, headers: { "content-type": "text/csv" }, body: "a,b" }).answer?.headers).toEqual({
+    expect(chosenFault("respond", { status: 200, headers: { "content-type": "text/csv" }, body: "a,b" }).response?.headers).toEqual({
       "content-type": "text/csv",
     });
-    expect(chosenFault("respond", { status: 204 }).answer).toEqual({ status: 204, headers: {}, body: undefined });
+    expect(chosenFault("respond", { status: 204 }).response).toEqual({ status: 204, headers: {}, body: undefined });
   });
 
   it.each([

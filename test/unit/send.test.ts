@@ -7,7 +7,7 @@ import type { Outbox } from "../../src/domain/outbox.js";
 import type { SendService } from "../../src/domain/send.js";
 import { loadTemplateCatalog, type TemplateCatalog } from "../../src/domain/templates.js";
 import { ApiError } from "../../src/errors.js";
-import { createSendService } from "../../src/send/service.js";
+import { createApiSendService } from "../../src/send/service.js";
 import { createMemoryOutbox } from "../../src/stores/memory/index.js";
 import type { SendRequest } from "../../src/wire.js";
 
@@ -29,7 +29,7 @@ afterAll(() => {
 function aService(): { service: SendService; outbox: Outbox } {
   const outbox = createMemoryOutbox({ capacity: 10 });
   let sequence = 0;
-  const service = createSendService({ catalog, outbox, now: () => NOW, newId: () => `msg_${String((sequence += 1))}` });
+  const service = createApiSendService({ catalog, outbox, now: () => NOW, newId: () => `msg_${String((sequence += 1))}` });
   return { service, outbox };
 }
 

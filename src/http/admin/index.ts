@@ -1,4 +1,4 @@
-// The inspection API under /_mock: the shared middleware, each resource's routes, then the answers for what no route serves.
+// The inspection API under /_mock: the shared middleware, each resource's routes, then the responses for what no route serves.
 
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { OpenAPIV3_1 } from "openapi-types";
@@ -60,8 +60,8 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
 
   router.use("/_mock", requireAdminToken(deps.config.adminToken), ...readAdminBodies("100kb"));
   // The inspection API answers its errors in shape a, whatever the send API's shape is.
-  const answerError = createErrorHandler({ shape: () => "a", statusCodes: {}, quoteBody: true, translate: deps.translate });
-  router.use(checkDocumentedCalls(contractOperations(deps.contract), answerError));
+  const respondWithError = createErrorHandler({ shape: () => "a", statusCodes: {}, quoteBody: true, translate: deps.translate });
+  router.use(checkDocumentedCalls(contractOperations(deps.contract), respondWithError));
 
   router.use(
     createDocumentRoutes(deps),
@@ -89,7 +89,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
     next(new ApiError("not_found", `No inspection call ${req.method} /_mock${req.path}`));
   });
 
-  router.use("/_mock", answerError);
+  router.use("/_mock", respondWithError);
 
   return router;
 }

@@ -1,10 +1,10 @@
-// Idempotency keys in memory: claims and kept answers of one mock, oldest first, expiring on the mock's clock.
+// Idempotency keys in memory: claims and kept responses of one mock, oldest first, expiring on the mock's clock.
 
-import type { IdempotencyClaim, IdempotencyLimits, IdempotencyStore, KeptAnswer } from "../../domain/idempotency.js";
+import type { IdempotencyClaim, IdempotencyLimits, IdempotencyStore, KeptResponse } from "../../domain/idempotency.js";
 
 interface Entry {
   fingerprint: string;
-  answer: KeptAnswer | undefined;
+  response: KeptResponse | undefined;
   expiresAtMs: number;
 }
 
@@ -33,21 +33,21 @@ export function createMemoryIdempotencyStore(limits: IdempotencyLimits, nowMs: (
     claim(scope, fingerprint): Promise<IdempotencyClaim> {
       const entry = live(scope);
       if (entry === undefined) {
-        put(scope, { fingerprint, answer: undefined, expiresAtMs: nowMs() + limits.ttlMs });
+        put(scope, { fingerprint, response: undefined, expiresAtMs: nowMs() + limits.ttlMs });
         return Promise.resolve({ state: "claimed" });
       }
       return Promise.resolve(
-        entry.answer === undefined
+        entry.response === undefined
           ? { state: "in_flight", fingerprint: entry.fingerprint }
-          : { state: "answered", fingerprint: entry.fingerprint, answer: entry.answer },
+          : { state: "responded", fingerprint: entry.fingerprint, response: entry.response },
       );
     },
-    keep(scope, fingerprint, answer) {
-      put(scope, { fingerprint, answer, expiresAtMs: nowMs() + limits.ttlMs });
+    keep(scope, fingerprint, response) {
+      put(scope, { fingerprint, response, expiresAtMs: nowMs() + limits.ttlMs });
       return Promise.resolve();
     },
     release(scope) {
-      if (entries.get(scope)?.answer === undefined) entries.delete(scope);
+      if (entries.get(scope)?.response === undefined) entries.delete(scope);
       return Promise.resolve();
     },
     reset() {

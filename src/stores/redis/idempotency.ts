@@ -1,19 +1,19 @@
 // Idempotency keys in Redis: one claim per key across replicas (a script reads and sets at once),
-// kept answers expiring on the mock's clock, an index by age that evicts the oldest past the cap.
-// A claim still waiting for its answer names the replica's lease: once that replica is gone,
+// kept responses expiring on the mock's clock, an index by age that evicts the oldest past the cap.
+// A claim still waiting for its response names the replica's lease: once that replica is gone,
 // the key is free again.
 
-import type { IdempotencyClaim, IdempotencyLimits, IdempotencyStore, KeptAnswer } from "../../domain/idempotency.js";
+import type { IdempotencyClaim, IdempotencyLimits, IdempotencyStore, KeptResponse } from "../../domain/idempotency.js";
 import { luaScript, type RedisConnection } from "./connection.js";
 import type { ReplicaLease } from "./replica-lease.js";
 
 // KEYS: the entry, the index (a sorted set by age), its counter. ARGV: fingerprint, the mock's
-// now in ms, ttl ms, max keys, the answer as JSON ("" to claim), this replica's lease owner,
+// now in ms, ttl ms, max keys, the response as JSON ("" to claim), this replica's lease owner,
 // prefix of the owners' lease keys. Claiming returns what holds a live key, or takes it; keeping
-// writes the answer over the claim.
+// writes the response over the claim.
 // An entry's own expiry is checked against the mock's clock; the real PEXPIRE only collects it
 // later (the mock's clock is never behind the real one, so it never comes first).
-// A claim without its answer holds the key only while its owner's lease lives: a replica killed
+// A claim without its response holds the key only while its owner's lease lives: a replica killed
 // mid-send left every retry answered 409 idempotency_key_in_flight for the whole TTL, a day.
 const PUT_SCRIPT = luaScript(`
 local now = tonumber(ARGV[2])
@@ -21,7 +21,7 @@ local ttl = tonumber(ARGV[3])
 if ARGV[5] == '' then
   local held = redis.call('HMGET', KEYS[1], 'fingerprint', 'answer', 'expires_at', 'owner')
   if held[1] and tonumber(held[3]) > now then
-    if held[2] then return {'answered', held[1], held[2]} end
+    if held[2] then return {'responded', held[1], held[2]} end
     if not held[4] or held[4] == ARGV[6] or redis.call('EXISTS', ARGV[7] .. held[4]) == 1 then return {'in_flight', held[1]} end
   end
 end
@@ -37,8 +37,8 @@ if over > 0 then
 end
 return {'claimed'}`);
 
-// KEYS: the entry, the index. ARGV: this replica's lease owner. A kept answer stays: only a claim
-// still waiting for its answer goes, and only this replica's (another may have taken it over).
+// KEYS: the entry, the index. ARGV: this replica's lease owner. A kept response stays: only a claim
+// still waiting for its response goes, and only this replica's (another may have taken it over).
 const RELEASE_SCRIPT = luaScript(`
 local held = redis.call('HMGET', KEYS[1], 'answer', 'owner')
 if not held[1] and (not held[2] or held[2] == ARGV[1]) then
@@ -62,22 +62,22 @@ export function createRedisIdempotencyStore(
   const counter = connection.key("idempotency-counter");
   const entryPattern = `${entryPrefix.replace(/[*?[\]\\]/g, "\\$&")}*`;
 
-  const put = (scope: string, fingerprint: string, answerJson: string): Promise<string[]> =>
+  const put = (scope: string, fingerprint: string, responseJson: string): Promise<string[]> =>
     connection.script(
       PUT_SCRIPT,
       [entryPrefix + scope, index, counter],
-      [fingerprint, nowMs(), limits.ttlMs, limits.maxKeys, answerJson, lease.owner, lease.ownerKeyPrefix],
+      [fingerprint, nowMs(), limits.ttlMs, limits.maxKeys, responseJson, lease.owner, lease.ownerKeyPrefix],
     ) as Promise<string[]>;
 
   return {
     async claim(scope, fingerprint): Promise<IdempotencyClaim> {
-      const [state, heldFingerprint = "", answer = ""] = await put(scope, fingerprint, "");
+      const [state, heldFingerprint = "", response = ""] = await put(scope, fingerprint, "");
       if (state === "in_flight") return { state, fingerprint: heldFingerprint };
-      if (state === "answered") return { state, fingerprint: heldFingerprint, answer: JSON.parse(answer) as KeptAnswer };
+      if (state === "responded") return { state, fingerprint: heldFingerprint, response: JSON.parse(response) as KeptResponse };
       return { state: "claimed" };
     },
-    async keep(scope, fingerprint, answer) {
-      await put(scope, fingerprint, JSON.stringify(answer));
+    async keep(scope, fingerprint, response) {
+      await put(scope, fingerprint, JSON.stringify(response));
     },
     async release(scope) {
       await connection.script(RELEASE_SCRIPT, [entryPrefix + scope, index], [lease.owner]);

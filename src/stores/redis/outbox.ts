@@ -331,7 +331,7 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
     },
 
     async recordEvent(id, event, status, maxEvents) {
-      const answer = await connection.script(EVENT_SCRIPT, scriptKeys, [
+      const response = await connection.script(EVENT_SCRIPT, scriptKeys, [
         id,
         status,
         JSON.stringify(event),
@@ -342,8 +342,8 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
         sameToPrefix,
         maxEvents === undefined ? "" : String(maxEvents),
       ]);
-      if (!Array.isArray(answer)) return undefined;
-      const [json, dropped] = answer as [string, string[]];
+      if (!Array.isArray(response)) return undefined;
+      const [json, dropped] = response as [string, string[]];
       return { message: () => JSON.parse(json) as CapturedMessage, dropped };
     },
 

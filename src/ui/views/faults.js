@@ -198,9 +198,9 @@ export function createFaultsView() {
   // ---- settings ----------------------------------------------------------------------------
 
   // True while the rate-limit form holds edits not yet applied: settings that arrive meanwhile
-  // (the answer to the strict-data switch, the view's reload) must not put the saved rate limit
+  // (the response to the strict-data switch, the view's reload) must not put the saved rate limit
   // back over what is being typed. That race disabled the fields under a user's (and a test's)
-  // hands when the strict-data answer came late.
+  // hands when the strict-data response came late.
   let rateLimitEdited = false;
   for (const type of ["input", "change"]) rateLimitForm.addEventListener(type, () => (rateLimitEdited = true));
 

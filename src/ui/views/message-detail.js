@@ -193,7 +193,7 @@ function htmlPart(message, previewWidth, onPreviewWidthChange) {
   return [widthSwitch, slot];
 }
 
-/** The journal entry of the request that captured the message: the request as received, the answer as sent. */
+/** The journal entry of the request that captured the message: the request as received, the response as sent. */
 function requestPart(message) {
   const slot = h(
     "div",

@@ -110,12 +110,12 @@ export function createMessagesView({ openMessage, closeMessage }) {
   const liveList = createLiveList({
     load: async () => {
       const filters = readFilters();
-      return { filters, answer: await listMessages(filters) };
+      return { filters, response: await listMessages(filters) };
     },
-    show: ({ filters, answer }) => {
+    show: ({ filters, response }) => {
       state.filters = filters;
-      state.messages = answer.messages;
-      state.total = answer.total;
+      state.messages = response.messages;
+      state.total = response.total;
       listError.textContent = "";
       renderList();
     },

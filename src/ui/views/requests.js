@@ -20,9 +20,9 @@ export function createRequestsView() {
 
   const liveList = createLiveList({
     load: () => listRequests(),
-    show: (answer) => {
-      state.entries = answer.requests;
-      state.total = answer.total;
+    show: (response) => {
+      state.entries = response.requests;
+      state.total = response.total;
       listError.textContent = "";
       syncList(rowsBody, state.entries, { key: (entry) => entry.id, render: requestRow });
       renderCountAndEmptyState();
@@ -95,12 +95,12 @@ function cutNote(truncated) {
   return truncated ? h("p", { class: "muted" }, "Only the start of the body is kept (journal_body_bytes, 64 KB by default).") : null;
 }
 
-/** The request as received and the answer as sent, as blocks of text (also the Request tab of a message). */
+/** The request as received and the response as sent, as blocks of text (also the Request tab of a message). */
 export function exchangeParts(entry) {
   if (!entry.request) return [h("p", { class: "muted" }, "The journal kept no copy of this request.")];
   const { request, response } = entry;
   const requestBody = request.body ?? "(a body was sent but could not be read)";
-  const answer =
+  const responsePart =
     response === null
       ? h(
           "p",
@@ -124,11 +124,11 @@ export function exchangeParts(entry) {
     ),
     cutNote(request.body_truncated),
     h("h4", {}, "Answer"),
-    answer,
+    responsePart,
   ];
 }
 
-/** The request and the answer, folded away until asked for. */
+/** The request and the response, folded away until asked for. */
 function exchangeDetails(entry) {
   if (!entry.request) return null;
   return h("details", { class: "exchange", "data-testid": "request-exchange" }, h("summary", {}, "Request and answer"), exchangeParts(entry));

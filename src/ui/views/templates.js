@@ -23,12 +23,12 @@ export function createTemplatesView({ openTemplate, closeTemplate, onTemplatesLo
   async function reload() {
     const sequence = ++state.loadSequence;
     try {
-      const answer = await listTemplates();
+      const response = await listTemplates();
       if (sequence !== state.loadSequence) return;
       const selectedBefore = JSON.stringify(state.templates.find((template) => template.id === state.selectedId));
-      state.templates = answer.templates;
+      state.templates = response.templates;
       listError.textContent = "";
-      folder.textContent = answer.folder;
+      folder.textContent = response.folder;
       // Edits to the folder apply without a restart: redraw a card when its file changed.
       syncList(list, state.templates, { key: (template) => template.id, version: JSON.stringify, render: templateCard });
       markSelectedCard();

@@ -119,7 +119,7 @@ export async function startServer(name, args) {
 
 /**
  * Starts a server that prints no URL (a peer: Prism at `-v error`, WireMock on `java`) in a
- * fresh child process on `port`, and waits until an HTTP request to `readyPath` gets any answer.
+ * fresh child process on `port`, and waits until an HTTP request to `readyPath` gets any response.
  * The command is run as it is, not through a wrapper, so that its pid is the server's own: the
  * CPU read from /proc is the server's, and a SIGKILL leaves nothing running.
  * @param {string} name
@@ -155,8 +155,8 @@ export async function startCommand(name, command, args, { port, readyPath, cwd =
       );
     }
     try {
-      const answer = await fetch(url + readyPath);
-      await answer.arrayBuffer();
+      const response = await fetch(url + readyPath);
+      await response.arrayBuffer();
       break;
     } catch {
       // Not listening yet.

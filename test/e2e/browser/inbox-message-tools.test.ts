@@ -19,21 +19,21 @@ const skipReason = chromiumMissing();
 
 /** What a client app does: a plain HTTP call, as curl would make it. */
 async function send(mock: RunningSendMock, body: object): Promise<string> {
-  const answer = await fetch(`${mock.url}/send`, {
+  const response = await fetch(`${mock.url}/send`, {
     method: "POST",
     headers: { "Content-Type": "application/json", ...bearer() },
     body: JSON.stringify(body),
   });
-  const sent = (await answer.json()) as { message_id?: string };
-  expect(answer.status).toBe(200);
+  const sent = (await response.json()) as { message_id?: string };
+  expect(response.status).toBe(200);
   return sent.message_id ?? "";
 }
 
 /** What a test or QA reads back from the inspection API. */
 async function adminGet(mock: RunningSendMock, pathname: string, token?: string): Promise<{ status: number; body: unknown }> {
-  const answer = await fetch(`${mock.url}${pathname}`, { headers: token === undefined ? {} : { Authorization: `Bearer ${token}` } });
-  const text = await answer.text();
-  return { status: answer.status, body: text === "" ? null : (JSON.parse(text) as unknown) };
+  const response = await fetch(`${mock.url}${pathname}`, { headers: token === undefined ? {} : { Authorization: `Bearer ${token}` } });
+  const text = await response.text();
+  return { status: response.status, body: text === "" ? null : (JSON.parse(text) as unknown) };
 }
 
 /** The few browser objects the page-side functions below use (the tests' tsconfig has no DOM library). */
@@ -264,13 +264,13 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     await openInbox();
     await page.getByRole("tab", { name: "Faults" }).click();
     await page.getByTestId("settings-summary").getByText("Strict data").waitFor();
-    // The server takes the switch at once; its answer reaches the page only once the rate limit is being typed.
-    let releaseAnswer = (): void => undefined;
-    const answerHeld = new Promise<void>((resolve) => (releaseAnswer = resolve));
+    // The server takes the switch at once; its response reaches the page only once the rate limit is being typed.
+    let releaseResponse = (): void => undefined;
+    const responseHeld = new Promise<void>((resolve) => (releaseResponse = resolve));
     await page.route("**/_mock/config", async (route) => {
       if (route.request().method() !== "PATCH" || !(route.request().postData() ?? "").includes("strict_data")) return route.continue();
       const response = await route.fetch();
-      await answerHeld;
+      await responseHeld;
       return route.fulfill({ response });
     });
 
@@ -278,7 +278,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     await expect.poll(async () => ((await adminGet(mock, "/_mock/config")).body as { strict_data: boolean }).strict_data).toBe(true);
     await page.getByLabel(/^Limit the rate/).check();
     await page.getByRole("spinbutton", { name: "Requests" }).fill("5");
-    releaseAnswer();
+    releaseResponse();
 
     await expect.poll(() => page.getByTestId("settings-summary").textContent()).toContain("Strict dataon");
     expect(await page.getByLabel(/^Limit the rate/).isChecked()).toBe(true);

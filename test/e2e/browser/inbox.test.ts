@@ -15,13 +15,13 @@ const skipReason = chromiumMissing();
 
 /** What a client app does: a plain HTTP call, as curl would make it. */
 async function send(mock: RunningSendMock, body: object, headers: Record<string, string> = {}): Promise<number> {
-  const answer = await fetch(`${mock.url}/send`, {
+  const response = await fetch(`${mock.url}/send`, {
     method: "POST",
     headers: { "Content-Type": "application/json", ...bearer(), ...headers },
     body: JSON.stringify(body),
   });
-  await answer.arrayBuffer();
-  return answer.status;
+  await response.arrayBuffer();
+  return response.status;
 }
 
 describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
@@ -106,12 +106,12 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
 
     // The mock's clock, as a test or QA would move it: one lifecycle step (1 s) at a time.
     const advance = async (ms: number) => {
-      const answer = await fetch(`${mock.url}/_mock/clock`, {
+      const response = await fetch(`${mock.url}/_mock/clock`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ advance_ms: ms }),
       });
-      expect(answer.status).toBe(200);
+      expect(response.status).toBe(200);
     };
     await advance(1000);
     await expect.poll(() => events.allTextContents()).toEqual([expect.stringContaining("message.sent")]);
@@ -180,7 +180,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
 
   it("lists each webhook attempt of the open message live, a failure then its retry, and replays one", async () => {
     const receiver = await aWebhookReceiverForThisTest();
-    receiver.answerWith(500, 200);
+    receiver.respondWith(500, 200);
     // Markup in the URL's query: the URL is kept as it is posted to, percent-encoded, and the page shows it as text.
     const { url: hostileUrl } = await mock.webhooks.add({ url: `${receiver.url}?tag=<img src=x onerror="window.__xss=5">`, events: ["message.sent"] });
     expect(await send(mock, aSendRequest({ to: "delivered@outcome.sendmock.test" }))).toBe(200);
@@ -240,9 +240,9 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
     expect(sent).toContain("POST /send");
     expect(sent).toContain("authorization: Bearer …0001");
     expect(sent).toContain('"to":"not-an-address"');
-    const answered = (await row.getByTestId("exchange-response").textContent()) ?? "";
-    expect(answered).toContain("HTTP 422");
-    expect(answered).toContain("x-sendmock-error-code: invalid_recipient");
+    const responded = (await row.getByTestId("exchange-response").textContent()) ?? "";
+    expect(responded).toContain("HTTP 422");
+    expect(responded).toContain("x-sendmock-error-code: invalid_recipient");
     await page.screenshot({ path: `${SCREENSHOTS}/inbox-requests.png` });
   });
 

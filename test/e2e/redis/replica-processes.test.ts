@@ -73,7 +73,7 @@ describe.skipIf(skipReason !== undefined)("replicas in processes of their own", 
     const [a, b] = [await aReplicaProcess(config), await aReplicaProcess(config)];
     const { message_id: id } = (await (await send(a.url, "ada@example.com")).json()) as { message_id: string };
 
-    const answers = await Promise.all(
+    const responses = await Promise.all(
       Array.from({ length: 3 * maxEvents }, (_, index) =>
         fetch(`${(index % 2 === 0 ? a : b).url}/_mock/messages/${id}/events`, {
           method: "POST",
@@ -83,7 +83,7 @@ describe.skipIf(skipReason !== undefined)("replicas in processes of their own", 
       ),
     );
 
-    const statuses = answers.map((answer) => answer.status);
+    const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 201)).toHaveLength(maxEvents);
     expect(statuses.filter((status) => status === 400)).toHaveLength(2 * maxEvents);
     const message = (await (await fetch(`${b.url}/_mock/messages/${id}`)).json()) as { events: unknown[] };

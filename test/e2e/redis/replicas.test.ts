@@ -87,8 +87,8 @@ describe.skipIf(skipReason !== undefined)("two replicas on one Redis", () => {
     const [a, b] = await twoReplicas();
     // Both held a moment by latency, so that the second arrives while the first is in flight.
     const slow = { "Idempotency-Key": "race-1", "X-Sendmock-Fault": "latency", "X-Sendmock-Fault-Delay": "200" };
-    const answers = await Promise.all([send(a, {}, slow), send(b, {}, slow)]);
-    const statuses = answers.map((answer) => answer.status).sort();
+    const responses = await Promise.all([send(a, {}, slow), send(b, {}, slow)]);
+    const statuses = responses.map((response) => response.status).sort();
 
     expect([
       [200, 409],
@@ -144,8 +144,8 @@ describe.skipIf(skipReason !== undefined)("two replicas on one Redis", () => {
     });
     expect(added.status).toBe(201);
 
-    const answers = await Promise.all(Array.from({ length: 40 }, (_, index) => send(index % 2 === 0 ? a : b)));
-    const statuses = answers.map((answer) => answer.status);
+    const responses = await Promise.all(Array.from({ length: 40 }, (_, index) => send(index % 2 === 0 ? a : b)));
+    const statuses = responses.map((response) => response.status);
 
     expect(statuses.filter((status) => status === 500)).toHaveLength(3);
     expect(statuses.filter((status) => status === 200)).toHaveLength(37);
@@ -154,11 +154,11 @@ describe.skipIf(skipReason !== undefined)("two replicas on one Redis", () => {
 
   it("admits exactly N sends per window across both replicas", async () => {
     const [a, b] = await twoReplicas({ rateLimit: { requests: 5, perSeconds: 60 } });
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => send(index % 2 === 0 ? a : b)));
-    const statuses = answers.map((answer) => answer.status);
+    const responses = await Promise.all(Array.from({ length: 20 }, (_, index) => send(index % 2 === 0 ? a : b)));
+    const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(5);
     expect(statuses.filter((status) => status === 429)).toHaveLength(15);
-    const refused = answers.find((answer) => answer.status === 429);
+    const refused = responses.find((response) => response.status === 429);
     expect(refused?.headers.get("retry-after")).toMatch(/^\d+$/);
   });
 
@@ -206,7 +206,7 @@ describe.skipIf(skipReason !== undefined)("two replicas on one Redis", () => {
 
   it("leaves the due retries of a replica that stopped to the other", async () => {
     const receiver = await aWebhookReceiverForThisTest();
-    receiver.answerWith(500);
+    receiver.respondWith(500);
     const stepMs = 60_000;
     const [a, b] = await twoReplicas({ lifecycle: { stepMs }, webhooks: [{ url: receiver.url, events: ["message.sent"] }] });
     await send(a, { to: "retried@example.com" });
@@ -244,7 +244,7 @@ describe.skipIf(skipReason !== undefined)("two replicas on one Redis", () => {
     replicas.splice(replicas.indexOf(a), 1);
     const sends = Array.from({ length: 100 }, (_, index) =>
       send(a, { to: `inflight-${index}@example.com` }).then(
-        async (answer) => ({ status: answer.status, id: answer.status === 200 ? String((await json(answer)).message_id) : undefined }),
+        async (response) => ({ status: response.status, id: response.status === 200 ? String((await json(response)).message_id) : undefined }),
         () => ({ status: 0, id: undefined }),
       ),
     );

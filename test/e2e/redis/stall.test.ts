@@ -31,10 +31,10 @@ describe.skipIf(skipReason !== undefined)("a stalled Redis", () => {
     server.pause();
     // Without the deadline both calls wait as long as the pause; the test's own timeout would fail them.
     const [sent, listed] = await Promise.all([send(mock.url), fetch(`${mock.url}/_mock/messages`)]);
-    for (const answer of [sent, listed]) {
-      expect(answer.status).toBe(503);
-      expect(answer.headers.get("x-sendmock-error-code")).toBe("server_error");
-      expect(await answer.text()).toContain(`redis store at ${server.url} is unreachable: no answer within redis_timeout_ms (300 ms)`);
+    for (const response of [sent, listed]) {
+      expect(response.status).toBe(503);
+      expect(response.headers.get("x-sendmock-error-code")).toBe("server_error");
+      expect(await response.text()).toContain(`redis store at ${server.url} is unreachable: no answer within redis_timeout_ms (300 ms)`);
     }
 
     server.resume();

@@ -10,16 +10,16 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import YAML from "yaml";
 import { type CapturedMessage, type ErrorCode, type JournalEntry, type RunningSendMock } from "../../../src/index.js";
 import { aRunningMock, aRunningMockForThisTest, aSendRequest, API_KEY, errorCodeOf, expectContract } from "../../support/helpers.js";
-import { postRaw, type RawAnswer } from "./post-raw.js";
+import { postRaw, type RawResponse } from "./post-raw.js";
 
 const WELCOME_DATA = { name: "Ada", company: "Analytical Engines", login_url: "https://app.example.com/login" };
 const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 // ---------------------------------------------------------------------------------------------
-// Helpers: real sockets, exact bytes; every answer goes through `expectContract`.
+// Helpers: real sockets, exact bytes; every response goes through `expectContract`.
 // ---------------------------------------------------------------------------------------------
 
-interface Answer extends RawAnswer {
+interface Answer extends RawResponse {
   body: unknown;
 }
 
@@ -36,28 +36,28 @@ async function sendRaw(mock: RunningSendMock, body: string | Buffer, options: Ra
   const contentType = options.contentType === undefined ? "application/json" : options.contentType;
   const headers = { authorization: `Bearer ${API_KEY}`, ...(contentType !== null && { "content-type": contentType }), ...options.headers };
   const raw = await postRaw(`${mock.url}/send`, { body, headers }, agent);
-  const answer = { ...raw, body: JSON.parse(raw.text) as unknown };
-  await expectContract(answer);
-  return answer;
+  const response = { ...raw, body: JSON.parse(raw.text) as unknown };
+  await expectContract(response);
+  return response;
 }
 
 function sendJson(mock: RunningSendMock, body: unknown, options: RawSendOptions = {}): Promise<Answer> {
   return sendRaw(mock, JSON.stringify(body), options);
 }
 
-function errorMessageOf(answer: Answer): string {
-  const body = answer.body as { error?: { message?: unknown }; message?: unknown };
+function errorMessageOf(response: Answer): string {
+  const body = response.body as { error?: { message?: unknown }; message?: unknown };
   const message = body.error?.message ?? body.message;
   expect(message, "an error answer carries a message").toBeTypeOf("string");
   return String(message);
 }
 
 /** Status, X-Sendmock-Error-Code, the exact shape-a envelope, and what the message names. */
-function expectRejected(answer: Answer, expected: { status: number; code: ErrorCode; says: string | RegExp }): void {
-  expect(answer.status).toBe(expected.status);
-  expect(errorCodeOf(answer)).toBe(expected.code);
-  const message = errorMessageOf(answer);
-  expect(answer.body).toEqual({ success: false, error: { code: expected.code, message } });
+function expectRejected(response: Answer, expected: { status: number; code: ErrorCode; says: string | RegExp }): void {
+  expect(response.status).toBe(expected.status);
+  expect(errorCodeOf(response)).toBe(expected.code);
+  const message = errorMessageOf(response);
+  expect(response.body).toEqual({ success: false, error: { code: expected.code, message } });
   expect(message).toMatch(expected.says);
 }
 
@@ -65,9 +65,9 @@ async function expectNothingCaptured(mock: RunningSendMock): Promise<void> {
   expect((await mock.outbox.stats()).count).toBe(0);
 }
 
-async function capturedMessageOf(mock: RunningSendMock, answer: Answer): Promise<CapturedMessage> {
-  expect(answer.status, answer.text).toBe(200);
-  const { message_id: messageId } = answer.body as { message_id: string };
+async function capturedMessageOf(mock: RunningSendMock, response: Answer): Promise<CapturedMessage> {
+  expect(response.status, response.text).toBe(200);
+  const { message_id: messageId } = response.body as { message_id: string };
   const message = await mock.outbox.get(messageId);
   expect(message, "the accepted send was captured").toBeDefined();
   return message as CapturedMessage;
@@ -81,8 +81,8 @@ async function lastJournalEntry(mock: RunningSendMock): Promise<JournalEntry> {
 
 /** What must hold after every hostile request: the server still takes a plain valid send. */
 async function expectStillServing(mock: RunningSendMock): Promise<void> {
-  const answer = await sendJson(mock, aSendRequest());
-  expect(answer.status).toBe(200);
+  const response = await sendJson(mock, aSendRequest());
+  expect(response.status).toBe(200);
 }
 
 function expectPrototypeClean(): void {
@@ -115,9 +115,9 @@ beforeEach(async () => {
 
 describe("bodies that are not a JSON object", () => {
   it("rejects malformed JSON with 400 invalid_json", async () => {
-    const answer = await sendRaw(mock, '{"to": "ada@example.com",');
+    const response = await sendRaw(mock, '{"to": "ada@example.com",');
 
-    expectRejected(answer, { status: 400, code: "invalid_json", says: /^Invalid JSON body: .*JSON/ });
+    expectRejected(response, { status: 400, code: "invalid_json", says: /^Invalid JSON body: .*JSON/ });
     await expectNothingCaptured(mock);
   });
 
@@ -128,9 +128,9 @@ describe("bodies that are not a JSON object", () => {
     { kind: "a number", raw: "42", named: "a number" },
     { kind: "true", raw: "true", named: "a boolean" },
   ])("rejects $kind with 400 invalid_json saying it expected an object", async ({ raw, named }) => {
-    const answer = await sendRaw(mock, raw);
+    const response = await sendRaw(mock, raw);
 
-    expectRejected(answer, { status: 400, code: "invalid_json", says: `expected a JSON object, got ${named}` });
+    expectRejected(response, { status: 400, code: "invalid_json", says: `expected a JSON object, got ${named}` });
     await expectNothingCaptured(mock);
   });
 });
@@ -140,36 +140,36 @@ describe("content types", () => {
     { contentType: "text/plain", named: /text\/plain/ },
     { contentType: "application/x-www-form-urlencoded", named: /application\/x-www-form-urlencoded/ },
   ])("rejects Content-Type $contentType with 415 unsupported_media_type naming it", async ({ contentType, named }) => {
-    const answer = await sendJson(mock, aSendRequest(), { contentType });
+    const response = await sendJson(mock, aSendRequest(), { contentType });
 
-    expectRejected(answer, { status: 415, code: "unsupported_media_type", says: named });
-    expect(errorMessageOf(answer)).toContain("application/json");
+    expectRejected(response, { status: 415, code: "unsupported_media_type", says: named });
+    expect(errorMessageOf(response)).toContain("application/json");
     await expectNothingCaptured(mock);
   });
 
   it("rejects a body without Content-Type with 415 unsupported_media_type", async () => {
-    const answer = await sendJson(mock, aSendRequest(), { contentType: null });
+    const response = await sendJson(mock, aSendRequest(), { contentType: null });
 
-    expectRejected(answer, { status: 415, code: "unsupported_media_type", says: "no Content-Type" });
+    expectRejected(response, { status: 415, code: "unsupported_media_type", says: "no Content-Type" });
     await expectNothingCaptured(mock);
   });
 
   it.each(["application/json; charset=utf-8", "application/json; charset=UTF-8", 'application/json; charset="utf-8"'])(
     "accepts %s and captures the send",
     async (contentType) => {
-      const answer = await sendJson(mock, aSendRequest(), { contentType });
+      const response = await sendJson(mock, aSendRequest(), { contentType });
 
-      expect((await capturedMessageOf(mock, answer)).to).toBe("ada@example.com");
+      expect((await capturedMessageOf(mock, response)).to).toBe("ada@example.com");
     },
   );
 
   it.each(["latin1", "iso-8859-1", "utf8", "us-ascii"])(
     "rejects charset=%s with 415 unsupported_media_type naming the charset: JSON is UTF-8",
     async (charset) => {
-      const answer = await sendJson(mock, aSendRequest(), { contentType: `application/json; charset=${charset}` });
+      const response = await sendJson(mock, aSendRequest(), { contentType: `application/json; charset=${charset}` });
 
-      expectRejected(answer, { status: 415, code: "unsupported_media_type", says: `Unsupported charset "${charset}"` });
-      expect(errorMessageOf(answer)).toContain("UTF-8");
+      expectRejected(response, { status: 415, code: "unsupported_media_type", says: `Unsupported charset "${charset}"` });
+      expect(errorMessageOf(response)).toContain("UTF-8");
       expect((await lastJournalEntry(mock)).violations).toEqual([{ path: "/headers/content-type", message: "the charset must be utf-8" }]);
       await expectNothingCaptured(mock);
     },
@@ -178,27 +178,27 @@ describe("content types", () => {
   it("rejects a body really encoded in UTF-16 and labelled so, rather than decoding it", async () => {
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(JSON.stringify(aSendRequest()), "utf16le")]);
 
-    const answer = await sendRaw(mock, utf16, { contentType: "application/json; charset=utf-16" });
+    const response = await sendRaw(mock, utf16, { contentType: "application/json; charset=utf-16" });
 
-    expectRejected(answer, { status: 415, code: "unsupported_media_type", says: 'Unsupported charset "utf-16"' });
+    expectRejected(response, { status: 415, code: "unsupported_media_type", says: 'Unsupported charset "utf-16"' });
     await expectNothingCaptured(mock);
   });
 
   it("accepts a Content-Type parameter holding a percent sign (it used to answer 500)", async () => {
-    const answer = await sendJson(mock, aSendRequest(), { contentType: "application/json; %a=100%" });
+    const response = await sendJson(mock, aSendRequest(), { contentType: "application/json; %a=100%" });
 
-    expect((await capturedMessageOf(mock, answer)).to).toBe("ada@example.com");
+    expect((await capturedMessageOf(mock, response)).to).toBe("ada@example.com");
   });
 
   it("accepts the same odd parameter on the inspection API (it answered 500 there too)", async () => {
-    const answer = await fetch(`${mock.url}/_mock/config`, {
+    const response = await fetch(`${mock.url}/_mock/config`, {
       method: "PATCH",
       headers: { "Content-Type": "application/json; %a=100%" },
       body: JSON.stringify({ response_shape: "b" }),
     });
 
-    expect(answer.status).toBe(200);
-    expect(((await answer.json()) as { response_shape: string }).response_shape).toBe("b");
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { response_shape: string }).response_shape).toBe("b");
   });
 });
 
@@ -206,9 +206,9 @@ describe("body size", () => {
   it("rejects a body over body_limit with 413 payload_too_large naming the limit, in the contract's shape", async () => {
     const small = await aRunningMockForThisTest({ bodyLimit: "1kb" });
 
-    const answer = await sendJson(small, aSendRequest({ data: { ...WELCOME_DATA, name: "x".repeat(2_000) } }));
+    const response = await sendJson(small, aSendRequest({ data: { ...WELCOME_DATA, name: "x".repeat(2_000) } }));
 
-    expectRejected(answer, { status: 413, code: "payload_too_large", says: "limit of 1024 bytes" });
+    expectRejected(response, { status: 413, code: "payload_too_large", says: "limit of 1024 bytes" });
     await expectNothingCaptured(small);
     await expectStillServing(small);
   });
@@ -218,22 +218,22 @@ describe("body size", () => {
     const bomb = zlib.gzipSync(JSON.stringify(aSendRequest({ data: { ...WELCOME_DATA, name: " ".repeat(200_000) } })));
     expect(bomb.length, "a small body on the wire").toBeLessThan(1024);
 
-    const answer = await sendRaw(small, bomb, { headers: { "Content-Encoding": "gzip" } });
+    const response = await sendRaw(small, bomb, { headers: { "Content-Encoding": "gzip" } });
 
-    expectRejected(answer, { status: 413, code: "payload_too_large", says: "limit of 1024 bytes" });
+    expectRejected(response, { status: 413, code: "payload_too_large", says: "limit of 1024 bytes" });
     await expectNothingCaptured(small);
   });
 
   it("accepts a gzip body that inflates to a valid send", async () => {
-    const answer = await sendRaw(mock, zlib.gzipSync(JSON.stringify(aSendRequest())), { headers: { "Content-Encoding": "gzip" } });
+    const response = await sendRaw(mock, zlib.gzipSync(JSON.stringify(aSendRequest())), { headers: { "Content-Encoding": "gzip" } });
 
-    expect((await capturedMessageOf(mock, answer)).to).toBe("ada@example.com");
+    expect((await capturedMessageOf(mock, response)).to).toBe("ada@example.com");
   });
 
   it("rejects a body labelled gzip that is not compressed with 400 invalid_json naming the Content-Encoding", async () => {
-    const answer = await sendJson(mock, aSendRequest(), { headers: { "Content-Encoding": "gzip" } });
+    const response = await sendJson(mock, aSendRequest(), { headers: { "Content-Encoding": "gzip" } });
 
-    expectRejected(answer, { status: 400, code: "invalid_json", says: /could not be decompressed as its Content-Encoding says/ });
+    expectRejected(response, { status: 400, code: "invalid_json", says: /could not be decompressed as its Content-Encoding says/ });
     await expectNothingCaptured(mock);
   });
 
@@ -245,13 +245,13 @@ describe("body size", () => {
     expect(raw.length).toBeGreaterThan(DEFAULT_BODY_LIMIT_BYTES * 0.8);
     expect(raw.length).toBeLessThan(DEFAULT_BODY_LIMIT_BYTES);
 
-    const answer = await sendRaw(mock, raw);
+    const response = await sendRaw(mock, raw);
 
-    const message = await capturedMessageOf(mock, answer);
+    const message = await capturedMessageOf(mock, response);
     expect(Object.keys(message.data)).toHaveLength(keyCount + 3);
     expect(message.warnings).toHaveLength(keyCount);
     // Clients refuse header blocks past 16 KB (Node's default): the header stays short and says there is more.
-    const warning = String(answer.headers["x-sendmock-warning"]);
+    const warning = String(response.headers["x-sendmock-warning"]);
     expect(warning.length).toBeLessThanOrEqual(1_000);
     expect(warning).toContain("data.extra_00000");
     expect(warning).toContain(`${keyCount} warnings in all`);
@@ -263,9 +263,9 @@ describe("body size", () => {
     expect(Buffer.byteLength(raw)).toBeGreaterThan(DEFAULT_BODY_LIMIT_BYTES * 0.8);
     expect(Buffer.byteLength(raw)).toBeLessThan(DEFAULT_BODY_LIMIT_BYTES);
 
-    const answer = await sendRaw(mock, raw);
+    const response = await sendRaw(mock, raw);
 
-    const message = await capturedMessageOf(mock, answer);
+    const message = await capturedMessageOf(mock, response);
     expect(message.text).toContain(name);
   });
 });
@@ -275,9 +275,9 @@ describe("deep nesting", () => {
     const depth = 10_000;
     const raw = `{"to":"ada@example.com","template_id":"welcome","data":{"name":${'{"a":'.repeat(depth)}"x"${"}".repeat(depth)}}}`;
 
-    const answer = await sendRaw(mock, raw);
+    const response = await sendRaw(mock, raw);
 
-    expectRejected(answer, { status: 400, code: "invalid_request", says: "data.name must be a string or an array of strings" });
+    expectRejected(response, { status: 400, code: "invalid_request", says: "data.name must be a string or an array of strings" });
     await expectNothingCaptured(mock);
     await expectStillServing(mock);
   });
@@ -287,9 +287,9 @@ describe("deep nesting", () => {
     const raw = `{"to":"ada@example.com","template_id":"welcome","data":{"name":${"[".repeat(depth)}${"]".repeat(depth)}}}`;
     expect(raw.length).toBeLessThan(DEFAULT_BODY_LIMIT_BYTES);
 
-    const answer = await sendRaw(mock, raw);
+    const response = await sendRaw(mock, raw);
 
-    expectRejected(answer, { status: 400, code: "invalid_request", says: "data.name[0] must be a string" });
+    expectRejected(response, { status: 400, code: "invalid_request", says: "data.name[0] must be a string" });
     await expectStillServing(mock);
   });
 });
@@ -311,9 +311,9 @@ describe("prototype keys: __proto__, constructor, prototype", () => {
     { where: "inside a nested object in data", raw: `{${SEND},"data":{"name":[{"__proto__":${POLLUTER}}]}}`, named: "data.name[0] must be a string" },
     { where: "inside a cc entry", raw: `{${SEND},"data":{},"cc":[{"constructor":{"prototype":${POLLUTER}}}]}`, named: "cc[0] must be a string" },
   ])("rejects {__proto__: {polluted}} $where with 400 naming it, and pollutes nothing", async ({ raw, named }) => {
-    const answer = await sendRaw(mock, raw);
+    const response = await sendRaw(mock, raw);
 
-    expectRejected(answer, { status: 400, code: "invalid_request", says: named });
+    expectRejected(response, { status: 400, code: "invalid_request", says: named });
     expectPrototypeClean();
     await expectNothingCaptured(mock);
   });
@@ -321,9 +321,9 @@ describe("prototype keys: __proto__, constructor, prototype", () => {
   it("accepts string values under data keys __proto__, constructor and prototype as unknown keys, kept as plain data", async () => {
     const raw = `{"to":"ada@example.com","template_id":"welcome","data":{"__proto__":"p","constructor":"c","prototype":"q","name":"Ada","company":"Acme","login_url":"https://a.example.com"}}`;
 
-    const answer = await sendRaw(mock, raw);
+    const response = await sendRaw(mock, raw);
 
-    const message = await capturedMessageOf(mock, answer);
+    const message = await capturedMessageOf(mock, response);
     expect(Object.keys(message.data)).toEqual(["__proto__", "constructor", "prototype", "name", "company", "login_url"]);
     expect(Object.getOwnPropertyDescriptor(message.data, "__proto__")?.value).toBe("p");
     expect(message.warnings).toEqual([
@@ -377,17 +377,17 @@ describe("line breaks in header fields (header injection)", () => {
     { kind: "a lone CR", subject: "Hello\rBcc: victim@example.com" },
     { kind: "a trailing LF", subject: "Hello\n" },
   ])("rejects a subject with $kind with 400 invalid_request, and captures nothing", async ({ subject }) => {
-    const answer = await sendJson(mock, aSendRequest({ subject }));
+    const response = await sendJson(mock, aSendRequest({ subject }));
 
-    expectRejected(answer, { status: 400, code: "invalid_request", says: "subject must not contain a line break (CR or LF)" });
+    expectRejected(response, { status: 400, code: "invalid_request", says: "subject must not contain a line break (CR or LF)" });
     expect((await lastJournalEntry(mock)).violations).toEqual([{ path: "/subject", message: "subject must not contain a line break (CR or LF)" }]);
     await expectNothingCaptured(mock);
   });
 
   it("rejects a reply_to with CR LF with 400 invalid_request naming reply_to", async () => {
-    const answer = await sendJson(mock, aSendRequest({ reply_to: "support@example.com\r\nBcc: victim@example.com" }));
+    const response = await sendJson(mock, aSendRequest({ reply_to: "support@example.com\r\nBcc: victim@example.com" }));
 
-    expectRejected(answer, { status: 400, code: "invalid_request", says: "reply_to is not a valid email address" });
+    expectRejected(response, { status: 400, code: "invalid_request", says: "reply_to is not a valid email address" });
     await expectNothingCaptured(mock);
   });
 
@@ -395,18 +395,18 @@ describe("line breaks in header fields (header injection)", () => {
     { field: "to", body: aSendRequest({ to: "ada@example.com\r\nBcc: victim@example.com" }) },
     { field: "cc[0]", body: aSendRequest({ cc: ["grace@example.com\nBcc: victim@example.com"] }) },
   ])("rejects a $field with a line break with 422 invalid_recipient naming it", async ({ field, body }) => {
-    const answer = await sendJson(mock, body);
+    const response = await sendJson(mock, body);
 
-    expectRejected(answer, { status: 422, code: "invalid_recipient", says: `Invalid recipient email address in ${field}` });
+    expectRejected(response, { status: 422, code: "invalid_recipient", says: `Invalid recipient email address in ${field}` });
     await expectNothingCaptured(mock);
   });
 
   it("accepts a subject with Unicode line and paragraph separators, which do not split a mail header", async () => {
     const subject = "Hello\u2028there\u2029friend";
 
-    const answer = await sendJson(mock, aSendRequest({ subject }));
+    const response = await sendJson(mock, aSendRequest({ subject }));
 
-    expect((await capturedMessageOf(mock, answer)).subject).toBe(subject);
+    expect((await capturedMessageOf(mock, response)).subject).toBe(subject);
   });
 });
 
@@ -421,9 +421,9 @@ describe("text encoding of the body", () => {
     { kind: "a UTF-16 surrogate encoded as UTF-8 (0xED 0xA0 0x80)", bytes: [0xed, 0xa0, 0x80] },
     { kind: "0xFF", bytes: [0xff] },
   ])("rejects a string holding $kind with 400 invalid_json rather than capturing U+FFFD", async ({ bytes }) => {
-    const answer = await sendRaw(mock, Buffer.concat([validPrefix, Buffer.from(bytes), validSuffix]));
+    const response = await sendRaw(mock, Buffer.concat([validPrefix, Buffer.from(bytes), validSuffix]));
 
-    expectRejected(answer, { status: 400, code: "invalid_json", says: "not valid UTF-8" });
+    expectRejected(response, { status: 400, code: "invalid_json", says: "not valid UTF-8" });
     await expectNothingCaptured(mock);
   });
 
@@ -431,9 +431,9 @@ describe("text encoding of the body", () => {
     const name = "A\u200bda \u{1f600} \u202eעברית\u202c \u{10ffff}";
     const subject = "\u{1d54f} \u200d\u061c";
 
-    const answer = await sendJson(mock, aSendRequest({ subject, data: { ...WELCOME_DATA, name } }));
+    const response = await sendJson(mock, aSendRequest({ subject, data: { ...WELCOME_DATA, name } }));
 
-    const message = await capturedMessageOf(mock, answer);
+    const message = await capturedMessageOf(mock, response);
     expect(message.subject).toBe(subject);
     expect(message.text).toContain(name);
     expect(message.data.name).toBe(name);
@@ -445,10 +445,10 @@ describe("duplicate keys", () => {
     const shapeB = await aRunningMockForThisTest({ responseShape: "b" });
     const raw = `{"to":"first@example.com","template_id":"welcome","data":${JSON.stringify(WELCOME_DATA)},"to":"second@example.com"}`;
 
-    const answer = await sendRaw(shapeB, raw);
+    const response = await sendRaw(shapeB, raw);
 
-    expect(answer.status).toBe(200);
-    const { message: said, email_id: emailId } = answer.body as { message: string; email_id: string };
+    expect(response.status).toBe(200);
+    const { message: said, email_id: emailId } = response.body as { message: string; email_id: string };
     expect(said).toBe("Email queued for delivery to second@example.com");
     expect((await shapeB.outbox.get(emailId))?.to).toBe("second@example.com");
     expect((await lastJournalEntry(shapeB)).to).toBe("second@example.com");
@@ -468,22 +468,22 @@ describe("recipient lists", () => {
   const addresses = (count: number, domain = "example.com"): string[] => Array.from({ length: count }, (_, index) => `r${index}@${domain}`);
 
   it("rejects 10,000 cc entries with 400 invalid_request naming the 1000 limit", async () => {
-    const answer = await sendJson(mock, aSendRequest({ cc: addresses(10_000) }));
+    const response = await sendJson(mock, aSendRequest({ cc: addresses(10_000) }));
 
-    expectRejected(answer, { status: 400, code: "invalid_request", says: "cc must not have more than 1000 items" });
+    expectRejected(response, { status: 400, code: "invalid_request", says: "cc must not have more than 1000 items" });
     await expectNothingCaptured(mock);
   });
 
   it("rejects 1001 bcc entries with 400 invalid_request naming bcc", async () => {
-    const answer = await sendJson(mock, aSendRequest({ bcc: addresses(1_001) }));
+    const response = await sendJson(mock, aSendRequest({ bcc: addresses(1_001) }));
 
-    expectRejected(answer, { status: 400, code: "invalid_request", says: "bcc must not have more than 1000 items" });
+    expectRejected(response, { status: 400, code: "invalid_request", says: "bcc must not have more than 1000 items" });
   });
 
   it("accepts 1000 cc and 1000 bcc entries and captures every one", async () => {
-    const answer = await sendJson(mock, aSendRequest({ cc: addresses(1_000), bcc: addresses(1_000, "example.org") }));
+    const response = await sendJson(mock, aSendRequest({ cc: addresses(1_000), bcc: addresses(1_000, "example.org") }));
 
-    const message = await capturedMessageOf(mock, answer);
+    const message = await capturedMessageOf(mock, response);
     expect(message.cc).toHaveLength(1_000);
     expect(message.bcc).toHaveLength(1_000);
     expect(message.bcc[999]).toBe("r999@example.org");
@@ -493,21 +493,21 @@ describe("recipient lists", () => {
     const raw = `{"to":"ada@example.com","template_id":"welcome","data":${JSON.stringify(WELCOME_DATA)},"cc":[${Array.from({ length: 300_000 }, () => "1").join(",")}]}`;
     expect(raw.length).toBeLessThan(DEFAULT_BODY_LIMIT_BYTES);
 
-    const answer = await sendRaw(mock, raw);
+    const response = await sendRaw(mock, raw);
 
-    expectRejected(answer, {
+    expectRejected(response, {
       status: 400,
       code: "invalid_request",
       says: /^Invalid request: cc must not have more than 1000 items; cc\[0\] must be a string; .* and \d+ more$/,
     });
-    expect(answer.text.length, "the answer does not grow with the number of problems").toBeLessThan(2_000);
+    expect(response.text.length, "the answer does not grow with the number of problems").toBeLessThan(2_000);
     expect((await lastJournalEntry(mock)).violations.length).toBeLessThanOrEqual(50);
   });
 
   it("names the first bad addresses and counts the rest when many cc entries are invalid", async () => {
-    const answer = await sendJson(mock, aSendRequest({ cc: Array.from({ length: 500 }, (_, index) => `not-an-address-${index}`) }));
+    const response = await sendJson(mock, aSendRequest({ cc: Array.from({ length: 500 }, (_, index) => `not-an-address-${index}`) }));
 
-    expectRejected(answer, {
+    expectRejected(response, {
       status: 422,
       code: "invalid_recipient",
       says: /^Invalid recipient email address in cc\[0\] \("not-an-address-0"\), .*, and 490 more$/,

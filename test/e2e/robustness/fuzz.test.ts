@@ -1,5 +1,5 @@
 // Property-based robustness of POST /send against a real listening mock: whatever bytes, headers
-// and content types a client sends, the answer is one the contract documents and never a 5xx,
+// and content types a client sends, the response is one the contract documents and never a 5xx,
 // the server keeps serving, and every accepted send is captured exactly once.
 //
 // Generated cases per run: 10,000 (five properties, 5,000 cases per response shape; see
@@ -22,7 +22,7 @@ import {
   type TemplateData,
 } from "../../../src/index.js";
 import { API_KEY, contractViolations } from "../../support/helpers.js";
-import { postRaw, type RawAnswer, type RawRequest } from "./post-raw.js";
+import { postRaw, type RawResponse, type RawRequest } from "./post-raw.js";
 
 const RUNS_PER_SHAPE = {
   arbitraryJson: 700,
@@ -55,14 +55,14 @@ function jsonRequest(body: unknown): RawRequest {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The properties every answer must have.
+// The properties every response must have.
 // ---------------------------------------------------------------------------------------------
 
-function parseJson(answer: RawAnswer): unknown {
+function parseJson(response: RawResponse): unknown {
   try {
-    return JSON.parse(answer.text);
+    return JSON.parse(response.text);
   } catch {
-    throw new Error(`answer ${answer.status} is not JSON: ${answer.text.slice(0, 200)}`);
+    throw new Error(`answer ${response.status} is not JSON: ${response.text.slice(0, 200)}`);
   }
 }
 
@@ -73,38 +73,38 @@ function trackingIdOf(body: unknown): string | undefined {
   return typeof id === "string" ? id : undefined;
 }
 
-interface CheckedAnswer {
-  answer: RawAnswer;
+interface CheckedResponse {
+  response: RawResponse;
   /** The message an accepted send captured; undefined for a rejected one. */
   captured: CapturedMessage | undefined;
 }
 
 /**
- * Sends one request and checks what a client can see: a documented answer, no 5xx, the error
+ * Sends one request and checks what a client can see: a documented response, no 5xx, the error
  * code header, and the outbox grown by exactly one message for a 2xx (none for the replay of an
- * answer kept for its Idempotency-Key) and by none otherwise.
+ * response kept for its Idempotency-Key) and by none otherwise.
  *
  * Each check adds a sentence to a list, and the list is asserted empty once per answer: with a
  * dozen `expect` calls for each of 20,000 answers, vitest's assertion bookkeeping was ~11% of a
  * profile of this file, and one assertion per answer took the file from 26.1 to 25.4 s of CPU.
  */
-async function sendAndCheck(mock: RunningSendMock, agent: http.Agent, request: RawRequest): Promise<CheckedAnswer> {
+async function sendAndCheck(mock: RunningSendMock, agent: http.Agent, request: RawRequest): Promise<CheckedResponse> {
   const countBefore = (await mock.outbox.stats()).count;
-  const answer = await postRaw(`${mock.url}/send`, request, agent);
-  const body = parseJson(answer);
-  const problems = await contractViolations({ status: answer.status, headers: answer.headers, body, text: answer.text });
-  if (answer.status >= 500) problems.push("a 5xx answer");
+  const response = await postRaw(`${mock.url}/send`, request, agent);
+  const body = parseJson(response);
+  const problems = await contractViolations({ status: response.status, headers: response.headers, body, text: response.text });
+  if (response.status >= 500) problems.push("a 5xx answer");
   const countAfter = (await mock.outbox.stats()).count;
   let captured: CapturedMessage | undefined;
-  if (answer.status >= 400) {
-    const code = answer.headers["x-sendmock-error-code"];
+  if (response.status >= 400) {
+    const code = response.headers["x-sendmock-error-code"];
     if (!(ERROR_CODES as readonly unknown[]).includes(code)) problems.push(`X-Sendmock-Error-Code ${String(code)} is not a documented code`);
     if ("error" in (body as object) && (body as { error: { code: string } }).error.code !== code) problems.push("the body's error code is not the header's");
     if (countAfter !== countBefore) problems.push("a rejected send was captured");
-  } else if (answer.status !== 200) {
+  } else if (response.status !== 200) {
     problems.push("an answer under 400 other than 200");
-  } else if (answer.headers["idempotency-replayed"] === "true") {
-    // A generated Idempotency-Key met again with the same body: the kept answer, sent nothing.
+  } else if (response.headers["idempotency-replayed"] === "true") {
+    // A generated Idempotency-Key met again with the same body: the kept response, sent nothing.
     if (countAfter !== countBefore) problems.push("a replayed answer captured a message");
   } else {
     const trackingId = trackingIdOf(body);
@@ -115,16 +115,16 @@ async function sendAndCheck(mock: RunningSendMock, agent: http.Agent, request: R
   }
   // expect only once something is wrong: the same failure, without vitest's bookkeeping (and
   // this message) for each of 20,000 answers that pass: 1.3 s of a 57 s profile of this file.
-  if (problems.length > 0) expect(problems, `what is wrong with answer ${answer.status}: ${answer.text.slice(0, 300)}`).toEqual([]);
-  return { answer, captured };
+  if (problems.length > 0) expect(problems, `what is wrong with answer ${response.status}: ${response.text.slice(0, 300)}`).toEqual([]);
+  return { response, captured };
 }
 
-/** The whole check of one generated case: its own answer, then a valid send right after it. */
-async function exerciseCase(mock: RunningSendMock, agent: http.Agent, request: RawRequest): Promise<CheckedAnswer> {
+/** The whole check of one generated case: its own response, then a valid send right after it. */
+async function exerciseCase(mock: RunningSendMock, agent: http.Agent, request: RawRequest): Promise<CheckedResponse> {
   casesRun += 1;
   const result = await sendAndCheck(mock, agent, request);
   const next = await sendAndCheck(mock, agent, jsonRequest(aWelcomeSend()));
-  if (next.answer.status !== 200) expect(next.answer.status, "the server still accepts a valid send after this case").toBe(200);
+  if (next.response.status !== 200) expect(next.response.status, "the server still accepts a valid send after this case").toBe(200);
   return result;
 }
 
@@ -525,7 +525,7 @@ describe.each(SHAPES)("POST /send under fuzzing, response shape %s", (shape) => 
     await mock.close();
   });
 
-  /** Runs a property and checks, across all its cases, that the outbox grew by the 2xx answers. */
+  /** Runs a property and checks, across all its cases, that the outbox grew by the 2xx responses. */
   async function checkProperty<T>(arbitrary: fc.Arbitrary<T>, numRuns: number, toRequest: (value: T) => Promise<RawRequest> | RawRequest): Promise<void> {
     let accepted = 0;
     const countBefore = (await mock.outbox.stats()).count;
@@ -640,10 +640,10 @@ describe.each(SHAPES)("POST /send under fuzzing, response shape %s", (shape) => 
             ...(valid.subject !== undefined && { subject: valid.subject }),
           };
           const request = applyMutation(send, mutation);
-          const { answer, captured } = await exerciseCase(mock, agent, jsonRequest(request));
+          const { response, captured } = await exerciseCase(mock, agent, jsonRequest(request));
           if (captured === undefined) return;
           accepted += 1;
-          expect(answer.status).toBe(200);
+          expect(response.status).toBe(200);
           expect(captured.to).toBe(request.to);
           expect(captured.template_id).toBe(request.template_id);
           if (typeof request.subject === "string") expect(captured.subject).toBe(request.subject);

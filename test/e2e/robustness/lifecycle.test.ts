@@ -17,7 +17,7 @@ import { messageIdOf, sendConcurrently, type LoadRun, type SendResult } from "./
 
 const CONCURRENCY = 100;
 // Enough answers that keep-alive sockets are being reused when the stop comes.
-const ANSWERS_BEFORE_STOP = 500;
+const RESPONSES_BEFORE_STOP = 500;
 const EXIT_DEADLINE_MS = 5_000;
 const LOAD_TEST_TIMEOUT_MS = 60_000;
 const RELOAD_TIMEOUT = { timeout: 5_000, interval: 20 };
@@ -91,13 +91,13 @@ async function exitOrDeadline(server: ServingProcess, deadlineMs: number): Promi
 
 /**
  * Starts the load and resolves, with the load still running, once every connection has been
- * answered at least once and `minimum` answers came back. Waiting for every connection matters:
+ * answered at least once and `minimum` responses came back. Waiting for every connection matters:
  * under a saturated keep-alive load Node accepts new connections slowly, and a connection the
  * server never accepted is reset when it stops listening, whatever the close does.
  */
-function loadUntilEveryConnectionAnswered(url: string, minimum: number): { warm: Promise<void>; done: Promise<LoadRun> } {
-  let answers = 0;
-  const answeredConnections = new Set<number>();
+function loadUntilEveryConnectionResponded(url: string, minimum: number): { warm: Promise<void>; done: Promise<LoadRun> } {
+  let responses = 0;
+  const respondedConnections = new Set<number>();
   let becomeWarm: () => void = () => undefined;
   let neverWarm: (error: Error) => void = () => undefined;
   const warm = new Promise<void>((resolve, reject) => {
@@ -109,9 +109,9 @@ function loadUntilEveryConnectionAnswered(url: string, minimum: number): { warm:
     concurrency: CONCURRENCY,
     onResult: (result) => {
       if (result.kind !== "answered") return;
-      answers += 1;
-      if (result.connection !== undefined) answeredConnections.add(result.connection);
-      if (answers >= minimum && answeredConnections.size >= CONCURRENCY) becomeWarm();
+      responses += 1;
+      if (result.connection !== undefined) respondedConnections.add(result.connection);
+      if (responses >= minimum && respondedConnections.size >= CONCURRENCY) becomeWarm();
     },
   });
   // Settling twice is a no-op, so this only fails a wait that is still pending when the load ends.
@@ -146,7 +146,7 @@ const outcomeOf = (result: SendResult): string => (result.kind === "answered" ? 
 async function closeUnderLoad(): Promise<{ mock: RunningSendMock; run: LoadRun; closingAt: number }> {
   const mock = await startSendMock({ port: 0, watchTemplates: false });
   mocks.push(mock);
-  const load = loadUntilEveryConnectionAnswered(mock.url, ANSWERS_BEFORE_STOP);
+  const load = loadUntilEveryConnectionResponded(mock.url, RESPONSES_BEFORE_STOP);
   await load.warm;
   const closingAt = performance.now();
   await mock.close();
@@ -168,7 +168,7 @@ describe("stopping under load", () => {
     "on SIGTERM answers every request already sent, refuses new connections, and exits 0",
     async () => {
       const server = await serveInChild();
-      const load = loadUntilEveryConnectionAnswered(server.url, ANSWERS_BEFORE_STOP);
+      const load = loadUntilEveryConnectionResponded(server.url, RESPONSES_BEFORE_STOP);
       await load.warm;
 
       const signalledAt = performance.now();
@@ -203,7 +203,7 @@ describe("stopping under load", () => {
         if ((await mock.outbox.get(id)) === undefined) missing.push(id);
       }
       expect(missing).toEqual([]);
-      // A message captured without its 200 reaching the client would be an answer lost in the close.
+      // A message captured without its 200 reaching the client would be a response lost in the close.
       expect((await mock.outbox.stats()).count).toBe(acceptedIds.length);
     },
     LOAD_TEST_TIMEOUT_MS,
@@ -229,12 +229,12 @@ describe("stopping while a client never finishes its request", () => {
     const config = path.join(folder, "sendmock.yaml");
     await writeFile(config, "shutdown_grace_ms: 500\n");
     const server = await serveInChild(["--config", config]);
-    const answered = await fetch(`${server.url}/send`, {
+    const responded = await fetch(`${server.url}/send`, {
       method: "POST",
       headers: { "Content-Type": "application/json", ...bearer() },
       body: JSON.stringify({ to: "ada@example.com", template_id: "welcome", data: { name: "Ada", company: "Acme", login_url: "https://x.example" } }),
     });
-    expect(answered.status).toBe(200);
+    expect(responded.status).toBe(200);
     // A slow uploader: headers and the first byte of a 1000-byte body, then nothing.
     const { port } = new URL(server.url);
     const uploader = net.connect(Number(port), "127.0.0.1");
@@ -272,13 +272,13 @@ async function aMockOnFolder(folder: string): Promise<{ mock: RunningSendMock; l
 
 /** Sends the `ping` template and answers the captured message's subject and text. */
 async function sendPing(url: string): Promise<{ subject: string; text: string | null }> {
-  const answer = await fetch(`${url}/send`, {
+  const response = await fetch(`${url}/send`, {
     method: "POST",
     headers: { "Content-Type": "application/json", ...bearer() },
     body: JSON.stringify({ to: "ada@example.com", template_id: "ping", data: { who: "Ada" } }),
   });
-  expect(answer.status).toBe(200);
-  const { message_id } = (await answer.json()) as { message_id: string };
+  expect(response.status).toBe(200);
+  const { message_id } = (await response.json()) as { message_id: string };
   const { subject, text } = (await (await fetch(`${url}/_mock/messages/${message_id}`)).json()) as { subject: string; text: string | null };
   return { subject, text };
 }

@@ -30,7 +30,7 @@ export interface LoadRun {
   elapsedMs: number;
 }
 
-// A send that gets no answer in this time counts as a timeout: long enough for a loaded 2-core machine.
+// A send that gets no response in this time counts as a timeout: long enough for a loaded 2-core machine.
 const SEND_TIMEOUT_MS = 20_000;
 
 /** The recipient of send number `index`, so a captured message can be traced back to its request. */
@@ -136,7 +136,7 @@ function sendOnce(agent: http.Agent, target: URL, index: number, connectionOf: (
   });
 }
 
-/** The `message_id` of a shape-a success answer, or undefined for anything else. */
+/** The `message_id` of a shape-a success response, or undefined for anything else. */
 export function messageIdOf(result: SendResult): string | undefined {
   if (result.kind !== "answered" || result.status !== 200) return undefined;
   const parsed = JSON.parse(result.body) as { message_id?: unknown };

@@ -36,8 +36,8 @@ function statusCounts(run: LoadRun): Record<string, number> {
   return counts;
 }
 
-/** Message id by send index, for every 200 answer. */
-function answeredIds(run: LoadRun): Map<number, string> {
+/** Message id by send index, for every 200 response. */
+function respondedIds(run: LoadRun): Map<number, string> {
   const ids = new Map<number, string>();
   for (const result of run.results) {
     const id = messageIdOf(result);
@@ -62,7 +62,7 @@ describe(`${SENDS} sends at concurrency ${CONCURRENCY}`, () => {
 
       expect(failuresOf(run)).toEqual([]);
       expect(statusCounts(run)).toEqual({ "200": SENDS });
-      const ids = answeredIds(run);
+      const ids = respondedIds(run);
       expect(ids.size).toBe(SENDS);
       expect(new Set(ids.values()).size).toBe(SENDS);
 
@@ -91,7 +91,7 @@ describe(`${SENDS} sends at concurrency ${CONCURRENCY}`, () => {
 
       expect(failuresOf(run)).toEqual([]);
       expect(statusCounts(run)).toEqual({ "200": SENDS });
-      const ids = new Set(answeredIds(run).values());
+      const ids = new Set(respondedIds(run).values());
       expect(ids.size).toBe(SENDS);
 
       expect(await mock.outbox.stats()).toMatchObject({ count: capacity, capacity, dropped: SENDS - capacity });

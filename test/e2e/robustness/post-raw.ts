@@ -9,14 +9,14 @@ export interface RawRequest {
   headers: Record<string, string | string[]>;
 }
 
-export interface RawAnswer {
+export interface RawResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   text: string;
 }
 
 /** POST `url` with exactly `request`; `agent` keeps a socket alive across calls. */
-export function postRaw(url: string, request: RawRequest, agent?: http.Agent): Promise<RawAnswer> {
+export function postRaw(url: string, request: RawRequest, agent?: http.Agent): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const outgoing = http.request(url, { method: "POST", agent, headers: request.headers }, (incoming) => {
       const chunks: Buffer[] = [];

@@ -41,7 +41,7 @@ export async function openConnection(port: number): Promise<OpenConnection> {
   let received = "";
   socket.setEncoding("utf8");
   socket.on("data", (chunk: string) => (received += chunk));
-  // A reset after the server's answer is still a close; the answer was already read.
+  // A reset after the server's response is still a close; the response was already read.
   socket.on("error", () => undefined);
   const closed = once(socket, "close").then(() => performance.now());
   await once(socket, "connect");

@@ -28,11 +28,11 @@ async function postSend(url: string, options: { key?: string; body?: unknown; he
 }
 
 /** Status, headers and the body as text and (when it is JSON) parsed, for assertions and expectContract. */
-async function readAnswer(answer: Response) {
-  const text = await answer.text();
-  const headers = Object.fromEntries(answer.headers);
+async function readResponse(response: Response) {
+  const text = await response.text();
+  const headers = Object.fromEntries(response.headers);
   const body: unknown = headers["content-type"]?.includes("json") ? JSON.parse(text) : text;
-  return { status: answer.status, headers, body, text };
+  return { status: response.status, headers, body, text };
 }
 
 /** The non-loopback IPv4 addresses of this machine, which a server bound to loopback must not answer on. */
@@ -136,18 +136,18 @@ function idFor(contractPath: string, ids: CallIds): string {
 async function callAdmin(mock: RunningSendMock, call: AdminCall, ids: CallIds, authorization: string | undefined) {
   const body = BODIES[`${call.method} ${call.contractPath}`];
   const controller = new AbortController();
-  const answer = await fetch(`${mock.url}${call.contractPath.replace("{id}", idFor(call.contractPath, ids))}`, {
+  const response = await fetch(`${mock.url}${call.contractPath.replace("{id}", idFor(call.contractPath, ids))}`, {
     method: call.method.toUpperCase(),
     headers: { ...(authorization !== undefined && { Authorization: authorization }), ...(body !== undefined && { "Content-Type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: controller.signal,
   });
-  // The event stream stays open: its status and headers are the answer.
-  if (answer.headers.get("content-type")?.startsWith("text/event-stream")) {
+  // The event stream stays open: its status and headers are the response.
+  if (response.headers.get("content-type")?.startsWith("text/event-stream")) {
     controller.abort();
-    return { status: answer.status, headers: Object.fromEntries(answer.headers), body: "", text: "" };
+    return { status: response.status, headers: Object.fromEntries(response.headers), body: "", text: "" };
   }
-  return readAnswer(answer);
+  return readResponse(response);
 }
 
 /** A webhook (the only one) and an attempt to deliver an event of the newest message to it, refused by a closed port. */
@@ -195,12 +195,12 @@ describe("with admin_token, the inspection API", () => {
     const before = await mock.faults.list();
 
     for (const call of calls) {
-      const answer = await callAdmin(mock, call, { faultId, outcomeId, webhookId: "wh_0", deliveryId: "whd_0" }, authorization);
+      const response = await callAdmin(mock, call, { faultId, outcomeId, webhookId: "wh_0", deliveryId: "whd_0" }, authorization);
       const where = `${call.method} ${call.contractPath}`;
-      expect(answer.status, where).toBe(401);
-      expect(answer.headers["x-sendmock-error-code"], where).toBe(code);
-      expect(answer.body, where).toEqual({ success: false, error: { code, message: expect.stringMatching(/admin token/i) as unknown } });
-      await expectContract(answer, { contract: "admin", method: call.method, path: call.contractPath });
+      expect(response.status, where).toBe(401);
+      expect(response.headers["x-sendmock-error-code"], where).toBe(code);
+      expect(response.body, where).toEqual({ success: false, error: { code, message: expect.stringMatching(/admin token/i) as unknown } });
+      await expectContract(response, { contract: "admin", method: call.method, path: call.contractPath });
     }
     // Nothing was done on the refused calls' behalf.
     expect(await mock.faults.list()).toEqual(before);
@@ -215,8 +215,8 @@ describe("with admin_token, the inspection API", () => {
       const { id: faultId } = await mock.faults.add({ fault: "latency", delay_ms: 1 });
       const { id: outcomeId } = await mock.outcomes.add({ outcome: "bounced" });
       const { webhookId, deliveryId } = await aWebhookWithADelivery(mock);
-      const answer = await callAdmin(mock, call, { faultId, outcomeId, webhookId, deliveryId }, `Bearer ${ADMIN_TOKEN}`);
-      expect(answer.status, `${call.method} ${call.contractPath}: ${answer.text}`).toBeLessThan(300);
+      const response = await callAdmin(mock, call, { faultId, outcomeId, webhookId, deliveryId }, `Bearer ${ADMIN_TOKEN}`);
+      expect(response.status, `${call.method} ${call.contractPath}: ${response.text}`).toBeLessThan(300);
     }
   });
 });
@@ -238,15 +238,15 @@ describe("CORS", () => {
     const mock = await aRunningMockForThisTest();
 
     for (const origin of [APP_ORIGIN, OTHER_ORIGIN, "null"]) {
-      const answers = [
+      const responses = [
         await preflight(`${mock.url}/send`, origin),
         await preflight(`${mock.url}/_mock/messages`, origin),
         await postSend(mock.url, { headers: { Origin: origin } }),
         await fetch(`${mock.url}/_mock/messages`, { headers: { Origin: origin } }),
       ];
-      for (const answer of answers) {
-        expect(answer.headers.get("access-control-allow-origin"), `${answer.url} from ${origin}`).toBeNull();
-        expect(answer.headers.get("access-control-allow-credentials")).toBeNull();
+      for (const response of responses) {
+        expect(response.headers.get("access-control-allow-origin"), `${response.url} from ${origin}`).toBeNull();
+        expect(response.headers.get("access-control-allow-credentials")).toBeNull();
       }
     }
   });
@@ -262,12 +262,12 @@ describe("CORS", () => {
     expect(allowedSend.status).toBe(200);
     expect(allowedSend.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN);
 
-    for (const answer of [
+    for (const response of [
       await preflight(`${mock.url}/send`, OTHER_ORIGIN),
       await postSend(mock.url, { headers: { Origin: OTHER_ORIGIN } }),
       await fetch(`${mock.url}/_mock/messages`, { headers: { Origin: OTHER_ORIGIN } }),
     ]) {
-      expect(answer.headers.get("access-control-allow-origin"), answer.url).toBeNull();
+      expect(response.headers.get("access-control-allow-origin"), response.url).toBeNull();
     }
   });
 });
@@ -283,8 +283,8 @@ describe("API keys", () => {
   /** Reads the event stream in the background until stopped; answers everything it read. */
   async function recordEvents(url: string): Promise<{ text: () => string; stop: () => void }> {
     const controller = new AbortController();
-    const answer = await fetch(`${url}/_mock/events`, { signal: controller.signal });
-    const reader = answer.body?.pipeThrough(new TextDecoderStream()).getReader();
+    const response = await fetch(`${url}/_mock/events`, { signal: controller.signal });
+    const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
     if (!reader) throw new Error("the event stream has no body");
     let text = "";
     const reading = (async () => {
@@ -305,8 +305,8 @@ describe("API keys", () => {
     });
     const events = await recordEvents(mock.url);
     const outputs: string[] = [];
-    const keep = async (answer: Response) => {
-      const read = await readAnswer(answer);
+    const keep = async (response: Response) => {
+      const read = await readResponse(response);
       outputs.push(JSON.stringify(read.headers), read.text);
       return read;
     };
@@ -333,12 +333,12 @@ describe("API keys", () => {
     outputs.push(JSON.stringify(oversized));
 
     expect(rule.status).toBe(201);
-    expect(sends.map((answer) => answer.status)).toEqual([500, 200, 422, 400, 429, 401, 401]);
+    expect(sends.map((response) => response.status)).toEqual([500, 200, 422, 400, 429, 401, 401]);
     expect(oversized.status).toBe(431);
     const messageId = (sends[1]?.body as { message_id: string }).message_id;
     for (const path of ["/_mock/requests", "/_mock/messages", `/_mock/messages/${messageId}`, "/_mock/messages/latest", "/_mock/faults", "/_mock/config"]) {
-      const answer = await keep(await fetch(`${mock.url}${path}`));
-      expect(answer.status, path).toBe(200);
+      const response = await keep(await fetch(`${mock.url}${path}`));
+      expect(response.status, path).toBe(200);
     }
     // One `request` event per send, each carrying its journal entry, and the captured message.
     await expect.poll(() => events.text().match(/^event: request$/gm)?.length ?? 0).toBe(sends.length);
@@ -364,18 +364,18 @@ describe("security headers", () => {
     await postSend(mock.url);
 
     for (const path of ["/_mock/", "/_mock/messages/latest/html"]) {
-      const answer = await fetch(`${mock.url}${path}`);
-      expect(answer.status, path).toBe(200);
-      expect(answer.headers.get("content-type"), path).toMatch(/^text\/html/);
-      expect(answer.headers.get("content-security-policy"), path).toContain("default-src 'none'");
-      expect(answer.headers.get("x-content-type-options"), path).toBe("nosniff");
-      expect(answer.headers.get("referrer-policy"), path).toBe("no-referrer");
+      const response = await fetch(`${mock.url}${path}`);
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get("content-type"), path).toMatch(/^text\/html/);
+      expect(response.headers.get("content-security-policy"), path).toContain("default-src 'none'");
+      expect(response.headers.get("x-content-type-options"), path).toBe("nosniff");
+      expect(response.headers.get("referrer-policy"), path).toBe("no-referrer");
     }
   });
 
   it("every API answer carries X-Content-Type-Options: nosniff, errors included", async () => {
     const mock = await aRunningMockForThisTest();
-    const answers = [
+    const responses = [
       await postSend(mock.url),
       await postSend(mock.url, { key: "" }),
       await postSend(mock.url, { body: { to: "ada@example.com" } }),
@@ -386,8 +386,8 @@ describe("security headers", () => {
       await fetch(`${mock.url}/nowhere`),
     ];
 
-    expect(answers.map((answer) => answer.status)).toEqual([200, 401, 400, 200, 404, 200, 200, 404]);
-    for (const answer of answers) expect(answer.headers.get("x-content-type-options"), answer.url).toBe("nosniff");
+    expect(responses.map((response) => response.status)).toEqual([200, 401, 400, 200, 404, 200, 200, 404]);
+    for (const response of responses) expect(response.headers.get("x-content-type-options"), response.url).toBe("nosniff");
   });
 });
 
@@ -397,42 +397,42 @@ describe("requests Node's parser refuses", () => {
   const headersOf = (paddingBytes: number, extra = "") =>
     `POST /send HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAuthorization: Bearer test-key-0001\r\nX-Padding: ${"a".repeat(paddingBytes)}\r\n${extra}`;
 
-  async function expectRefused(answer: RawResponse, status: number, message: RegExp): Promise<void> {
-    const body = JSON.parse(answer.body) as unknown;
-    await expectContract({ ...answer, body });
-    expect(answer.status).toBe(status);
-    expect(answer.headers["x-sendmock-error-code"]).toBe("invalid_request");
-    expect(answer.headers["x-content-type-options"]).toBe("nosniff");
-    expect(answer.headers.connection).toBe("close");
+  async function expectRefused(response: RawResponse, status: number, message: RegExp): Promise<void> {
+    const body = JSON.parse(response.body) as unknown;
+    await expectContract({ ...response, body });
+    expect(response.status).toBe(status);
+    expect(response.headers["x-sendmock-error-code"]).toBe("invalid_request");
+    expect(response.headers["x-content-type-options"]).toBe("nosniff");
+    expect(response.headers.connection).toBe("close");
     expect(body).toEqual({ success: false, error: { code: "invalid_request", message: expect.stringMatching(message) as unknown } });
   }
 
   it("answers headers over max_header_bytes with 431 in the contract's shape, naming the limit and its knob", async () => {
     const mock = await aRunningMockForThisTest();
 
-    const answer = parseRawResponse(await exchange(mock.port, `${headersOf(20_000)}\r\n`));
+    const response = parseRawResponse(await exchange(mock.port, `${headersOf(20_000)}\r\n`));
 
-    await expectRefused(answer, 431, /max_header_bytes \(16384 bytes\)/);
+    await expectRefused(response, 431, /max_header_bytes \(16384 bytes\)/);
     expect((await postSend(mock.url)).status).toBe(200);
   });
 
   it("answers in shape b when sends answer in shape b", async () => {
     const mock = await aRunningMockForThisTest({ responseShape: "b" });
 
-    const answer = parseRawResponse(await exchange(mock.port, `${headersOf(20_000)}\r\n`));
+    const response = parseRawResponse(await exchange(mock.port, `${headersOf(20_000)}\r\n`));
 
-    expect(answer.status).toBe(431);
-    expect(JSON.parse(answer.body)).toEqual({ status: "error", message: expect.stringContaining("max_header_bytes") as unknown });
+    expect(response.status).toBe(431);
+    expect(JSON.parse(response.body)).toEqual({ status: "error", message: expect.stringContaining("max_header_bytes") as unknown });
   });
 
   it("lets max_header_bytes raise the limit", async () => {
     const mock = await aRunningMockForThisTest({ maxHeaderBytes: 32_768 });
     const body = JSON.stringify(aSendRequest());
 
-    const answer = await postSend(mock.url, { headers: { "X-Padding": "a".repeat(20_000) } });
+    const response = await postSend(mock.url, { headers: { "X-Padding": "a".repeat(20_000) } });
     const refused = parseRawResponse(await exchange(mock.port, `${headersOf(40_000, `Content-Length: ${Buffer.byteLength(body)}\r\n`)}\r\n${body}`));
 
-    expect(answer.status).toBe(200);
+    expect(response.status).toBe(200);
     await expectRefused(refused, 431, /max_header_bytes \(32768 bytes\)/);
   });
 
@@ -443,9 +443,9 @@ describe("requests Node's parser refuses", () => {
   ])("answers %s with 400 in the contract's shape", async (_case, raw) => {
     const mock = await aRunningMockForThisTest();
 
-    const answer = parseRawResponse(await exchange(mock.port, raw));
+    const response = parseRawResponse(await exchange(mock.port, raw));
 
-    await expectRefused(answer, 400, /^Malformed HTTP request: \S/);
+    await expectRefused(response, 400, /^Malformed HTTP request: \S/);
     expect((await postSend(mock.url)).status).toBe(200);
   });
 });

@@ -82,11 +82,11 @@ describe.concurrent("clients that send their headers too slowly", () => {
     for (const { connection } of slow) void connection.closed.then(() => (closedSoFar += 1));
 
     const sentAt = performance.now();
-    const answer = await postSend(running.url);
-    const answeredInMs = performance.now() - sentAt;
-    expect(answer.status).toBe(200);
+    const response = await postSend(running.url);
+    const respondedInMs = performance.now() - sentAt;
+    expect(response.status).toBe(200);
     expect(closedSoFar, "the answer came while every slow client was still connected").toBe(0);
-    expect(answeredInMs).toBeLessThan(HEADERS_TIMEOUT_MS);
+    expect(respondedInMs).toBeLessThan(HEADERS_TIMEOUT_MS);
 
     const lifetimes = await Promise.all(slow.map(async ({ connection, connectedAt }) => (await connection.closed) - connectedAt));
     for (const lifetime of lifetimes) {
@@ -135,9 +135,9 @@ describe.concurrent("clients that send their body too slowly", () => {
     const running = await theMock({ headersTimeoutMs: 500, requestTimeoutMs: 1_000 });
     const sentAt = performance.now();
 
-    const answer = await postSend(running.url, { "X-Sendmock-Fault": "latency", "X-Sendmock-Fault-Delay": "1500" });
+    const response = await postSend(running.url, { "X-Sendmock-Fault": "latency", "X-Sendmock-Fault-Delay": "1500" });
 
-    expect(answer.status).toBe(200);
+    expect(response.status).toBe(200);
     expect(performance.now() - sentAt).toBeGreaterThanOrEqual(1_500);
   });
 });
@@ -148,11 +148,11 @@ describe.concurrent("idle keep-alive connections", () => {
     const keepAliveTimeoutMs = 500;
     const running = await theMock({ keepAliveTimeoutMs });
     const connection = await connect(running.port);
-    const answered = once(connection.socket, "data").then(() => performance.now());
+    const responded = once(connection.socket, "data").then(() => performance.now());
     connection.socket.write("GET /_mock/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
-    const answeredAt = await answered;
+    const respondedAt = await responded;
 
-    const idleFor = (await connection.closed) - answeredAt;
+    const idleFor = (await connection.closed) - respondedAt;
 
     const health = parseRawResponse(connection.received());
     expect(health.body).toBe('{"ok":true}');
