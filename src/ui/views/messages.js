@@ -2,7 +2,7 @@
 // live, each with its delivery status) and the detail of the selected one, its events timeline
 // live too; a message can be deleted or downloaded from there.
 
-import { clearMessages, deleteMessage, getMessage, getMessageEml, listMessages, SEND_URL } from "../api.js";
+import { clearMessages, deleteMessage, getMessage, getMessageEml, listMessages } from "../api.js";
 import { byId, h, keyedNode, replaceContent, syncList } from "../dom.js";
 import { countText, shortTime, statusBadge } from "../format.js";
 import { applyEvent } from "../lifecycle.js";
@@ -10,6 +10,7 @@ import { createLiveList, prependItem } from "../live-list.js";
 import { errorText, notify } from "../notice.js";
 import { currentToken } from "../token.js";
 import { messageDetail, messageUnavailable, noMessageSelected, showLifecycle } from "./message-detail.js";
+import { noMatch, noMessagesYet, searchTextOf } from "./message-list-parts.js";
 import { createWebhookDeliveries } from "./webhook-deliveries.js";
 
 const TYPING_PAUSE_MS = 300;
@@ -439,32 +440,4 @@ export function createMessagesView({ openMessage, closeMessage }) {
       picker.value = current;
     },
   };
-}
-
-function noMessagesYet() {
-  const curl = [
-    `curl -s -X POST ${SEND_URL} \\`,
-    `  -H 'Authorization: Bearer test-key-1234' -H 'Content-Type: application/json' \\`,
-    `  -d '{"to": "ada@example.com", "template_id": "welcome",`,
-    `       "data": {"name": "Ada", "company": "Acme", "login_url": "https://app.example.com/login"}}'`,
-  ].join("\n");
-  return [
-    h("p", { class: "empty-title" }, "No messages yet — send one with curl:"),
-    h("pre", { class: "code-block", "data-testid": "curl-example" }, curl),
-    h("p", {}, "It shows up here as soon as the mock captures it."),
-  ];
-}
-
-/**
- * The text `q` searches, lowercased: the same fields as the API's (searchTextOf in
- * src/domain/outbox.ts), a newline between fields so a search never matches across two.
- */
-function searchTextOf(message) {
-  const fields = [message.to, ...message.cc, ...message.bcc, message.reply_to ?? "", message.subject, message.text ?? "", message.html ?? ""];
-  for (const value of Object.values(message.data)) fields.push(...(Array.isArray(value) ? value : [String(value)]));
-  return fields.join("\n").toLowerCase();
-}
-
-function noMatch() {
-  return h("p", { class: "empty-title" }, "No message matches these filters.");
 }
