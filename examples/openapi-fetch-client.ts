@@ -10,14 +10,14 @@ import type { SendApiComponents, SendApiPaths } from "../src/index.js";
 type Schemas = SendApiComponents["schemas"];
 export type SendRequest = Schemas["SendRequest"];
 
-/** A typed client of the send API: paths, bodies and answers come from the contract. */
+/** A typed client of the send API: paths, bodies and responses come from the contract. */
 export function createSendClient(baseUrl: string) {
   return createClient<SendApiPaths>({ baseUrl });
 }
 
 export type SendClient = ReturnType<typeof createSendClient>;
 
-/** Sends one email and tells how it went, in either of the service's answer shapes. */
+/** Sends one email and tells how it went, in either of the service's response shapes. */
 export async function sendEmail(client: SendClient, apiKey: string, request: SendRequest) {
   const { data, error, response } = await client.POST("/send", {
     headers: { Authorization: `Bearer ${apiKey}` },

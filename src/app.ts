@@ -21,7 +21,7 @@ export interface AppDeps {
   hostGuard: { boundToLoopback: boolean; allowedHosts: string[] };
   settings: SettingsStore;
   statusCodes: Partial<Record<ErrorCode, number>>;
-  /** Whatever a route threw -> the ApiError to answer with, a bug logged on the way. */
+  /** Whatever a route threw -> the ApiError to respond with, a bug logged on the way. */
   translate: (error: unknown, body: unknown) => ApiError;
   /** A verbose request log's line for each /_mock call; absent, the calls are not timed at all. */
   logInspectionCall?: (call: InspectionCall) => void;
@@ -35,8 +35,8 @@ export function createApp(deps: AppDeps): express.Express {
     else next();
   });
   app.disable("x-powered-by");
-  // Answers change with every capture and are read once; hashing each 100 KB list for an ETag
-  // cost a fifth of the inspection API's time in the bench, and a 304 would hide a poll's answer.
+  // Responses change with every capture and are read once; hashing each 100 KB list for an ETag
+  // cost a fifth of the inspection API's time in the bench, and a 304 would hide a poll's response.
   app.disable("etag");
   app.set("query parser", "simple");
   // On every response, being cheap: a browser must not run a JSON error or a captured email as a

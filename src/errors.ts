@@ -20,13 +20,13 @@ export const DEFAULT_ERROR_STATUS = {
   server_error: 500,
   not_found: 404,
   method_not_allowed: 405,
-  /** The proxy's upstream answered outside the contract, and `--strict` refuses to pass it on. */
+  /** The proxy's upstream responded outside the contract, and `--strict` refuses to pass it on. */
   contract_violation: 502,
   /** `Idempotency-Key` is not 1 to 255 visible ASCII characters. */
   invalid_idempotency_key: 400,
   /** The same `Idempotency-Key` came with another body (422, as draft-ietf-httpapi-idempotency-key-header says). */
   idempotency_key_reused: 422,
-  /** The first request with this `Idempotency-Key` is still being answered (409, as the draft says). */
+  /** The first request with this `Idempotency-Key` is still waiting for its response (409, as the draft says). */
   idempotency_key_in_flight: 409,
 } as const;
 
@@ -101,20 +101,20 @@ export class ApiError extends Error {
     this.violations = boundedViolations(options.violations ?? []);
   }
 
-  /** The status to answer with, given the configured overrides. */
+  /** The status to respond with, given the configured overrides. */
   statusWith(overrides: Partial<Record<ErrorCode, number>>): number {
     return this.fixedStatus ?? overrides[this.code] ?? DEFAULT_ERROR_STATUS[this.code];
   }
 }
 
-/** What the domain refused, as the ApiError its caller is answered with: its code gives the status. */
+/** What the domain refused, as the ApiError its caller receives: its code gives the status. */
 export function apiErrorOf(failure: DomainFailure): ApiError {
   return new ApiError(failure.code, failure.message, { violations: [...failure.details] });
 }
 
 /**
  * `operation` as the library's handle offers it: what the domain refuses rejects with the ApiError
- * an HTTP caller is answered with, so `mock.faults.add` and `POST /_mock/faults` refuse alike.
+ * an HTTP caller receives, so `mock.faults.add` and `POST /_mock/faults` refuse alike.
  */
 export function rejectingAsApiError<A extends unknown[], R>(operation: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
   return async (...args) => {

@@ -53,7 +53,7 @@ function clientErrorOf(error: Error & { code?: string; reason?: string }): Clien
   if (error.code === "HPE_HEADER_OVERFLOW") return { kind: "headers_too_large", reason: error.reason ?? error.message };
   if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") return { kind: "request_timeout", reason: error.message };
   // Other HPE_ codes are requests that do not parse; anything else (ECONNRESET, EPIPE) is the
-  // connection failing, and there is nobody left to answer.
+  // connection failing, and there is nobody left to respond.
   if (error.code?.startsWith("HPE_")) return { kind: "malformed_request", reason: error.reason ?? error.message };
   return undefined;
 }
@@ -88,7 +88,7 @@ export async function listen(handler: RequestListener, options: ListenOptions): 
   // The response each connection is writing, so a client error never cuts into a response that
   // has begun: its client would read a broken one.
   const responses = new WeakMap<Duplex, ServerResponse>();
-  // Requests being answered. Connections whose client gave up on a request are neither idle
+  // Requests getting a response. Connections whose client gave up on a request are neither idle
   // nor in flight, so once none is pending every connection left is closed.
   let inFlight = 0;
   let stopping = false;
@@ -99,7 +99,7 @@ export async function listen(handler: RequestListener, options: ListenOptions): 
     if (idleClosed && inFlight === 0) server.closeAllConnections();
   };
   server.on("request", (req, res) => {
-    // Answered, then closed: a client learns from the response itself not to reuse the connection.
+    // Responded, then closed: a client learns from the response itself not to reuse the connection.
     if (stopping) res.setHeader("Connection", "close");
     inFlight += 1;
     responses.set(req.socket, res);
@@ -110,7 +110,7 @@ export async function listen(handler: RequestListener, options: ListenOptions): 
     });
   });
 
-  // Without this listener Node answers these with a bare status line; with it, the client gets
+  // Without this listener Node responds to these with a bare status line; with it, the client gets
   // the same JSON error envelope as everywhere else. The listener must close the socket itself.
   server.on("clientError", (error: Error, socket: Duplex) => {
     const clientError = clientErrorOf(error);

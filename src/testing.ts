@@ -51,7 +51,7 @@ export function describeContractBreaks(breaks: readonly JournalEntry[]): string 
   return lines.join("\n");
 }
 
-/** A journal entry is written when its response has gone out: let those already answered land first. */
+/** A journal entry is written when its response has gone out: let those already responded land first. */
 function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }

@@ -250,7 +250,7 @@ export interface FaultRuleInput {
   match?: { to?: string; template_id?: string; api_key?: string };
   times?: number;
   probability?: number;
-  /** `server_error`: 500, 502, 503 or 504; `respond` (required): the status to answer, 200-599. */
+  /** `server_error`: 500, 502, 503 or 504; `respond` (required): the status to respond with, 200-599. */
   status?: number;
   /** `rate_limit` (default 1) and `server_error` (default none): the `Retry-After` in seconds. */
   retry_after_s?: number;
@@ -335,7 +335,7 @@ export interface WebhookInput {
   duplicate?: boolean;
 }
 
-/** A webhook in force; a 410 answer sets `enabled` to false. */
+/** A webhook in force; a 410 response sets `enabled` to false. */
 export interface Webhook {
   id: string;
   url: string;
@@ -359,7 +359,7 @@ export interface WebhookDelivery {
   message_id: string;
   /** 1 for the first attempt, then one more for each retry or replay. */
   attempt: number;
-  /** The receiver's HTTP status; null when it could not be reached or did not answer in time. */
+  /** The receiver's HTTP status; null when it could not be reached or did not respond in time. */
   status: number | null;
   error: string | null;
   duration_ms: number;

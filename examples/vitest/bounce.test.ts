@@ -6,7 +6,7 @@ const sendmock = setupSendMock({ onContractViolation: "error" });
 
 // The code under test: your app's receipt email; it keeps the message id to follow it up.
 async function sendReceipt(email: string): Promise<string> {
-  const answer = await fetch(`${sendmock.url}/send`, {
+  const response = await fetch(`${sendmock.url}/send`, {
     method: "POST",
     headers: { Authorization: "Bearer test-key-1234", "Content-Type": "application/json" },
     body: JSON.stringify({
@@ -15,7 +15,7 @@ async function sendReceipt(email: string): Promise<string> {
       data: { name: "Ada", company: "Acme", login_url: "https://app.example.com/login" },
     }),
   });
-  const body = (await answer.json()) as { message_id: string };
+  const body = (await response.json()) as { message_id: string };
   return body.message_id;
 }
 

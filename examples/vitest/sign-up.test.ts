@@ -11,7 +11,7 @@ beforeAll(() => {
 
 // The code under test: your app's sign-up, which sends the welcome email.
 async function signUp(email: string, name: string): Promise<void> {
-  const answer = await fetch(`${process.env.EMAIL_API_URL}/send`, {
+  const response = await fetch(`${process.env.EMAIL_API_URL}/send`, {
     method: "POST",
     headers: { Authorization: "Bearer test-key-1234", "Content-Type": "application/json" },
     body: JSON.stringify({
@@ -20,7 +20,7 @@ async function signUp(email: string, name: string): Promise<void> {
       data: { name, company: "Acme", login_url: "https://app.example.com/login" },
     }),
   });
-  if (!answer.ok) throw new Error(`the email API answered ${answer.status}`);
+  if (!response.ok) throw new Error(`the email API responded with ${response.status}`);
 }
 
 it("sends a welcome email on sign-up", async () => {
@@ -36,5 +36,5 @@ it("starts every test with an empty outbox", async () => {
 
 it("reports an outage of the email API", async () => {
   await sendmock.faults.add({ fault: "server_error", status: 503, times: 1 });
-  await expect(signUp("bob@example.com", "Bob")).rejects.toThrow("the email API answered 503");
+  await expect(signUp("bob@example.com", "Bob")).rejects.toThrow("the email API responded with 503");
 });

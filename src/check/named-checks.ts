@@ -23,7 +23,7 @@ export type CheckName = (typeof CHECK_NAMES)[number];
 
 /**
  * The checks that judge a response's form alone (status, media type, headers, body). They judge
- * even an inconclusive answer (a 429 after every retry, a 401 to the given key): it says nothing
+ * even an inconclusive response (a 429 after every retry, a 401 to the given key): it says nothing
  * of the request, yet it can break the contract itself.
  */
 export const RESPONSE_CHECKS: ReadonlySet<CheckName> = new Set([

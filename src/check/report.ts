@@ -4,7 +4,7 @@ import type { ExplainedViolation } from "../errors.js";
 import type { CheckReport, CheckResult } from "./run-check.js";
 import type { InconclusiveTally } from "./transport.js";
 
-/** What a problem is about as shown: `/status`, `/headers/…`, `/body/…`; the empty pointer (the exchange as a whole) reads `(answer)`. */
+/** What a problem is about as shown: `/status`, `/headers/…`, `/body/…`; the empty pointer (the exchange as a whole) reads `(response)`. */
 export function showPointer(path: string): string {
   return path === "" ? "(answer)" : path;
 }

@@ -1,6 +1,6 @@
 // The generated part of `sendmock check`: sends N requests drawn from the contract with one seed,
 // judges each response with the named checks, then shrinks each failing check's first failure. An
-// answer the transport could not judge (rate limited, the key refused) is judged by no check.
+// a response the transport could not judge (rate limited, the key refused) is judged by no check.
 
 import fc from "fast-check";
 import type { ContractChecker } from "../contract/check.js";

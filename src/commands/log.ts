@@ -169,7 +169,7 @@ function entryRecord(entry: JournalEntry): Omit<RequestRecord, "time"> {
   };
 }
 
-/** A 5xx sendmock gave on its own, such as a store that did not answer, is a problem; an injected one is not. */
+/** A 5xx sendmock gave on its own, such as a store that did not respond, is a problem; an injected one is not. */
 function serverErrorLine(entry: JournalEntry): string | undefined {
   if (entry.status < 500 || entry.fault !== null) return undefined;
   return `${entry.method} ${entry.path} answered ${entry.status} ${entry.error_code ?? ""}: ${entry.error_message ?? "no message"}`;

@@ -37,7 +37,7 @@ export function fail(message: string, exitCode = 1): never {
 /**
  * A listening mock for the command, or exit 1 saying why it cannot start. The mock's modules
  * (express and all behind it) load here and not when the bin starts, so that a usage error,
- * --help, --version and `sendmock check`, which need none of them, answer sooner.
+ * --help, --version and `sendmock check`, which need none of them, respond sooner.
  */
 export async function startMockOrFail(options: SendMockOptions, command: Command): Promise<RunningSendMock> {
   const { startSendMock } = await import("../mock.js");
@@ -77,7 +77,7 @@ function startedByPackageManager(env: NodeJS.ProcessEnv): boolean {
 /**
  * SIGINT/SIGTERM: stop accepting, finish in-flight requests, exit 0. The mock cuts connections
  * still open after shutdown_grace_ms; the exit that follows it here also covers a store that
- * does not answer its goodbye.
+ * does not respond to its goodbye.
  *
  * Started by a package manager, the server also stops so when its parent is gone. npm runs a
  * command as `sh -c "…"` and passes SIGTERM to that shell only: the shell dies, npm exits, and

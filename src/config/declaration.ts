@@ -102,7 +102,7 @@ const WEBHOOK_TIMEOUT_MS = { minimum: 1, maximum: 300_000 } as const;
 // Each attempt made at once holds a socket and its payload's bytes.
 const WEBHOOK_CONCURRENCY = { minimum: 1, maximum: 1000 } as const;
 /**
- * The largest `max_respond_depth`: a rule is copied, stored and answered by code that recurses
+ * The largest `max_respond_depth`: a rule is copied, stored and sent back by code that recurses
  * once per level (structuredClone, JSON.stringify), which ran out of stack at about 2000 levels.
  */
 const RESPOND_DEPTH = { minimum: 1, maximum: 1000 } as const;
@@ -206,7 +206,7 @@ export const SETTINGS = {
   allowed_hosts: setting(Type.Array(Type.String({ minLength: 1 })), {
     default: [],
     docs: {
-      meaning: "host names a loopback-bound sendmock answers besides `127.0.0.1`, `::1` and `localhost`, see [Security and limits](security-and-limits.md)",
+      meaning: "host names a loopback-bound sendmock responds to besides `127.0.0.1`, `::1` and `localhost`, see [Security and limits](security-and-limits.md)",
     },
   }),
   rate_limit: setting(
@@ -272,7 +272,7 @@ export const SETTINGS = {
   }),
   webhook_timeout_ms: setting(Type.Integer(WEBHOOK_TIMEOUT_MS), {
     default: 5000,
-    docs: { meaning: `a webhook receiver that has not answered by then (${WEBHOOK_TIMEOUT_MS.minimum} to ${WEBHOOK_TIMEOUT_MS.maximum}) fails the attempt` },
+    docs: { meaning: `a webhook receiver that has not responded by then (${WEBHOOK_TIMEOUT_MS.minimum} to ${WEBHOOK_TIMEOUT_MS.maximum}) fails the attempt` },
   }),
   // Each retry up to a day of the mock's clock, as a lifecycle step; 20 retries are more than any provider makes.
   webhook_retry_ms: setting(Type.Array(Type.Integer({ minimum: 0, maximum: MAX_STEP_MS }), { maxItems: 20 }), {
@@ -308,7 +308,7 @@ export const SETTINGS = {
   idempotency_ttl_s: setting(Type.Integer({ minimum: 1, maximum: 31_536_000 }), {
     default: 86_400,
     docs: {
-      meaning: "how long the answer to an `Idempotency-Key` is kept, in seconds of the mock's clock (1 to a year), see [Retries and idempotency](retries.md)",
+      meaning: "how long the response to an `Idempotency-Key` is kept, in seconds of the mock's clock (1 to a year), see [Retries and idempotency](retries.md)",
     },
   }),
   max_idempotency_keys: setting(Type.Integer({ minimum: 1, maximum: 10_000_000 }), {
@@ -344,7 +344,7 @@ export const SETTINGS = {
   }),
   request_timeout_ms: setting(timeoutMs(), {
     default: 120_000,
-    docs: { meaning: "time a client has to send the whole request, body included (not the time sendmock takes to answer)" },
+    docs: { meaning: "time a client has to send the whole request, body included (not the time sendmock takes to respond)" },
   }),
   keep_alive_timeout_ms: setting(timeoutMs(), {
     default: 5000,
@@ -377,18 +377,18 @@ export const SETTINGS = {
   }),
   max_rules: setting(Type.Integer({ minimum: 1, maximum: 100_000 }), {
     default: DEFAULT_MAX_RULES,
-    docs: { meaning: "fault rules at once, and as many outcome rules and webhooks; one more answers 400 `invalid_request`" },
+    docs: { meaning: "fault rules at once, and as many outcome rules and webhooks; one more is refused with 400 `invalid_request`" },
   }),
   max_respond_depth: setting(Type.Integer(RESPOND_DEPTH), {
     default: 100,
     docs: {
-      meaning: `levels of arrays and objects a \`respond\` rule's \`body\` may nest (${RESPOND_DEPTH.minimum} to ${RESPOND_DEPTH.maximum}); deeper answers 400 \`invalid_request\` (a start error in the config file), see [Security and limits](security-and-limits.md)`,
+      meaning: `levels of arrays and objects a \`respond\` rule's \`body\` may nest (${RESPOND_DEPTH.minimum} to ${RESPOND_DEPTH.maximum}); a deeper one is refused with 400 \`invalid_request\` (a start error in the config file), see [Security and limits](security-and-limits.md)`,
     },
   }),
   max_event_streams: setting(Type.Integer({ minimum: 1, maximum: 10_000 }), {
     // Each stream holds a socket and up to event_buffer_bytes of unread events.
     default: 100,
-    docs: { meaning: "open `GET /_mock/events` streams; one more answers 503 `server_error` with `Retry-After: 1`" },
+    docs: { meaning: "open `GET /_mock/events` streams; one more is refused with 503 `server_error` with `Retry-After: 1`" },
   }),
   event_buffer_bytes: setting(size(), {
     default: "8mb",
@@ -398,11 +398,11 @@ export const SETTINGS = {
     // Enough for any send a client has a reason to make; with the response, the headers and the
     // rest, an entry stays below ~150 KB, so the journal's eighth of max_bytes keeps ~100 of the worst.
     default: "64kb",
-    docs: { meaning: "how much of a request's body and of its answer's a journal entry keeps, see [Inspection API](inspection-api.md); `0` keeps none" },
+    docs: { meaning: "how much of a request's body and of its response's a journal entry keeps, see [Inspection API](inspection-api.md); `0` keeps none" },
   }),
   redis_timeout_ms: setting(timeoutMs(), {
     default: 2000,
-    docs: { meaning: "a Redis command not answered by then answers 503 `server_error` naming the store" },
+    docs: { meaning: "a Redis command that has not completed by then makes the call respond with 503 `server_error` naming the store" },
   }),
   replica_lease_ms: setting(timeoutMs(), {
     // Renewed every third of it: a replica must miss three renewals (a stalled event loop, a busy

@@ -6,7 +6,7 @@ import { ConfigError, type OptionsSource } from "./check.js";
 export interface ProxyOptions {
   /** The real service's base URL (http or https); requests go to `{target}/send`. */
   target: string;
-  /** Answer 502 contract_violation instead of passing on a response that breaks the contract. */
+  /** Respond with 502 contract_violation instead of passing on a response that breaks the contract. */
   strict?: boolean;
   /** How long to wait for the service's response (default 30000). */
   timeoutMs?: number;

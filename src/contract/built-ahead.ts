@@ -9,7 +9,7 @@ const require = createRequire(import.meta.url);
 /**
  * The file in the build's output folder, dist/, whether the code runs from dist/, from the bin's
  * bundle or from src/ (the tests). Everything there is keyed by the digest of what it was made
- * from, so a build older than the sources never answers for them: their digest is not there.
+ * from, so a build older than the sources never stands in for them: their digest is not there.
  */
 export const builtFile = (name: string): string => packagePath("dist", name);
 

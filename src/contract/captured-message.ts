@@ -8,7 +8,7 @@ import type { Outbox } from "../domain/outbox.js";
 import { ApiError } from "../errors.js";
 import type { CapturedMessage } from "../wire.js";
 
-/** `outbox`, refusing any message that `GET /_mock/messages` could not answer with. */
+/** `outbox`, refusing any message that `GET /_mock/messages` could not respond with. */
 export function withCapturedMessageCheck(outbox: Outbox, adminContract: Contract): Outbox {
   // Compiled with the mock, not at its first capture: no request pays for it.
   const violationsIn = componentCheck(adminContract, "CapturedMessage");

@@ -1,4 +1,4 @@
-// The contract checker of `sendmock check` (another implementation's answers), `sendmock proxy`
+// The contract checker of `sendmock check` (another implementation's responses), `sendmock proxy`
 // (the real service's) and the `respond` fault: POST /send of any contract, judged by the engine.
 
 import SwaggerParser from "@apidevtools/swagger-parser";

@@ -1,6 +1,6 @@
 // The operations of a contract checked by the engine's validators: a request's parameters, media
 // type and body as express-openapi-validator checked them, each response written as JSON, and a whole
-// answer off the wire (status, headers, body) as `check`, `proxy` and the `respond` fault judge it.
+// response off the wire (status, headers, body) as `check`, `proxy` and the `respond` fault judge it.
 
 import type { HttpResponse } from "../response.js";
 import type { ValidateFunction } from "ajv";
@@ -163,7 +163,7 @@ function bodyRefusal(body: BodyCheck, parts: RequestParts): ContractRefusal | un
 /** The check of each documented response (`200`, `4XX`, `default`): its JSON schema's, or what its body may be. */
 type ResponseCheck = ValidateFunction | "no body" | "not JSON";
 
-/** The response key a status is answered by: its own, its range's (`4XX`), else `default`. */
+/** The response key that covers a status: its own, its range's (`4XX`), else `default`. */
 function responseKey(keys: { has(key: string): boolean }, status: number): string | undefined {
   const code = String(status);
   return [code, `${code[0] ?? ""}XX`, "default"].find((candidate) => keys.has(candidate));

@@ -61,7 +61,7 @@ export function checkWith(validator: () => ValidateFunction): SchemaCheck {
   };
 }
 
-/** A check of `schema`: answers the problem that explains the failure best, or undefined when the value fits. */
+/** A check of `schema`: returns the problem that explains the failure best, or undefined when the value fits. */
 export const schemaCheck = (schema: object): SchemaCheck => checkWith(() => inputValidator(schema));
 
 /** The same check, compiled when first used even where the build generated it: what a tree never built runs. */

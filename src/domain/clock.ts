@@ -33,7 +33,7 @@ export const MAX_SCHEDULED_AHEAD_MS = 86_400_000;
 /**
  * The latest time the clock may show. The inspection API writes times as RFC 3339 dates, whose
  * years end at 9999: 7,979 advances of a year took it past that, and from then on every send and
- * every GET /_mock/clock answered 500. A day is kept before the end for what is scheduled ahead
+ * every GET /_mock/clock responded with 500. A day is kept before the end for what is scheduled ahead
  * of the clock and shown before it happens (a webhook retry's `next_attempt_at`).
  */
 export const LATEST_CLOCK_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999) - MAX_SCHEDULED_AHEAD_MS;

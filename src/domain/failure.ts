@@ -1,5 +1,5 @@
 // How the domain says that what it was asked cannot be done: a code and words, never an HTTP
-// status; the edge (http/, send/, the library's handle) turns it into the ApiError it answers.
+// status; the edge (http/, send/, the library's handle) turns it into the ApiError it responds with.
 
 /** What kind of refusal it is: the API's error code it stands for, no more. */
 export type FailureCode = "invalid_request" | "not_found" | "invalid_template_id" | "missing_template_data" | "unknown_template_data";

@@ -20,7 +20,7 @@ export const MAX_RETRY_AFTER_S = FAULT_RULE_BOUNDS.retry_after_s.maximum;
 /** What one request offers to the rules. */
 export type FaultTarget = RuleTarget;
 
-/** What a `respond` fault answers: the rule's status, headers and body, the body already as text. */
+/** What a `respond` fault sends: the rule's status, headers and body, the body already as text. */
 /** Its headers are the rule's, plus a Content-Type for its body when it names none; no body is undefined. */
 export type GivenResponse = HttpResponse<string | undefined>;
 
@@ -161,7 +161,7 @@ function respondHeadersProblem(headers: Record<string, string>, limits: RespondL
   return undefined;
 }
 
-/** The checks of a `respond` rule: what it answers must be a response HTTP can carry, of a bounded size. */
+/** The checks of a `respond` rule: what it sends must be a response HTTP can carry, of a bounded size. */
 function respondProblem(input: FaultRuleInput, limits: RespondLimits): string | undefined {
   const { status, body, headers } = input;
   if (status === undefined) return "respond needs a status: the HTTP status to answer with (200-599)";
@@ -178,7 +178,7 @@ function respondProblem(input: FaultRuleInput, limits: RespondLimits): string | 
   return headers === undefined ? undefined : respondHeadersProblem(headers, limits);
 }
 
-/** The checks a schema cannot express; answers the problem in one sentence, or undefined. */
+/** The checks a schema cannot express; returns the problem in one sentence, or undefined. */
 export function checkFaultRule(input: FaultRuleInput, limits: RespondLimits): string | undefined {
   return parameterProblem(input)?.message ?? (input.fault === "respond" ? respondProblem(input, limits) : undefined);
 }

@@ -26,7 +26,7 @@ export interface IdempotencyLimits {
 
 /** Asynchronous, so that replicas sharing a store see one key: a claim is atomic. */
 export interface IdempotencyStore {
-  /** Claims `scope` for a request whose body is `fingerprint`, unless a live claim or answer holds it. */
+  /** Claims `scope` for a request whose body is `fingerprint`, unless a live claim or a kept response holds it. */
   claim(scope: string, fingerprint: string): Promise<IdempotencyClaim>;
   /** Keeps the response of the request that claimed `scope`, for the TTL from now. */
   keep(scope: string, fingerprint: string, response: KeptResponse): Promise<void>;

@@ -154,7 +154,7 @@ export function textSearch(q: string | undefined): ((searchText: string) => bool
 
 /**
  * Compiles what a filter asks beyond `to` into one predicate, or undefined when it asks
- * nothing more: `to` is answered by the per-recipient index, so such a list needs no scan.
+ * nothing more: `to` is served by the per-recipient index, so such a list needs no scan.
  */
 export function predicateBeyondTo(filter: MessageFilter): ((keys: MatchKeys) => boolean) | undefined {
   const recipient = filter.recipient?.toLowerCase();

@@ -17,7 +17,7 @@ export interface InspectionCall {
  * and `sendmock proxy` give one that writes a line per request.
  */
 export interface RequestLog {
-  /** Each request to /send, any method, once answered or abandoned: the entry the journal records. */
+  /** Each request to /send, any method, once responded or abandoned: the entry the journal records. */
   send(entry: JournalEntry): void;
   /** Each call under /_mock; left out, those calls cost nothing. */
   inspection?(call: InspectionCall): void;

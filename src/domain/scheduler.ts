@@ -45,13 +45,13 @@ export interface DueWorkStore {
 
 /**
  * Runs the items of one kind; `dueAtMs` is when it was due on the mock's clock (its events' time).
- * A handler that only starts the work (a webhook attempt handed to the delivery pool) answers
+ * A handler that only starts the work (a webhook attempt handed to the delivery pool) returns
  * `{running}`: the item stays held until that settles, so a replica that goes meanwhile leaves it
  * to the others instead of losing it.
  */
 export type DueHandler = (payload: string, dueAtMs: number) => Promise<unknown>;
 
-/** What a handler that only starts its work answers: the work, running. */
+/** What a handler that only starts its work returns: the work, running. */
 export interface StartedWork {
   running: Promise<void>;
 }

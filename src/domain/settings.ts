@@ -1,5 +1,5 @@
 // The settings that may change while the mock runs (PATCH /_mock/config), and the store that
-// keeps them: in memory for one mock, in Redis for replicas that must all answer alike.
+// keeps them: in memory for one mock, in Redis for replicas that must all respond alike.
 
 import type { RateLimitOptions } from "./rate-limiter.js";
 import type { ResponseShape } from "../wire.js";
@@ -14,9 +14,9 @@ export interface RuntimeSettings {
 export type SettingsChange = Partial<RuntimeSettings>;
 
 export interface SettingsStore {
-  /** Read on every request, so it stays synchronous and cheap: a shared store answers from a copy it keeps fresh. */
+  /** Read on every request, so it stays synchronous and cheap: a shared store responds from a copy it keeps fresh. */
   current(): RuntimeSettings;
-  /** Makes the change for every mock sharing the store; answers the settings in force here once it is stored. */
+  /** Makes the change for every mock sharing the store; returns the settings in force here once it is stored. */
   update(change: SettingsChange): Promise<RuntimeSettings>;
   /** Drops every change: each mock sharing the store goes back to its own start-up settings. */
   reset(): Promise<RuntimeSettings>;

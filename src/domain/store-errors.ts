@@ -1,4 +1,4 @@
-// The one failure a shared store adds: it cannot be reached. Callers answer 503 naming it.
+// The one failure a shared store adds: it cannot be reached. Callers respond with 503 naming it.
 
 export class StoreUnavailableError extends Error {
   override name = "StoreUnavailableError";

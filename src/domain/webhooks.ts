@@ -106,7 +106,7 @@ export interface WebhookStore {
   /** Adds it unless `limit` webhooks are there already; false then. */
   add(webhook: Webhook, limit: number): Promise<boolean>;
   remove(id: string): Promise<boolean>;
-  /** A 410 answer: no more deliveries to it. */
+  /** A 410 response: no more deliveries to it. */
   disable(id: string): Promise<void>;
   /** Back to the start-up webhooks. */
   reset(): Promise<void>;

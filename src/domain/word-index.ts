@@ -10,7 +10,7 @@
  * be searched in full, so the index can cost time, never a wrong response.
  *
  * Scanning 10k captured messages for a token cost 11.8 ms of CPU per request (87 req/s). An
- * index of trigrams answered the same search in a few µs, but filing the ~1,400 trigrams of a
+ * index of trigrams served the same search in a few µs, but filing the ~1,400 trigrams of a
  * welcome email (and taking them out when it was dropped) added ~200 µs of server CPU to every
  * send at capacity (729 against 519 µs, 15k sends each), and 4 KB of index to a 1.8 KB message.
  * Its 95 distinct words (210 in all) cost no CPU per send that 15k sends could tell apart
@@ -31,7 +31,7 @@ export function stringBytes(text: string): number {
  */
 const POSTING_OVERHEAD_BYTES = 285;
 const FIRST_POSTING_CAPACITY = 4;
-/** A query run shorter than this would match too many words to narrow anything: such a query is answered by a scan. */
+/** A query run shorter than this would match too many words to narrow anything: such a query is served by a scan. */
 const MIN_RUN_LENGTH = 2;
 
 function isWordUnit(code: number): boolean {

@@ -161,7 +161,7 @@ export interface components {
         };
         /** @description The message the event happened to. */
         WebhookMessage: {
-            /** @description The `message_id` the send answered with. */
+            /** @description The `message_id` the send responded with. */
             message_id: string;
             to: string;
             template_id: string;
@@ -262,7 +262,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description `idempotency_key_in_flight`: a request with the same `Idempotency-Key` is still being answered; retry once it is. */
+        /** @description `idempotency_key_in_flight`: a request with the same `Idempotency-Key` is still waiting for its response; retry once it is. */
         Conflict: {
             headers: {
                 "X-Sendmock-Error-Code": components["headers"]["ErrorCode"];

@@ -69,7 +69,7 @@ export interface operations {
                  *     (default a day, on the mock's clock), unless it is a 429 or a 5xx. The same key with
                  *     the same body (the same JSON, key order aside) gets the kept response again, with
                  *     `Idempotency-Replayed: true`, and nothing is sent; with another body, 422
-                 *     `idempotency_key_reused`; while the first is still being answered, 409
+                 *     `idempotency_key_reused`; while the first is still waiting for its response, 409
                  *     `idempotency_key_in_flight`. Not 1 to 255 visible ASCII characters: 400
                  *     `invalid_idempotency_key`.
                  * @example order-1042-receipt

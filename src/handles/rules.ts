@@ -24,7 +24,7 @@ function ruleCalls<Input, Rule>(control: RuleControl<Input, Rule>, contract: Con
   const removing = routeCheck(contract, "delete", `${path}/{id}`);
   return {
     // What the domain refuses past the route's check (a parameter its kind does not take, one rule
-    // too many) rejects with the ApiError the route answers.
+    // too many) rejects with the ApiError the route responds with.
     add: rejectingAsApiError(async (input: Input) => control.add(adding.check({ body: input }).body as Input)),
     list: () => control.list(),
     remove: async (id) => control.remove(removing.id(id)),

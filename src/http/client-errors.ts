@@ -35,7 +35,7 @@ function clientErrorAsApiError(error: ClientError, limits: ServerLimits): ApiErr
 export function createClientErrorResponder(sources: ClientErrorSources): (error: ClientError) => HttpResponse {
   return (error) => {
     const response = errorResponseText(clientErrorAsApiError(error, sources.limits), { shape: sources.currentShape(), statusCodes: {} });
-    // Answers from express get this from app.ts; this one never passes through it.
+    // Responses from express get this from app.ts; this one never passes through it.
     return { ...response, headers: { ...response.headers, "X-Content-Type-Options": "nosniff" } };
   };
 }

@@ -1,5 +1,5 @@
-// An operation's requests and answers held to its contract at the edge: a request that breaks it
-// is refused before the pipeline; a response that breaks it is a sendmock bug, answered as one.
+// An operation's requests and responses held to its contract at the edge: a request that breaks it
+// is refused before the pipeline; a response that breaks it is a sendmock bug, reported as one.
 
 import type { ErrorRequestHandler, NextFunction, Request, Response } from "express";
 import type { OperationChecks, OperationFinder } from "../contract/operation-checks.js";
@@ -29,7 +29,7 @@ function checkResponsesOf(checks: OperationChecks, respondWithError: ErrorReques
 
 /**
  * Holds each call of a documented operation to the contract (its responses, then its request);
- * a path or method the contract does not document passes untouched, for the routes to answer.
+ * a path or method the contract does not document passes untouched, for the routes to respond.
  */
 export function checkDocumentedCalls(findOperation: OperationFinder, respondWithError: ErrorRequestHandler) {
   return (req: Request, res: Response, next: NextFunction): void => {

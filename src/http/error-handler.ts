@@ -7,12 +7,12 @@ import { writeError } from "./error-shapes.js";
 import { toApiError } from "./validation-errors.js";
 
 export interface ErrorHandlerOptions {
-  /** The shape to answer in, read at each error: the send API's can change at run time. */
+  /** The shape to respond in, read at each error: the send API's can change at run time. */
   shape: () => ResponseShape;
   statusCodes: Partial<Record<ErrorCode, number>>;
   /** Whether validation errors may quote the request body (the routes that parse one). */
   quoteBody: boolean;
-  /** Whatever was thrown -> the ApiError to answer with; by default validation-errors.ts's, which logs nothing. */
+  /** Whatever was thrown -> the ApiError to respond with; by default validation-errors.ts's, which logs nothing. */
   translate?: (error: unknown, body: unknown) => ApiError;
   /** Sees each error before it is written, e.g. to note it for the journal. */
   onError?: (error: ApiError, req: Request, res: Response) => void;

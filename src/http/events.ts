@@ -15,7 +15,7 @@ export interface EventSources {
   onReset: (listener: () => void) => () => void;
   /** Aborted when the server closes, so open streams end with it. */
   shutdown: AbortSignal;
-  /** Most streams open at once; one more answers 503. */
+  /** Most streams open at once; one more is refused with 503. */
   maxStreams: number;
   /** Events a stream may have waiting for its client before it is dropped. */
   bufferBytes: number;

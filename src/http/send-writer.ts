@@ -152,7 +152,7 @@ export function createSendWriter(deps: SendWriterDeps): SendWriter {
     }
     const delivered = !res.destroyed && !req.socket.destroyed;
     if (delivered) {
-      // A string body goes out in one write with the header block; bytes (a relayed answer) in the same writev.
+      // A string body goes out in one write with the header block; bytes (a relayed response) in the same writev.
       res.writeHead(sent.status, headerList(headers));
       res.end(body);
     }

@@ -1,4 +1,4 @@
-// Errors nobody expected (a bug, not a client's mistake): logged once with their stack and cause, answered as a 500 in the configured shape.
+// Errors nobody expected (a bug, not a client's mistake): logged once with their stack and cause, responded as a 500 in the configured shape.
 
 import { inspect } from "node:util";
 import { ApiError } from "../errors.js";

@@ -79,7 +79,7 @@ function issueWords(issue: ValidatorIssue, body: unknown): string {
 }
 
 function shortJson(value: unknown): string {
-  // JSON.stringify answers undefined for undefined, whatever its declared type says.
+  // JSON.stringify returns undefined for undefined, whatever its declared type says.
   const json = (JSON.stringify(value) as string | undefined) ?? String(value);
   return json.length > 80 ? `${json.slice(0, 77)}...` : json;
 }
@@ -172,7 +172,7 @@ function isRecipientIssue(issue: ValidatorIssue): boolean {
 /**
  * A body can break the contract once per array item or key, hundreds of thousands of times
  * within body_limit: the response and the journal entry say enough to fix the request without
- * growing with it (an 11 MB answer to a 1 MB body, before this bound).
+ * growing with it (an 11 MB response to a 1 MB body, before this bound).
  */
 const VIOLATIONS_KEPT = 50;
 const PROBLEMS_NAMED_IN_MESSAGE = 10;

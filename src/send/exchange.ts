@@ -35,7 +35,7 @@ export type SendResponse = HttpResponse<{ readonly json: unknown } | { readonly 
 /**
  * How the writer holds a response to the send contract: `enforce` sends a server_error instead of
  * a response that breaks it (a bug in sendmock), `record` sends it as it is and journals how it
- * departs (a `respond` fault), `none` sends it untouched (a replay, a proxied answer, a fault's
+ * departs (a `respond` fault), `none` sends it untouched (a replay, a proxied response, a fault's
  * broken body).
  */
 export type Judgement = "enforce" | "record" | "none";
@@ -84,13 +84,13 @@ export function headerOf(call: SendCall, name: string): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
 }
 
-/** What both pipelines of /send (the local send, the proxy's relay) are given to answer in the mock's words. */
+/** What both pipelines of /send (the local send, the proxy's relay) are given to respond in the mock's words. */
 export interface PipelineBasics {
   settings: SettingsStore;
   statusCodes: Partial<Record<ErrorCode, number>>;
   /** Turns whatever a step threw into the ApiError a client reads (`body` for the words that quote it). */
   toApiError: (error: unknown, body: unknown) => ApiError;
-  /** Why the request's `Host` is refused (a loopback bind answers loopback names), or undefined. */
+  /** Why the request's `Host` is refused (a loopback bind serves loopback names), or undefined. */
   checkHost: (host: string | undefined) => ApiError | undefined;
 }
 

@@ -1,4 +1,4 @@
-// Step: a mock bound to loopback answers only loopback names and allowed_hosts in `Host` (no DNS rebinding).
+// Step: a mock bound to loopback serves only loopback names and allowed_hosts in `Host` (no DNS rebinding).
 
 import { isLoopbackHost } from "../domain/addresses.js";
 import { ApiError } from "../errors.js";

@@ -19,7 +19,7 @@ export function checkKeyForm(key: string | undefined): void {
   });
 }
 
-/** The key is now this request's, or it was answered before: the response kept then is sent again. */
+/** The key is now this request's, or it got a response before: the response kept then is sent again. */
 export type KeyUse = { claimed: KeyClaim } | { replay: KeptResponse };
 
 /**
@@ -47,7 +47,7 @@ export async function claimKey(key: string, apiKey: string, body: unknown, store
 /**
  * Injected responses that are not the service's own response to the request: a failure that passes
  * (a broken body, no response, a 5xx, a 429) or a response a `respond` rule made up. Kept, such an
- * answer would be replayed for the whole TTL, and a retry would never reach the send it was
+ * response would be replayed for the whole TTL, and a retry would never reach the send it was
  * retrying (a `malformed_response` once made a client replay its broken 200 for a day, with
  * nothing ever captured). Not in the set, and kept: `invalid_recipient`, `invalid_template_id`
  * and `missing_template_data`, which stand for the service's final refusal of this very request

@@ -1,5 +1,5 @@
 // The send service as the edge uses it: the domain's, its refusals (no such template, data
-// missing or unknown) rejected as the ApiErrors /send answers.
+// missing or unknown) rejected as the ApiErrors /send responds with.
 
 import { createSendService, type SendService, type SendServiceDeps } from "../domain/send.js";
 import { rejectingAsApiError } from "../errors.js";

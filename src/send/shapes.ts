@@ -1,4 +1,4 @@
-// The send API's answers in shape a or b: the only place that knows their envelopes.
+// The send API's responses in shape a or b: the only place that knows their envelopes.
 
 import type { ApiError, ErrorCode } from "../errors.js";
 import type { ResponseShape, SendError, SendSuccess } from "../wire.js";

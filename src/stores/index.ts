@@ -93,7 +93,7 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
   // Loaded only for the redis store: a plain mock has no use for the client.
   const redis = await import("./redis/index.js");
   const connection = await redis.connectRedis({ url: config.store.url, keyPrefix: config.store.keyPrefix, commandTimeoutMs: config.redisTimeoutMs });
-  // What this replica holds (due work it runs, keys it answers) is the others' once it is gone.
+  // What this replica holds (due work it runs, keys it is responding to) is the others' once it is gone.
   const lease = await redis.startReplicaLease(connection, config.replicaLeaseMs).catch(async (error: unknown) => {
     await connection.close();
     throw error;

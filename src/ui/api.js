@@ -53,7 +53,7 @@ async function errorFrom(response) {
 }
 
 /**
- * Sends one call and answers the Response when it succeeded (2xx). Throws an ApiError for an
+ * Sends one call and returns the Response when it succeeded (2xx). Throws an ApiError for an
  * error response, for a network failure (status 0), and for a 401 the user gave no token for.
  */
 async function send(method, path, { query, body, accept = "application/json", signal } = {}) {

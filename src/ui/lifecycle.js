@@ -3,7 +3,7 @@
 
 /**
  * Appends `event` to `message.events` and takes its `status`, unless the message holds that
- * event already (a list loaded while the event was on its way may include it). Answers whether
+ * event already (a list loaded while the event was on its way may include it). Returns whether
  * the message changed.
  *
  * Events only ever grow at the end (at most `lifecycle.max_events`), so an event not held yet is

@@ -1,4 +1,4 @@
-// A list loaded from the API and kept live by the event stream: answers can come back out of
+// A list loaded from the API and kept live by the event stream: responses can come back out of
 // order, so only the newest load counts, and items (and changes to items) that arrive while one
 // is in flight are applied after it, in arrival order (the view's `add` and `update` skip what
 // the load already had).
@@ -51,7 +51,7 @@ export function createLiveList({ load, show, add, update = () => {}, showError }
 
 /**
  * Puts `item` on top of `items` and its row, marked new, on top of `container`, unless it is there
- * already; keeps the page as light as the first load: at most LIST_LIMIT rows. Answers whether it was added.
+ * already; keeps the page as light as the first load: at most LIST_LIMIT rows. Returns whether it was added.
  * `version` is the one the view gives syncList, so the next load keeps the row.
  */
 export function prependItem({ items, container, item, row, version = (added) => added.id }) {

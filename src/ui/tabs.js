@@ -43,7 +43,7 @@ export function showTab(view) {
  * function called the first time its tab is shown (a panel nobody opens costs nothing).
  * `idPrefix` makes the ids unique on the page (they are the test ids too); `onSelect(key)` hears
  * every change of tab.
- * Answers `{tablist, panels, select(key)}`.
+ * Returns `{tablist, panels, select(key)}`.
  */
 export function createTabs({ label, idPrefix, tabs, selected, onSelect = () => {} }) {
   const keys = tabs.map((tab) => tab.key);

@@ -1,5 +1,5 @@
 // The admin token: kept for the browser tab's session, asked for with a small form (never
-// prompt()) the first time a call answers 401, and again only if the server refuses it.
+// prompt()) the first time a call responds with 401, and again only if the server refuses it.
 
 import { byId } from "./dom.js";
 
@@ -66,7 +66,7 @@ function openTokenForm(reason) {
   pendingResponse = new Promise((resolve) => {
     resolvePendingResponse = resolve;
   });
-  // Escape leaves returnValue as it was, so clear the "saved" of an earlier answer.
+  // Escape leaves returnValue as it was, so clear the "saved" of an earlier response.
   dialog.returnValue = "";
   dialog.showModal();
   input.focus();

@@ -33,7 +33,7 @@ function call(url, method, body) {
 
 const SOAK_SECONDS = Number(process.env.BENCH_ABUSE_SOAK_SECONDS ?? 60);
 const ONLY_CASES = process.env.BENCH_ABUSE_CASES?.split(",").map((id) => id.trim()) ?? null;
-/** An advance with receivers that hang answers within webhook_timeout_ms (5 s) and some slack. */
+/** An advance with receivers that hang responds within webhook_timeout_ms (5 s) and some slack. */
 const ADVANCE_TARGET_MS = 6000;
 
 const normalBody = JSON.stringify({ to: "ada@example.com", template_id: "welcome", data: { name: "Ada", company: "Acme", login_url: "https://x.example" } });
@@ -134,7 +134,7 @@ async function clickedHugeLink(url) {
 }
 
 /**
- * A webhook receiver in this process that reads each body and throws it away, then answers 200
+ * A webhook receiver in this process that reads each body and throws it away, then responds with 200
  * after `delayMs`, or never (`"hang"`) until it is closed.
  * @param {number | "hang"} delayMs
  */
@@ -176,7 +176,7 @@ async function aReceiver(delayMs) {
   };
 }
 
-/** The bodies and answers of the inspection API, as JSON; a send's message id. */
+/** The bodies and responses of the inspection API, as JSON; a send's message id. */
 async function json(url, method = "GET", body) {
   const response = await fetch(url, { method, headers: HEADERS, ...(body !== undefined && { body: JSON.stringify(body) }) });
   return { status: response.status, body: response.status === 204 ? null : await response.json().catch(() => null) };
@@ -213,14 +213,14 @@ async function queuedWithin(url, recipients, withinMs) {
 }
 
 /**
- * Calls `step` every `ms` until it answers false: the pace of a scenario whose load is a rate.
+ * Calls `step` every `ms` until it returns false: the pace of a scenario whose load is a rate.
  * @param {number} ms @param {() => Promise<boolean> | boolean} step
  */
 async function atRate(ms, step) {
   for await (const tick of every(ms, true)) if (!tick || !(await step())) return;
 }
 
-/** Milliseconds `POST /_mock/clock` takes to answer an advance of `ms`. */
+/** Milliseconds `POST /_mock/clock` takes to respond to an advance of `ms`. */
 async function timedAdvance(url, ms) {
   const started = performance.now();
   const response = await json(`${url}/_mock/clock`, "POST", { advance_ms: ms });
@@ -261,7 +261,7 @@ async function hungReceiverManyEvents(url, notes) {
   notes.push(`${events} events by hand (${refused} refused: the message's max_events, or dropped for room)`);
 }
 
-/** Row 2 of issue 28: a receiver that never answers, 3 messages, an advance over all their attempts (120 s one after another), and another client's advance meanwhile. */
+/** Row 2 of issue 28: a receiver that never responds, 3 messages, an advance over all their attempts (120 s one after another), and another client's advance meanwhile. */
 async function hungReceiverAdvance(url, notes, receiver) {
   for (let index = 0; index < 3; index += 1) await json(`${url}/send`, "POST", JSON.parse(normalBody));
   const before = receiver.received();
@@ -273,7 +273,7 @@ async function hungReceiverAdvance(url, notes, receiver) {
   return { advanceMs: Math.max(advance, other) };
 }
 
-/** Row 2 of issue 28, second part: a receiver that answers in 100 ms, 20 sends a second for 30 s; what is still queued 2 s later, and an advance_ms 0. */
+/** Row 2 of issue 28, second part: a receiver that responds in 100 ms, 20 sends a second for 30 s; what is still queued 2 s later, and an advance_ms 0. */
 async function slowReceiverSends(url, notes) {
   const body = { ...JSON.parse(normalBody), to: "slow@example.com" };
   let sent = 0;
@@ -305,7 +305,7 @@ async function largeSendsOneWebhook(url, notes) {
 
 /**
  * Row 16 of issue 28: a mixed soak on a default server with three webhooks (one fast, one that
- * answers in 100 ms, one that hangs): 4 senders with values of up to `maxBytes`, a reader of the
+ * responds in 100 ms, one that hangs): 4 senders with values of up to `maxBytes`, a reader of the
  * messages list, events by hand and clock advances of 0; then what is still queued 3 s after.
  */
 async function mixedSoak(url, maxBytes, notes) {

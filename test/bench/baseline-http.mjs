@@ -1,5 +1,5 @@
 // Baseline B, the machine's ceiling: a bare node:http server that reads and parses a JSON
-// body and answers POST /send with a fixed shape-a success body. No framework, no validation.
+// body and responds to POST /send with a fixed shape-a success body. No framework, no validation.
 // Usage: node test/bench/baseline-http.mjs [port]   (prints `baseline-http listening on URL`)
 
 import http from "node:http";

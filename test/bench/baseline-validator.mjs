@@ -1,6 +1,6 @@
 // Baseline A, the ceiling of the chosen stack: express 5 + express-openapi-validator on
 // openapi/send.yaml, set up the way sendmock sets it up (requests and responses validated,
-// full formats, security not checked by the validator), answering POST /send with a fixed
+// full formats, security not checked by the validator), responding to POST /send with a fixed
 // valid shape-a body. Everything sendmock does beyond this costs throughput against it.
 // Usage: node test/bench/baseline-validator.mjs [port]   (prints `baseline-validator listening on URL`)
 

@@ -8,7 +8,7 @@ import { CLI, median, ROOT, startServer, stopServer } from "./lib/servers.mjs";
 const STARTUP_SAMPLES = 5;
 const SETTLE_MS = 1000;
 const SEARCH_FILL = 10_000;
-/** One message holds both tokens: the first is a word the index files it under, the second has no run of 2 characters, which the index cannot narrow, so it is answered by reading every message's text. */
+/** One message holds both tokens: the first is a word the index files it under, the second has no run of 2 characters, which the index cannot narrow, so it gets a response by reading every message's text. */
 const INDEXED_TOKEN = "zanzibar7f3k";
 const SCAN_TOKEN = "x-7-q";
 const MODEL_ROUNDS = 5;
@@ -76,7 +76,7 @@ async function startupOf(bin, h) {
  * same message, the two events a default send records, applied as the memory outbox applies them
  * (its JSON text spliced from the events' head and the rest, which never changes) and as it would
  * without the device (parse the text, change it, serialize it again). CPU µs per send, medians.
- * @param {any} captured a message as GET /_mock/messages answers it, events and all
+ * @param {any} captured a message as GET /_mock/messages responds to it, events and all
  */
 function splitTextModel(captured) {
   const events = /** @type {any[]} */ (captured.events);

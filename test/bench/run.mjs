@@ -188,18 +188,18 @@ const soakServer = () => startServer("sendmock-soak", ["--expose-gc", path.join(
  * @property {number} rps mean of autocannon's per-second samples
  * @property {number} p50 ms
  * @property {number} p99 ms
- * @property {number} requests answers received
+ * @property {number} requests responses received
  * @property {number} non2xx
  * @property {number} expected responses with the expected status
- * @property {number} unexpected answers with any other status
+ * @property {number} unexpected responses with any other status
  * @property {number} errors connection errors and timeouts
  * @property {number} timeouts
  * @property {Record<string, number>} statuses
- * @property {number} [serverCpuUsPerRequest] the server's CPU time (user + system) over the measured run, per answer
+ * @property {number} [serverCpuUsPerRequest] the server's CPU time (user + system) over the measured run, per response
  */
 
 /**
- * Runs autocannon against `url` and counts answers by the status they should have.
+ * Runs autocannon against `url` and counts responses by the status they should have.
  * @param {string} url
  * @param {Load} load
  * @param {{ duration?: number, amount?: number }} length
@@ -344,7 +344,7 @@ const SCENARIOS = [
     label: "peer: express + openapi-validator (invalid, 400)",
     peer: "invalid",
     start: baselineValidator,
-    // express-openapi-validator answers a format error 400; the baseline keeps its status.
+    // express-openapi-validator responds to a format error with 400; the baseline keeps its status.
     load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: INVALID_BODY, expectStatus: 400 },
   },
   {
@@ -363,7 +363,7 @@ const PEER_SECTION_IDS = ["send_valid", "send_invalid_recipient", "baseline_http
 
 /**
  * Prism's and WireMock's rows, on the valid and the invalid body, or rows that say why they
- * were not measured. Both answer the invalid recipient 422, as sendmock does.
+ * were not measured. Both respond to the invalid recipient with 422, as sendmock does.
  * @param {Awaited<ReturnType<typeof preparePeers>>} peers
  * @returns {Scenario[]}
  */
@@ -422,7 +422,7 @@ async function probeResponses(scenarios) {
   return responses;
 }
 
-/** @param {Awaited<ReturnType<typeof probeAnswers>>} answers */
+/** @param {Awaited<ReturnType<typeof probeResponses>>} responses */
 function responseLines(responses) {
   const width = Math.max(...responses.map((response) => response.label.length));
   return [
@@ -865,8 +865,8 @@ function throughputSection(scenarioList, outcomes) {
 }
 
 /**
- * Installs (first time) and readies the peers, then asks each server once what it answers.
- * @returns {Promise<{ peers: Scenario[], answers: Awaited<ReturnType<typeof probeAnswers>> }>}
+ * Installs (first time) and readies the peers, then asks each server once what it responds with.
+ * @returns {Promise<{ peers: Scenario[], responses: Awaited<ReturnType<typeof probeResponses>> }>}
  */
 async function peersAndResponses() {
   const peers = peerScenarios(await preparePeers(tempDir, log));
@@ -1071,7 +1071,7 @@ async function webhooksOnly() {
         label: "sendmock POST /send, --quiet, one webhook (loopback receiver)",
         start: () => sendmock(["--quiet", "--config", configWithWebhook(`${receiver.url}/send`)]),
         prepare: async (/** @type {string} */ url) => {
-          // A delivery that succeeds before the run: the receiver is reachable and answers 2xx.
+          // A delivery that succeeds before the run: the receiver is reachable and responds with a 2xx.
           await fetch(`${url}/send`, { method: "POST", headers: SEND_HEADERS, body: VALID_BODY });
           await fetch(`${url}/_mock/clock`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"advance_ms": 1000}' });
           const { deliveries } = /** @type {{ deliveries: { status: number | null }[] }} */ (
@@ -1125,7 +1125,7 @@ async function webhooksOnly() {
   }
 }
 
-/** GET /_mock/messages?q= over the memory store's 10k messages must answer at least this often (issue 18, item 1). */
+/** GET /_mock/messages?q= over the memory store's 10k messages must respond at least this often (issue 18, item 1). */
 const SEARCH_MIN_RPS = 500;
 /** A token sent in one message's data only, so that a search that scanned would read all 10k messages' text to find one. */
 const SEARCH_TOKEN = "zanzibar7f3k";

@@ -15,7 +15,7 @@ const importStarted = performance.now();
 const { startSendMock } = await import("sendmock");
 const importMs = performance.now() - importStarted;
 
-/** Start a listening mock, answer one send (checked to be a 200), close it: milliseconds for each step. */
+/** Start a listening mock, respond to one send (checked to be a 200), close it: milliseconds for each step. */
 async function oneMock() {
   const began = performance.now();
   const mock = await startSendMock({ port: 0, watchTemplates: false });

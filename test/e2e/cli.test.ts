@@ -52,7 +52,7 @@ async function sentOnAcceptedConnection(url: string): Promise<{ response: Promis
   return { response: response.finally(() => agent.destroy()) };
 }
 
-/** Runs a start that must fail; answers its exit code and stderr. */
+/** Runs a start that must fail; returns its exit code and stderr. */
 async function failedStart(args: string[], options: CliOptions = {}) {
   const started = run(["serve", ...args], options);
   const code = await started.exited;

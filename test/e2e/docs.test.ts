@@ -72,7 +72,7 @@ function blocksOf(page: string): Block[] {
 
 // ---------------------------------------------------------------------------------------------
 // What the blocks run against: one in-process sendmock for every curl line, a webhook receiver
-// that answers 500 (the docs' example delivery failed), a stand-in for the real service for
+// that responds with 500 (the docs' example delivery failed), a stand-in for the real service for
 // `check`, and the child processes and folders to clean up.
 
 let mock: RunningSendMock;
@@ -219,7 +219,7 @@ function shellWords(line: string, env: Record<string, string> = {}): { words: st
 interface Command {
   /** The command as written, continuation lines joined. */
   text: string;
-  /** Its trailing comment and the comment lines after it: what it answers. */
+  /** Its trailing comment and the comment lines after it: what it prints. */
   result: string;
   /** The comment lines after it, each without its `#`. */
   after: string[];
@@ -284,7 +284,7 @@ function splitOnAnd(words: string[]): string[][] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// What a command answers, as its comment says it.
+// What a command prints, as its comment says it.
 
 interface Expectation {
   status?: number;
@@ -319,7 +319,7 @@ function expectationOf(result: string): Expectation {
     expectation.body = leadingJson(result).value;
     return expectation;
   }
-  if (result.startsWith("no answer")) {
+  if (result.startsWith("no response")) {
     expectation.noResponse = true;
     return expectation;
   }
@@ -370,7 +370,7 @@ function differences(expected: unknown, actual: unknown, at = ""): string[] {
 // ---------------------------------------------------------------------------------------------
 // `sh` blocks.
 
-/** The ids an `sh` block's answers named so far, by prefix: `flt_…` in a later line is the latest of them. */
+/** The ids an `sh` block's responses named so far, by prefix: `flt_…` in a later line is the latest of them. */
 type Ids = Map<string, string>;
 const ID_PREFIXES = /\b(whd|wh|flt|out|msg|evt)_[A-Za-z0-9-]+/g;
 
@@ -420,7 +420,7 @@ async function checkCurl(command: Command, ids: Ids, variables: Record<string, s
   const expectation = expectationOf(command.result);
   const where = `${command.text}\n${response.stdout}`;
   if (expectation.noResponse) {
-    expect(response.code, `no answer (curl: Empty reply from server, exit 52) from: ${where}`).toBe(52);
+    expect(response.code, `no response (curl: Empty reply from server, exit 52) from: ${where}`).toBe(52);
     return;
   }
   expect(response.code, `curl's exit code: ${where}`).toBe(0);
@@ -440,7 +440,7 @@ async function checkCurl(command: Command, ids: Ids, variables: Record<string, s
   }
 }
 
-/** `curl -N .../_mock/events`: the stream answers a send with the events its comment lists, and no other kind. */
+/** `curl -N .../_mock/events`: the stream responds to a send with the events its comment lists, and no other kind. */
 async function checkEventStream(args: string[], command: Command): Promise<void> {
   const documented = new Set([...command.result.matchAll(/event: (\w+)/g)].map((match) => match[1]));
   expect(documented.size, "the event kinds the stream sends, as `# event: NAME` lines").toBeGreaterThan(0);
@@ -1064,7 +1064,7 @@ function checkBenchOutput(block: Block): void {
       // A target's name is padded, and its detail follows: the name's pattern must match from the start.
       const target = /^(?:PASS|MISS|UNJUDGED) +(.+)$/.exec(text);
       if (target) return !known(target[1] ?? "");
-      // The responses list: a server's padded label (a table row's), then what it answered to each body.
+      // The responses list: a server's padded label (a table row's), then what it responded to each body.
       const responded = /^(?:(.+?) {2,})?(?:valid|invalid) \d{3} /.exec(text);
       if (responded) return responded[1] !== undefined && !labels.has(responded[1]);
       return !known(text);

@@ -60,7 +60,7 @@ async function pointBuildRecordHome(copy: string): Promise<void> {
   await writeFile(record, JSON.stringify(info));
 }
 
-/** `node scripts/start.mjs --port 0` in `folder`: its stderr once it serves, after one send answered 200. */
+/** `node scripts/start.mjs --port 0` in `folder`: its stderr once it serves, after one send given a 200. */
 async function startAndSend(folder: string): Promise<{ stderr: string; status: number }> {
   const child = spawn(process.execPath, ["scripts/start.mjs", "--port", "0"], { cwd: folder, stdio: ["ignore", "pipe", "pipe"] });
   cleanups.push(() => {

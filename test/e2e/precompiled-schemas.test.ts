@@ -1,5 +1,5 @@
 // The checks of the shipped documents a mock uses (captured message, webhook payload, POST /send's
-// request and answers) are generated at build (ajv standalone code in dist/) and answer exactly as
+// request and responses) are generated at build (ajv standalone code in dist/) and respond exactly as
 // the checks compiled at run time do.
 
 import path from "node:path";

@@ -23,7 +23,7 @@ import type {
 import { aMock, aMockAndScopeForThisTest, aSendRequest, API_KEY, bearer, expectContract, SHIPPED_TEMPLATES, sharedMock } from "../support/helpers.js";
 import { anAcceptedSendEntry } from "../support/journal-entries.js";
 
-type Answer = request.Response;
+type AdminResponse = request.Response;
 
 const SEND_CONTRACT_FILE = fileURLToPath(new URL("../../openapi/send.yaml", import.meta.url));
 const ADMIN_TOKEN = "admin-secret-1";
@@ -50,14 +50,14 @@ async function aTemplatesFolder(files: Record<string, string>): Promise<string> 
 }
 
 /** Checks a response of the inspection API against openapi/admin.yaml and hands it back. */
-async function checked(response: Answer, method: string, contractPath: string): Promise<Answer> {
+async function checked(response: AdminResponse, method: string, contractPath: string): Promise<AdminResponse> {
   const contentType = response.headers["content-type"] ?? "";
   const body: unknown = contentType === "" || contentType.startsWith("application/json") ? response.body : response.text;
   await expectContract({ status: response.status, headers: response.headers, body }, { contract: "admin", method, path: contractPath });
   return response;
 }
 
-function expectAdminError(response: Answer, status: number, code: string): void {
+function expectAdminError(response: AdminResponse, status: number, code: string): void {
   expect(response.status).toBe(status);
   expect(response.headers["x-sendmock-error-code"]).toBe(code);
   const body = response.body as { success?: unknown; error?: { code?: unknown; message?: unknown } };
@@ -68,13 +68,13 @@ function expectAdminError(response: Answer, status: number, code: string): void 
 }
 
 /** POST /send, checked against the send contract. */
-async function send(mock: SendMock, overrides: Partial<SendRequest> = {}, key = API_KEY): Promise<Answer> {
+async function send(mock: SendMock, overrides: Partial<SendRequest> = {}, key = API_KEY): Promise<AdminResponse> {
   const response = await request(mock.app).post("/send").set(bearer(key)).send(aSendRequest(overrides));
   await expectContract(response);
   return response;
 }
 
-/** POST /send that must be accepted in shape a; answers the message id. */
+/** POST /send that must be accepted in shape a; returns the message id. */
 async function sendOk(mock: SendMock, overrides: Partial<SendRequest> = {}, key = API_KEY): Promise<string> {
   const response = await send(mock, overrides, key);
   expect(response.status, JSON.stringify(response.body)).toBe(200);
@@ -100,7 +100,7 @@ async function getConfig(mock: SendMock): Promise<ConfigView> {
   return response.body as ConfigView;
 }
 
-async function patchConfig(mock: SendMock, patch: unknown): Promise<Answer> {
+async function patchConfig(mock: SendMock, patch: unknown): Promise<AdminResponse> {
   return checked(
     await request(mock.app)
       .patch("/_mock/config")

@@ -90,7 +90,7 @@ describe("sendmock check never takes an unjudgeable answer for a verdict", SLOW_
   it("a fixed case answered 429 is inconclusive, with why and the flag that helps", async () => {
     const target = await service("rate-limited", { rateLimit: { requests: 3, windowSeconds: 3600 } });
     const report = await check(target, { generate: 0 });
-    // The limit counts requests that pass authentication: the cases without a key are answered 401 and judged.
+    // The limit counts requests that pass authentication: the cases without a key get a 401 and judged.
     expect(Object.fromEntries(report.results.filter((result) => result.outcome !== "skipped").map((result) => [result.id, result.outcome]))).toEqual({
       "missing-to": "passed",
       "missing-template-id": "passed",

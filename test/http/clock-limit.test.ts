@@ -12,7 +12,7 @@ const LATEST = "9999-12-30T23:59:59.999Z";
 /** Years from now to year 10000, and some: far more advances than the clock may take. */
 const MORE_ADVANCES_THAN_LEFT = 10_000 - new Date().getUTCFullYear() + 10;
 
-/** Advances the library's clock a year at a time until it refuses; answers the refusal. */
+/** Advances the library's clock a year at a time until it refuses; returns the refusal. */
 async function advanceUntilRefused(mock: SendMock): Promise<ApiError> {
   for (let advances = 0; advances < MORE_ADVANCES_THAN_LEFT; advances += 1) {
     const refusal: unknown = await mock.clock.advance(YEAR_MS).then(

@@ -17,7 +17,7 @@ const checks = operationChecks(await loadContract(SEND_CONTRACT), "/send", "post
 const mock = await createSendMock();
 afterAll(() => mock.close());
 
-/** A /send whose pipeline answers `answer` with `status`, through sendmock's one writer; `bugs` collects what it reports. */
+/** A /send whose pipeline responds with `response` with `status`, through sendmock's one writer; `bugs` collects what it reports. */
 function appResponding(status: number, response: unknown, bugs: unknown[] = []): RequestListener {
   const translate = createErrorTranslator((error) => bugs.push(error));
   const edge = createSendEdge({
@@ -44,7 +44,7 @@ function appResponding(status: number, response: unknown, bugs: unknown[] = []):
 const A_SEND = { to: "ada@example.com", template_id: "welcome", data: { name: "Ada" } };
 const aJsonRequest = (body: unknown, headers: Record<string, string> = {}) => ({ query: {}, params: {}, headers, contentType: "application/json", body });
 
-/** The error of a shape-a answer. */
+/** The error of a shape-a response. */
 const errorOf = (response: request.Response) => (response.body as { error: { code: string; message: string } }).error;
 
 describe("the answer check of POST /send", () => {

@@ -10,7 +10,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import type { SendMock, SendRequest } from "../../src/index.js";
 import { aMockForThisTest, aSendRequest, bearer, expectContract, sharedMock } from "../support/helpers.js";
 
-type Answer = request.Response;
+type EmlResponse = request.Response;
 
 async function sendOk(mock: SendMock, overrides: Partial<SendRequest> = {}): Promise<string> {
   const response = await request(mock.app).post("/send").set(bearer()).send(aSendRequest(overrides));
@@ -19,7 +19,7 @@ async function sendOk(mock: SendMock, overrides: Partial<SendRequest> = {}): Pro
 }
 
 /** Downloads the .eml as bytes, checked against admin.yaml. */
-async function downloadEml(mock: SendMock, id: string): Promise<Answer> {
+async function downloadEml(mock: SendMock, id: string): Promise<EmlResponse> {
   const response = await request(mock.app)
     .get(`/_mock/messages/${id}/eml`)
     .buffer(true)

@@ -120,7 +120,7 @@ function errorMessageOf(response: Response): string {
   return String(message);
 }
 
-/** Status, `X-Sendmock-Error-Code` and the exact envelope of `shape`; answers the message. */
+/** Status, `X-Sendmock-Error-Code` and the exact envelope of `shape`; returns the message. */
 function expectError(response: Response, expected: { status: number; code: ErrorCode }, shape: ResponseShape = "a"): string {
   expect(response.status).toBe(expected.status);
   expect(errorCodeOf(response)).toBe(expected.code);
@@ -232,7 +232,7 @@ interface WayIn {
   way: string;
   /** Whether this way can say all that `spec` says (a magic recipient gives a server_error's Retry-After only after its status). */
   carries: (spec: FaultSpec) => boolean;
-  /** Sets the fault up on `mock` and answers the send that meets it. */
+  /** Sets the fault up on `mock` and returns the send that meets it. */
   arm: (mock: SendMock, spec: FaultSpec) => Promise<SendCall>;
 }
 

@@ -75,8 +75,8 @@ async function refusalOf(call: () => Promise<unknown>): Promise<{ code: string; 
   return { code, message };
 }
 
-/** What the /_mock call answered: its status, code and message. */
-async function answerOf(call: request.Test): Promise<{ status: number; code: string; message: string }> {
+/** What the /_mock call responded: its status, code and message. */
+async function errorResponseOf(call: request.Test): Promise<{ status: number; code: string; message: string }> {
   const response = await call;
   const { code, message } = (response.body as { error: { code: string; message: string } }).error;
   return { status: response.status, code, message };
@@ -170,7 +170,7 @@ describe("a library call refuses what its /_mock call refuses, in the same words
     const mock = theMock();
 
     expect(await refusalOf(() => libraryCall(mock))).toEqual(refused(`Invalid request: ${words}`));
-    if (routeCall) expect(await answerOf(routeCall(mock))).toEqual({ status: 400, ...refused(`Invalid request: ${routeWords}`) });
+    if (routeCall) expect(await errorResponseOf(routeCall(mock))).toEqual({ status: 400, ...refused(`Invalid request: ${routeWords}`) });
   });
 
   it("refuses a webhook URL that is not http or https with the words of POST /_mock/webhooks, and keeps nothing", async () => {
@@ -178,7 +178,10 @@ describe("a library call refuses what its /_mock call refuses, in the same words
     const words = 'Invalid webhook: url must be an http or https URL, got "ftp://hooks.example.com/"';
 
     expect(await refusalOf(() => mock.webhooks.add({ url: "ftp://hooks.example.com/" }))).toEqual(refused(words));
-    expect(await answerOf(request(mock.app).post("/_mock/webhooks").send({ url: "ftp://hooks.example.com/" }))).toEqual({ status: 400, ...refused(words) });
+    expect(await errorResponseOf(request(mock.app).post("/_mock/webhooks").send({ url: "ftp://hooks.example.com/" }))).toEqual({
+      status: 400,
+      ...refused(words),
+    });
     expect(await mock.webhooks.list()).toEqual([]);
   });
 

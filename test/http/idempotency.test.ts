@@ -1,4 +1,4 @@
-// Idempotency-Key on POST /send: a retried send is answered again, not sent again.
+// Idempotency-Key on POST /send: a retried send gets a response again, not sent again.
 
 import request from "supertest";
 import { parseList } from "structured-headers";
@@ -174,7 +174,7 @@ describe("the lost_answer fault", () => {
 describe("an injected answer", () => {
   const mock = sharedMock();
 
-  /** The first send with the key, under `rule` (once), and whether the retry without a fault got that answer again. */
+  /** The first send with the key, under `rule` (once), and whether the retry without a fault got that response again. */
   async function firstThenRetry(rule: FaultRuleInput, key: string) {
     await mock().faults.add({ ...rule, times: 1 });
     // Read as text: a malformed_response's body is no JSON a parser takes.

@@ -28,7 +28,7 @@ async function aProxy(contract?: string): Promise<SendMock> {
 
 const valid = { to: "ada@example.com", template_id: "welcome", data: { name: "Ada" } };
 
-/** Each request a client may send, the status the stand-in answers it with, and where the request itself breaks the published contract. */
+/** Each request a client may send, the status the stand-in responds to it with, and where the request itself breaks the published contract. */
 const REQUESTS: [string, unknown, number, string[]][] = [
   ["a valid send", valid, 200, []],
   ["a send with a member the spec does not name", { ...valid, tracking: "x1" }, 200, []],

@@ -10,7 +10,7 @@ import { aMockForThisTest, aSendRequest, bearer } from "../support/helpers.js";
 
 const KEY = "good-key-1234";
 
-interface Answer {
+interface ServiceResponse {
   kind: string;
   status: number;
   headers: Record<string, string>;
@@ -20,8 +20,8 @@ interface Answer {
 type Send = (kind: string, build: (test: request.Agent) => request.Test) => Promise<void>;
 
 /** Every response kind of POST /send, from one mock with keys and a small body limit and one with strict data and a rate limit. */
-async function responsesInShape(shape: "a" | "b"): Promise<Answer[]> {
-  const responses: Answer[] = [];
+async function responsesInShape(shape: "a" | "b"): Promise<ServiceResponse[]> {
+  const responses: ServiceResponse[] = [];
   const sender =
     (mock: SendMock): Send =>
     async (kind, build) => {
@@ -86,7 +86,7 @@ describe("sendmock's own answers keep the published contract (openapi/service.ya
         .map((response) => ({ kind: response.kind, status: response.status, violations: checker.checkResponse(response) }))
         .filter((response) => response.violations.length > 0);
       expect(broken).toEqual([]);
-      // Every code sendmock answers POST /send with was among them: a code added later must be added here.
+      // Every code sendmock responds to POST /send with was among them: a code added later must be added here.
       const codes = new Set(responses.map((response) => response.headers["x-sendmock-error-code"]).filter((code) => code !== undefined));
       expect([...codes].sort()).toEqual(ERROR_CODES.filter((code) => code !== "not_found" && code !== "contract_violation").sort());
       expect(responses.find((response) => response.kind === "replayed")?.headers["idempotency-replayed"]).toBe("true");

@@ -18,7 +18,7 @@ async function refusalOf(mock: SendMock, change: unknown): Promise<{ code: strin
   return { code, message };
 }
 
-/** What PATCH /_mock/config answered to `patch`: its status and message. */
+/** What PATCH /_mock/config responded to `patch`: its status and message. */
 async function patchRefusalOf(mock: SendMock, patch: unknown): Promise<{ status: number; message: string }> {
   const response = await request(mock.app)
     .patch("/_mock/config")

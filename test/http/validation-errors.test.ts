@@ -1,4 +1,4 @@
-// toApiError, table-driven: whatever reaches an error handler -> the ApiError the client is answered with.
+// toApiError, table-driven: whatever reaches an error handler -> the ApiError the client gets a response with.
 
 import { describe, expect, it } from "vitest";
 import { ContractRefusal } from "../../src/contract/refusal.js";

@@ -91,7 +91,7 @@ describe("receivers that never answer", () => {
 
 describe("a slow receiver", () => {
   it("does not slow the lifecycle: one event every step_ms holds, deliveries run side by side", async () => {
-    // 150 ms per answer: one at a time, 20 messages x 2 events took 6 s to get through.
+    // 150 ms per response: one at a time, 20 messages x 2 events took 6 s to get through.
     const receiver = await aWebhookReceiverForThisTest({ fallback: { status: 200, afterMs: 150 } });
     const mock = await aRunningMockForThisTest({ lifecycle: { stepMs: 50 }, webhooks: [{ url: receiver.url }] });
     const sends = Array.from({ length: 20 }, (_, index) =>

@@ -491,7 +491,7 @@ describe.skipIf(unavailable !== undefined)(`redis stores${unavailable === undefi
       }) as typeof connection.commands.hmget;
 
       expect((await outbox.list({ q: "TOK_123" })).messages.map((message) => message.id)).toEqual([wanted.id]);
-      // The search read the one message that holds the word; the page then read it again to answer.
+      // The search read the one message that holds the word; the page then read it again to respond.
       expect(new Set(read)).toEqual(new Set([wanted.id]));
     });
 

@@ -16,7 +16,7 @@ export type Defect =
   | "an extra field in a 200"
   | "slow";
 
-export interface Answer {
+export interface RelayedResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
@@ -47,7 +47,10 @@ function parsed(body: string): Record<string, unknown> | undefined {
 const bearer = (headers: Record<string, string>): boolean => /^Bearer +\S+ *$/i.test(headers.authorization ?? "");
 
 /** Each defect: a change to the request before sendmock sees it, or a response given instead of or after sendmock's. */
-const DEFECTS: Record<Defect, { options?: SendMockOptions; before?: (request: Relayed) => Relayed | Answer; after?: (response: Answer) => Answer }> = {
+const DEFECTS: Record<
+  Defect,
+  { options?: SendMockOptions; before?: (request: Relayed) => Relayed | RelayedResponse; after?: (response: RelayedResponse) => RelayedResponse }
+> = {
   // A parser that crashes: past auth, a body whose `data` holds anything but ASCII is a 500.
   "server error on non-ASCII data": {
     before: (request) => {
@@ -96,7 +99,7 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-async function relay(target: string, request: Relayed): Promise<Answer> {
+async function relay(target: string, request: Relayed): Promise<RelayedResponse> {
   const response = await fetch(`${target}${request.path}`, {
     method: request.method,
     headers: omit(omit(request.headers, "host"), "content-length"),

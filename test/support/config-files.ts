@@ -6,7 +6,7 @@ import path from "node:path";
 import { expect } from "vitest";
 import { ConfigError } from "../../src/config/check.js";
 
-/** `contents` as a file `name` in a fresh temporary folder; answers its path. */
+/** `contents` as a file `name` in a fresh temporary folder; returns its path. */
 export async function aConfigFile(name: string, contents: string): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "sendmock-config-"));
   const file = path.join(dir, name);

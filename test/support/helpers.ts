@@ -1,4 +1,4 @@
-// Builders and assertions shared by the tests: requests, mocks, and the contract check of answers.
+// Builders and assertions shared by the tests: requests, mocks, and the contract check of responses.
 
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";

@@ -93,7 +93,7 @@ export async function startThroughNpm(command: string, args: string[], cwd: stri
   return { child, url, output: () => output, closed };
 }
 
-/** Whether anything still answers on the server's port: "refused" once it is closed. */
+/** Whether anything still responds on the server's port: "refused" once it is closed. */
 export function health(url: string): Promise<"answered" | "refused"> {
   return fetch(`${url}/_mock/health`).then(
     () => "answered",

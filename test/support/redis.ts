@@ -14,7 +14,7 @@ export interface RedisProcess {
   stop(): Promise<void>;
   /** Starts it again on the same port, after `stop`. */
   start(): Promise<void>;
-  /** SIGSTOP: the server keeps its sockets open and answers nothing, as a stalled Redis does. */
+  /** SIGSTOP: the server keeps its sockets open and sends nothing, as a stalled Redis does. */
   pause(): void;
   /** SIGCONT after `pause`. */
   resume(): void;

@@ -21,14 +21,14 @@ export interface ReceivedRequest {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: string;
-  /** The status it was answered with; 0 while unanswered, or when the client went away before a response. */
+  /** The status it got a response with; 0 while without a response, or when the client went away before a response. */
   status: number;
 }
 
 export interface SpecService {
   /** http://127.0.0.1:PORT (base URL; the operation is POST {url}/send) */
   url: string;
-  /** Every request in arrival order, with the status it was answered. */
+  /** Every request in arrival order, with the status it got a response. */
   received: ReceivedRequest[];
   /** What "was sent" (accepted sends). */
   sent: { to: string; template_id: string; subject: string; message_id: string }[];
@@ -45,21 +45,21 @@ const TEMPLATES: ReadonlyMap<string, { subject: string; placeholders: ReadonlySe
   ["receipt", { subject: "Your receipt {order}", placeholders: new Set(["order"]) }],
 ]);
 
-interface Answer {
+interface StandInResponse {
   status: number;
   body: Record<string, unknown>;
   headers?: Record<string, string>;
 }
 
 /** Shape A error (spec §7): `{ success: false, error: { code, message } }`. */
-const errorA = (status: number, code: string, message: string, headers?: Record<string, string>): Answer => ({
+const errorA = (status: number, code: string, message: string, headers?: Record<string, string>): StandInResponse => ({
   status,
   body: { success: false, error: { code, message } },
   ...(headers === undefined ? {} : { headers }),
 });
 
 /** Shape B error (spec §7): `{ status: "error", message }`, the "message only" kind. */
-const errorB = (status: number, message: string): Answer => ({ status, body: { status: "error", message } });
+const errorB = (status: number, message: string): StandInResponse => ({ status, body: { status: "error", message } });
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
@@ -149,7 +149,7 @@ export async function startSpecService(variant: SpecServiceVariant, options: Spe
   const sendRetryAfter = limit.retryAfter ?? true;
 
   /** Everything after routing and reading, in the order the brief sets: auth, limit, type, parse, crash, fields, template. */
-  function handleSend(req: IncomingMessage, text: string, tooLarge: boolean): Answer {
+  function handleSend(req: IncomingMessage, text: string, tooLarge: boolean): StandInResponse {
     // §5 leaves the response to a missing or wrong key unstated: 401 for no usable Bearer token, 403 for a refused one.
     const key = bearerKey(req.headers.authorization);
     if (key === undefined) return errorA(401, "unauthorized", "Missing or malformed Authorization header; expected 'Bearer <API_KEY>'");
@@ -192,7 +192,7 @@ export async function startSpecService(variant: SpecServiceVariant, options: Spe
     }
     const { to, template_id: templateId, data, cc, bcc, reply_to: replyTo, subject } = payload;
 
-    const typeError = (field: string, expected: string): Answer => errorA(422, "validation_error", `${field} must be ${expected}`);
+    const typeError = (field: string, expected: string): StandInResponse => errorA(422, "validation_error", `${field} must be ${expected}`);
     if (typeof to !== "string") return typeError("to", "a string");
     if (typeof templateId !== "string") return typeError("template_id", "a string");
     if (!isObject(data)) return typeError("data", "an object");
@@ -234,7 +234,7 @@ export async function startSpecService(variant: SpecServiceVariant, options: Spe
     };
   }
 
-  function respond(res: ServerResponse, record: ReceivedRequest, { status, body, headers }: Answer): void {
+  function respond(res: ServerResponse, record: ReceivedRequest, { status, body, headers }: StandInResponse): void {
     if (res.headersSent || res.destroyed) return;
     // Every body carries a request_id the spec never shows (§2.3/§7 list no "only these" rule), to catch clients or
     // checks that demand exactly the documented members.
@@ -245,7 +245,7 @@ export async function startSpecService(variant: SpecServiceVariant, options: Spe
   }
 
   const server = createServer((req, res) => {
-    // Pushed on arrival so `received` keeps arrival order even when answers overtake each other.
+    // Pushed on arrival so `received` keeps arrival order even when responses overtake each other.
     const record: ReceivedRequest = { method: req.method ?? "", path: req.url ?? "", headers: { ...req.headers }, body: "", status: 0 };
     received.push(record);
     void (async () => {
@@ -257,7 +257,7 @@ export async function startSpecService(variant: SpecServiceVariant, options: Spe
       return handleSend(req, text, tooLarge);
     })().then(
       (result) => respond(res, record, result),
-      // A crash in the handler is the service's failure, answered like §7's server-side failure.
+      // A crash in the handler is the service's failure, responded like §7's server-side failure.
       () => respond(res, record, errorB(500, "Internal server error")),
     );
   });

@@ -1,4 +1,4 @@
-// A webhook receiver on loopback for tests: records every delivery it gets and answers each with
+// A webhook receiver on loopback for tests: records every delivery it gets and responds to each with
 // the next of the responses it was told to give (then its fallback, 200 unless told), late, or never.
 
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
@@ -13,13 +13,13 @@ export interface ReceivedDelivery {
   payload: WebhookPayload;
 }
 
-/** A status to answer with, a status given `afterMs` late, or `hang` to keep the request open until the receiver closes. */
+/** A status to respond with, a status given `afterMs` late, or `hang` to keep the request open until the receiver closes. */
 export type ReceiverResponse = number | "hang" | { status: number; afterMs: number };
 
 export interface WebhookReceiver {
   url: string;
   received: ReceivedDelivery[];
-  /** Answers the next requests with these, in order. */
+  /** Responds to the next requests with these, in order. */
   respondWith(...responses: ReceiverResponse[]): void;
   close(): Promise<void>;
 }

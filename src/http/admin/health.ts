@@ -1,4 +1,4 @@
-// /_mock/health: answers while the server is up, for a test runner or a container to wait on.
+// /_mock/health: responds while the server is up, for a test runner or a container to wait on.
 
 import express from "express";
 

@@ -26,7 +26,7 @@ import { createWebhookRoutes, type WebhookRoutesDeps } from "./webhooks.js";
 
 /** What the middleware around the resources uses. */
 export interface AdminFrameDeps {
-  /** Whatever a route threw -> the ApiError to answer with, a bug logged on the way. */
+  /** Whatever a route threw -> the ApiError to respond with, a bug logged on the way. */
   translate: (error: unknown, body: unknown) => ApiError;
   /** admin.yaml: every documented call is held to it, and its paths decide what is a 405. */
   contract: Contract;
@@ -59,7 +59,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
   const router = express.Router();
 
   router.use("/_mock", requireAdminToken(deps.config.adminToken), ...readAdminBodies("100kb"));
-  // The inspection API answers its errors in shape a, whatever the send API's shape is.
+  // The inspection API responds to its errors in shape a, whatever the send API's shape is.
   const respondWithError = createErrorHandler({ shape: () => "a", statusCodes: {}, quoteBody: true, translate: deps.translate });
   router.use(checkDocumentedCalls(contractOperations(deps.contract), respondWithError));
 

@@ -17,7 +17,7 @@ export interface RuleControl<Input, Rule> {
 export interface RuleResource<Input, Rule> {
   /** The collection's path, such as `/_mock/faults`; one rule is at `${path}/:id`. */
   path: string;
-  /** The list's key in GET's answer, such as `faults`. */
+  /** The list's key in GET's response, such as `faults`. */
   listKey: string;
   /** What one rule is called in a 404, such as `fault rule`. */
   noun: string;

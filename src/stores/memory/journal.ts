@@ -7,7 +7,7 @@ import { TextArena } from "./text-arena.js";
 export function createMemoryJournal(options: JournalLimits): Journal {
   const { capacity, maxBytes = Number.MAX_SAFE_INTEGER, maxPageBytes = Number.MAX_SAFE_INTEGER } = options;
   // Kept as JSON text, as UTF-8 bytes off the heap: the size is what the byte bound counts, and
-  // a list answer parses only the page it returns. As strings, 100k entries took ~190 MB of
+  // a list response parses only the page it returns. As strings, 100k entries took ~190 MB of
   // live heap (two bytes a character: the key hint's `…`), ~2.6 times that in RSS before V8
   // collected; as bytes they take ~105 MB, once (see text-arena.ts). Entry i is bytes
   // starts[i]..ends[i] of chunks[i]: three arrays rather than an object each, which took 56 B of

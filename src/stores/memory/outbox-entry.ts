@@ -6,7 +6,7 @@ import { TextArena, TextSpan } from "./text-arena.js";
 
 /**
  * A captured message is kept as its JSON text: one flat text weighs a fraction of the object
- * graph, a list answer writes it without serializing again, and every reader gets its own copy,
+ * graph, a list response writes it without serializing again, and every reader gets its own copy,
  * so no caller can change what was captured. The text is kept in two parts: its short head (id,
  * status, events), rebuilt when an event is recorded instead of parsing and serializing the whole
  * message again (two events per send by default; the round trip was ~3% of a send's CPU in a

@@ -100,11 +100,11 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
   let entryBytes = 0;
   let captured = new CaptureQueue();
   const texts = new TextArena();
-  // Tests and the inbox mostly ask for one recipient's messages: answering those from a
+  // Tests and the inbox mostly ask for one recipient's messages: responding to those from a
   // queue per lowercased `to` keeps a list from touching every captured message.
   const byTo = new Map<string, RecipientQueue>();
   const byId = new Map<string, Entry>();
-  // `q` is answered from the entries filed under the words that may hold it, never by reading
+  // `q` is served from the entries filed under the words that may hold it, never by reading
   // all. The index is built at the first search, not at each capture: filing a message's words
   // was ~7% of a send's CPU in a profile, and most mocks are never searched.
   const byNumber = new Map<number, Entry>();
@@ -191,7 +191,7 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
     return gone.id;
   }
 
-  /** Drops the oldest while past `capacity` or `maxBytes`, the newest always kept; answers their ids. */
+  /** Drops the oldest while past `capacity` or `maxBytes`, the newest always kept; returns their ids. */
   function dropPastBounds(): string[] {
     const ids: string[] = [];
     while (captured.size > capacity || (keptBytes() > maxBytes && captured.size > 1)) {

@@ -58,7 +58,7 @@ export async function openStoreChannel(connection: RedisConnection): Promise<Sto
     for (const listener of listeningAgainListeners) listener();
   };
   // ioredis subscribes again by itself once it is back, but says nothing when that is done: once
-  // this SUBSCRIBE (a repeat for a channel already subscribed changes nothing) is answered, the
+  // this SUBSCRIBE (a repeat for a channel already subscribed changes nothing) gets a response, the
   // connection listens, and nothing published from then on can be missed.
   const onReconnected = (): void => {
     connection.subscriber.subscribe(name).then(

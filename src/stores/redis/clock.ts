@@ -6,9 +6,9 @@ import type { StoreChannel } from "./channel.js";
 import { luaScript, type RedisConnection } from "./connection.js";
 
 // KEYS: offset, version. ARGV: ms to add ("reset" sets 0), channel, the largest offset allowed
-// ("" for none). Answers the new offset and its version: every move counts one up, so a replica
-// that hears two moves out of order (a script's answer after the notice of a later move) keeps
-// the later. A move past the largest offset moves nothing and answers the offset with version -1.
+// ("" for none). Returns the new offset and its version: every move counts one up, so a replica
+// that hears two moves out of order (a script's response after the notice of a later move) keeps
+// the later. A move past the largest offset moves nothing and returns the offset with version -1.
 const MOVE_SCRIPT = luaScript(`
 local offset
 if ARGV[1] == 'reset' then

@@ -11,7 +11,7 @@ export interface RedisStoreOptions {
   keyPrefix: string;
   /** How long the first connection may take before the start fails (default 3000 ms). */
   connectTimeoutMs?: number;
-  /** A command not answered by then fails (redis_timeout_ms): a stalled Redis must not hold requests. */
+  /** A command that has not completed by then fails (redis_timeout_ms): a stalled Redis must not hold requests. */
   commandTimeoutMs: number;
 }
 

@@ -10,7 +10,7 @@ import type { ReplicaLease } from "./replica-lease.js";
 // KEYS: due set, items hash, held hash. ARGV: now (ms), limit, this claim's token
 // (`<owner>/<claim>`), prefix of the owners' lease keys. First puts back what is held under a
 // lease that is gone; then takes the due items, earliest first, holding them under the token,
-// and answers their JSON. Taking them away outright lost them with a replica killed mid-batch:
+// and returns their JSON. Taking them away outright lost them with a replica killed mid-batch:
 // 99 of 300 messages stayed queued for good. In a script so that each item is taken by one
 // replica only (read, then removed by the caller, two replicas ran the same step): ~6 µs of
 // Redis CPU per item taken (598 µs per batch of 100).

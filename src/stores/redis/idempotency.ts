@@ -14,7 +14,7 @@ import type { ReplicaLease } from "./replica-lease.js";
 // An entry's own expiry is checked against the mock's clock; the real PEXPIRE only collects it
 // later (the mock's clock is never behind the real one, so it never comes first).
 // A claim without its response holds the key only while its owner's lease lives: a replica killed
-// mid-send left every retry answered 409 idempotency_key_in_flight for the whole TTL, a day.
+// mid-send left every retry getting a 409 idempotency_key_in_flight for the whole TTL, a day.
 const PUT_SCRIPT = luaScript(`
 local now = tonumber(ARGV[2])
 local ttl = tonumber(ARGV[3])

@@ -23,7 +23,7 @@ import type { StoreChannel } from "./channel.js";
 import { luaScript, type RedisConnection } from "./connection.js";
 
 // KEYS as for ADD_SCRIPT (below). Drops the oldest while past capacity or max_bytes, the
-// newest always kept, and answers their ids. In the same script as the add (or the event) that
+// newest always kept, and returns their ids. In the same script as the add (or the event) that
 // went past a bound, so that the count, the bytes and the list agree for every replica: trimmed
 // by the caller after a read, two replicas adding at once both saw one message too many and
 // dropped two, or neither dropped any.
@@ -59,7 +59,7 @@ end
 // max_bytes. The message, its indexes, the bounds and the notice to the other replicas in one
 // step: no replica ever reads a half-added message, and every one hears of each capture. The
 // sequence starts at Redis's clock in µs, so that after Redis restarts empty it still outnumbers
-// what a replica's word index has seen (replica-word-index.ts). Answers the dropped ids.
+// what a replica's word index has seen (replica-word-index.ts). Returns the dropped ids.
 // Measured (one at a time, 2,000 each): ~22 µs of Redis CPU per add, ~24 µs when it drops the
 // oldest, in one round trip; it was 79 and 132 µs with q's word index filed here.
 const ADD_SCRIPT = luaScript(`${DROP_PAST_BOUNDS}
@@ -80,7 +80,7 @@ return dropped`);
 // KEYS as for ADD_SCRIPT. ARGV: id, status, event JSON, channel, status as JSON, capacity,
 // max_bytes, prefix of the per-recipient lists, most events ("" for no bound). Appends the event
 // to the message's comma-joined events, told to every replica in the same step, then drops the
-// oldest past max_bytes (an event grows its message). Answers the message as it is now and the
+// oldest past max_bytes (an event grows its message). Returns the message as it is now and the
 // dropped ids (nil when the message is gone or already has the most events). Counted here, not
 // by the caller beforehand: by-hand events racing through two replicas both read 99 and made it 101.
 // ~16 µs of Redis CPU per event, one round trip; the lifecycle records two per send.
@@ -106,7 +106,7 @@ return {message, dropPastBounds(tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8])}`
 // KEYS as for ADD_SCRIPT. ARGV: the opening of the message's keys JSON, `{"id":"…",` (ids are
 // written first; empty for the newest), prefix of the per-recipient lists. Finds the keys, then
 // takes out everything indexed for it and gives its bytes back, in one step for the same reason
-// as the drops. Answers the id deleted, or nil. A scan of the key list: deleting one message is
+// as the drops. Returns the id deleted, or nil. A scan of the key list: deleting one message is
 // a rare admin call, and an index by id would cost every capture a write.
 const DELETE_SCRIPT = luaScript(`
 local found
@@ -146,7 +146,7 @@ redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 0`);
 
 // KEYS: capture sequence, key list. ARGV: the sequence a replica's word index has seen ("" for
-// none). Answers the sequence, the count kept and the keys of the kept messages captured since
+// none). Returns the sequence, the count kept and the keys of the kept messages captured since
 // (all of them for ""), newest first: read in one step, so that no capture falls between the
 // sequence and the list.
 const CAPTURED_SINCE_SCRIPT = luaScript(`

@@ -1,5 +1,5 @@
 // A replica's lease on the work it holds in Redis: a key that lives as long as the replica does,
-// renewed on a timer. Due work it claimed and Idempotency-Keys it is answering name it; once its
+// renewed on a timer. Due work it claimed and Idempotency-Keys whose requests it serves name it; once its
 // key is gone (killed, or stopped and let go), another replica takes them over.
 
 import { randomUUID } from "node:crypto";

@@ -82,7 +82,7 @@ if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], ARGV[1], ARGV[3]) end
 stampVersion(KEYS[4])
 return 1`);
 
-/** Removes one rule (ARGV: its id; an empty id removes them all). KEYS: rules, order, uses, version. Answers 1 when there was such a rule. */
+/** Removes one rule (ARGV: its id; an empty id removes them all). KEYS: rules, order, uses, version. Returns 1 when there was such a rule. */
 const REMOVE_SCRIPT = luaScript(`${STAMP_VERSION}
 local removed = 0
 if ARGV[1] == '' then
@@ -96,7 +96,7 @@ stampVersion(KEYS[4])
 return removed`);
 
 /**
- * KEYS: order, uses, version. Answers the version, the ids in order and the uses left as field
+ * KEYS: order, uses, version. Returns the version, the ids in order and the uses left as field
  * and value pairs, read in one step: read apart, a write between them would be cached under the
  * version it came after, and never read again.
  */
@@ -170,7 +170,7 @@ export async function createRedisRuleBook<I extends RuleInput, V extends RuleVie
   /**
    * The rules' version. Sends that ask in the same turn of the event loop (their previous replies
    * came in one read) share one GET: each of them arrived before it was asked, so it sees every
-   * write a client was answered before sending them. Under the bench's load this halved the GETs.
+   * write a client got a response before sending them. Under the bench's load this halved the GETs.
    */
   function versionNow(): Promise<string> {
     if (versionRead === undefined) {

@@ -12,7 +12,7 @@ import { luaScript, type RedisConnection } from "./connection.js";
  * number is Redis's clock in milliseconds, kept rising: after Redis restarts empty, a new change
  * still outnumbers what the replicas hold.
  * KEYS: changes hash, version. ARGV: channel, "change" or "reset", then field and JSON value
- * pairs. Answers {version, changes as field and value pairs}.
+ * pairs. Returns {version, changes as field and value pairs}.
  */
 const WRITE_SCRIPT = luaScript(`
 if ARGV[2] == 'reset' then redis.call('DEL', KEYS[1]) end
@@ -27,7 +27,7 @@ if #changes > 0 then listed = cjson.encode(changes) end
 redis.call('PUBLISH', ARGV[1], '{"type":"settings","version":' .. version .. ',"changes":' .. listed .. '}')
 return {version, changes}`);
 
-/** KEYS: changes hash, version. Answers {version, changes as field and value pairs}, as the write does. */
+/** KEYS: changes hash, version. Returns {version, changes as field and value pairs}, as the write does. */
 const READ_SCRIPT = luaScript(`return {redis.call('GET', KEYS[2]) or '0', redis.call('HGETALL', KEYS[1])}`);
 
 const SETTING_NAMES: readonly (keyof RuntimeSettings)[] = ["responseShape", "strictData", "rateLimit"];
@@ -51,7 +51,7 @@ function pairsOf(change: SettingsChange): string[] {
 
 /**
  * A replica starting on a prefix whose settings were changed takes those changes over its own
- * start-up settings: behind a load balancer every replica must answer alike. A reset drops the
+ * start-up settings: behind a load balancer every replica must respond alike. A reset drops the
  * changes, so each replica goes back to its own start-up settings.
  */
 export async function createRedisSettingsStore(connection: RedisConnection, channel: StoreChannel, startUp: RuntimeSettings): Promise<SettingsStore> {
@@ -61,7 +61,7 @@ export async function createRedisSettingsStore(connection: RedisConnection, chan
   let appliedVersion = -1;
   let heard = 0;
 
-  /** A state older than the one in force is skipped: a write's answer and the channel's copy of it may arrive in either order. */
+  /** A state older than the one in force is skipped: a write's response and the channel's copy of it may arrive in either order. */
   const apply = (version: number, pairs: readonly string[]): void => {
     if (version <= appliedVersion) return;
     appliedVersion = version;
@@ -89,7 +89,7 @@ export async function createRedisSettingsStore(connection: RedisConnection, chan
     heard += 1;
     apply(event.version, event.changes);
   });
-  // Changes made while the channel was away were not heard; until Redis answers, the last known settings stay.
+  // Changes made while the channel was away were not heard; until Redis responds, the last known settings stay.
   channel.onListeningAgain(() => {
     read().catch(() => undefined);
   });

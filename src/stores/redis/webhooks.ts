@@ -39,7 +39,7 @@ redis.call('RPUSH', KEYS[2], ARGV[1])
 return 1`);
 
 /**
- * KEYS: live hash, live order, disabled set. Answers the webhooks' JSON in order and the disabled
+ * KEYS: live hash, live order, disabled set. Returns the webhooks' JSON in order and the disabled
  * ids: read per lifecycle event (two per send), one command where the order, the set and the hash
  * were three.
  */
@@ -96,7 +96,7 @@ export async function createRedisWebhookStore(connection: RedisConnection, start
 // KEYS: ids list (newest first), items hash, highest number per attempt key, listed per attempt key.
 // ARGV: id, the attempt's JSON, its attempt key, capacity, channel. Numbers the attempt and lists
 // it in one step, so attempts made at once on any replica never share a number; the oldest go
-// past capacity, each taking its count with it. Answers the attempt as listed.
+// past capacity, each taking its count with it. Returns the attempt as listed.
 const ADD_DELIVERY_SCRIPT = luaScript(`
 local stored = cjson.decode(ARGV[2])
 local key = ARGV[3]

@@ -49,7 +49,7 @@ export function createMessagesView({ openMessage, closeMessage }) {
     selectedMessageEvents: [],
     // The webhook attempts of the shown message, kept live from the event stream.
     shownDeliveries: null,
-    // Answers can come back out of order: only the newest detail request counts.
+    // Responses can come back out of order: only the newest detail request counts.
     detailSequence: 0,
     firstSelection: true,
     // The tab and preview width chosen last: the next message opens on them, as in a mail client.
@@ -266,7 +266,7 @@ export function createMessagesView({ openMessage, closeMessage }) {
     (remaining[Math.min(index, remaining.length - 1)] ?? fields.q).focus();
   }
 
-  /** Takes a message that is gone out of the list at once, without waiting for a reload; answers where it was. */
+  /** Takes a message that is gone out of the list at once, without waiting for a reload; returns where it was. */
   function forget(id) {
     const index = state.messages.findIndex((listed) => listed.id === id);
     if (index === -1) return 0;

@@ -1,6 +1,6 @@
 // The Requests view: the journal of every call to POST /send (newest first, live), with
 // its status, error, contract violations, injected fault, the message it captured, and the
-// raw request and answer (as text nodes only: both are whatever a client or a fault sent).
+// raw request and response (as text nodes only: both are whatever a client or a fault sent).
 
 import { listRequests } from "../api.js";
 import { byId, h, syncList } from "../dom.js";

@@ -1,5 +1,5 @@
 // The webhook attempts of one open message, newest first: each attempt's event, webhook, number,
-// answer (or that it is still waiting), duration and time, with a Replay button; attempts heard on
+// response (or that it is still waiting), duration and time, with a Replay button; attempts heard on
 // the event stream join live, or take the place of the waiting one they ended.
 
 import { listWebhookDeliveries, listWebhooks, replayWebhookDelivery } from "../api.js";
@@ -14,7 +14,7 @@ import { errorText, notify } from "../notice.js";
  */
 export function createWebhookDeliveries(messageId) {
   // Newest first, as the API lists them. An attempt heard live while a fetch is on its way is
-  // kept when the fetch's answer does not have it yet.
+  // kept when the fetch's response does not have it yet.
   let deliveries = [];
   // Webhook id → url; an attempt whose webhook is not known yet (added since) shows its id.
   let webhookUrls = new Map();
@@ -91,7 +91,7 @@ export function createWebhookDeliveries(messageId) {
 
   function add(delivery) {
     if (delivery.message_id !== messageId) return;
-    // An attempt that ended takes the place of its waiting self; the same attempt twice (the replay's answer and the stream) stays one.
+    // An attempt that ended takes the place of its waiting self; the same attempt twice (the replay's response and the stream) stays one.
     const known = deliveries.findIndex((other) => other.id === delivery.id);
     if (known >= 0) deliveries = deliveries.map((other, index) => (index === known ? delivery : other));
     else deliveries = [delivery, ...deliveries];

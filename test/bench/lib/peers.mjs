@@ -123,7 +123,7 @@ export async function preparePeers(tempDir, log) {
       version: `${PRISM.name}@${PRISM.version}`,
       start: async () => {
         const port = /** @type {number} */ (await freePort());
-        // `mock -v error` on the same document sendmock serves: requests validated, answers drawn from its examples.
+        // `mock -v error` on the same document sendmock serves: requests validated, responses drawn from its examples.
         return startCommand(
           "prism",
           process.execPath,

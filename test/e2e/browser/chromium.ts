@@ -81,7 +81,7 @@ async function pageFor(browser: Browser, viewport: { width: number; height: numb
 }
 
 /**
- * A page on the mock's inbox, live; every confirm() it asks is answered yes and kept in `dialogs`.
+ * A page on the mock's inbox, live; every confirm() it asks is accepted and kept in `dialogs`.
  * The browser's page of the test before is reused (see openPages) unless `beforeLoad` is given,
  * which gets a page of its own. The browser closes its pages when it closes.
  */

@@ -77,7 +77,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     await mock.close();
   });
 
-  /** A mock and the inbox page open on it, live; confirm() questions are answered yes and kept. */
+  /** A mock and the inbox page open on it, live; confirm() questions are accepted and kept. */
   async function openInbox({ width = 1280, height = 800, token, ...options }: SendMockOptions & { width?: number; height?: number; token?: string } = {}) {
     mock = await startSendMock({ port: 0, watchTemplates: false, ...options });
     ({ page, dialogs } = await openInboxPage(browser, mock.url, {
@@ -223,7 +223,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     await openInbox({ adminToken: ADMIN_TOKEN, token: ADMIN_TOKEN });
     await send(mock, aSendRequest({ to: "grace@example.com" }));
     await openMessage("grace@example.com");
-    // A plain link would be answered 401: the page fetches the file with the token instead.
+    // A plain link would get a 401: the page fetches the file with the token instead.
     expect((await adminGet(mock, "/_mock/messages/latest/eml")).status).toBe(401);
 
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download .eml" }).click()]);

@@ -156,7 +156,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
   it("catches up on the events it missed while the event stream was down", async () => {
     expect(await send(mock, aSendRequest({ to: "bounced@outcome.sendmock.test" }))).toBe(200);
     // The page comes back without its event stream: every attempt to open it fails, as when a
-    // proxy in between drops it, while the rest of the API answers.
+    // proxy in between drops it, while the rest of the API responds.
     await page.route("**/_mock/events", (route) => route.abort());
     await page.reload();
     await page.getByTestId("message-row").click();
@@ -190,7 +190,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
     const attempts = detail.getByRole("list", { name: "Webhook attempts, newest first" }).getByRole("listitem");
     await expect.poll(() => detail.getByTestId("webhook-deliveries-empty").textContent()).toContain("No webhook attempts");
 
-    // The receiver answers 500: the attempt says so, with the time of its retry.
+    // The receiver responds with 500: the attempt says so, with the time of its retry.
     await mock.clock.advance(1000);
     // The mock's clock also runs in real time: on a busy machine the retry may already be listed
     // above it, so the failure is read as the oldest attempt.

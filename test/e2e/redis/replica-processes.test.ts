@@ -1,7 +1,7 @@
 // Replicas in processes of their own, as in production: each bound holds when requests race
 // through them truly at once, and a replica killed (SIGKILL) or stopped (SIGTERM) while it holds
 // shared work leaves none of it behind: the lifecycle steps and webhook attempts it had claimed,
-// and an Idempotency-Key it was answering, go to the others once its lease runs out (at once when
+// and an Idempotency-Key it was responding, go to the others once its lease runs out (at once when
 // it stops cleanly).
 
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
@@ -159,7 +159,7 @@ describe.skipIf(skipReason !== undefined)("a replica that goes while it holds sh
     await a.exited;
     await first;
 
-    // The retries a client makes: 409 while A's lease runs out, then B answers it.
+    // The retries a client makes: 409 while A's lease runs out, then B responds to it.
     await expect.poll(async () => (await send(b.url, "ada@example.com", { "Idempotency-Key": key })).status, { timeout: 5000, interval: 50 }).toBe(200);
     const again = await send(b.url, "ada@example.com", { "Idempotency-Key": key });
     expect(again.headers.get("idempotency-replayed")).toBe("true");

@@ -1,5 +1,5 @@
-// A Redis that stops answering without closing its socket (paused, swapping, overloaded):
-// requests answer 503 naming the store after redis_timeout_ms instead of hanging, and recover.
+// A Redis that stops responding without closing its socket (paused, swapping, overloaded):
+// requests respond with 503 naming the store after redis_timeout_ms instead of hanging, and recover.
 
 import { afterEach, describe, expect, it } from "vitest";
 import { startSendMock, type RunningSendMock } from "../../../src/index.js";

@@ -19,7 +19,7 @@ const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 // Helpers: real sockets, exact bytes; every response goes through `expectContract`.
 // ---------------------------------------------------------------------------------------------
 
-interface Answer extends RawResponse {
+interface ReadResponse extends RawResponse {
   body: unknown;
 }
 
@@ -32,7 +32,7 @@ interface RawSendOptions {
 const agent = new http.Agent({ keepAlive: true });
 
 /** POST /send with `body` as the exact bytes on the wire and a valid API key. */
-async function sendRaw(mock: RunningSendMock, body: string | Buffer, options: RawSendOptions = {}): Promise<Answer> {
+async function sendRaw(mock: RunningSendMock, body: string | Buffer, options: RawSendOptions = {}): Promise<ReadResponse> {
   const contentType = options.contentType === undefined ? "application/json" : options.contentType;
   const headers = { authorization: `Bearer ${API_KEY}`, ...(contentType !== null && { "content-type": contentType }), ...options.headers };
   const raw = await postRaw(`${mock.url}/send`, { body, headers }, agent);
@@ -41,11 +41,11 @@ async function sendRaw(mock: RunningSendMock, body: string | Buffer, options: Ra
   return response;
 }
 
-function sendJson(mock: RunningSendMock, body: unknown, options: RawSendOptions = {}): Promise<Answer> {
+function sendJson(mock: RunningSendMock, body: unknown, options: RawSendOptions = {}): Promise<ReadResponse> {
   return sendRaw(mock, JSON.stringify(body), options);
 }
 
-function errorMessageOf(response: Answer): string {
+function errorMessageOf(response: ReadResponse): string {
   const body = response.body as { error?: { message?: unknown }; message?: unknown };
   const message = body.error?.message ?? body.message;
   expect(message, "an error answer carries a message").toBeTypeOf("string");
@@ -53,7 +53,7 @@ function errorMessageOf(response: Answer): string {
 }
 
 /** Status, X-Sendmock-Error-Code, the exact shape-a envelope, and what the message names. */
-function expectRejected(response: Answer, expected: { status: number; code: ErrorCode; says: string | RegExp }): void {
+function expectRejected(response: ReadResponse, expected: { status: number; code: ErrorCode; says: string | RegExp }): void {
   expect(response.status).toBe(expected.status);
   expect(errorCodeOf(response)).toBe(expected.code);
   const message = errorMessageOf(response);
@@ -65,7 +65,7 @@ async function expectNothingCaptured(mock: RunningSendMock): Promise<void> {
   expect((await mock.outbox.stats()).count).toBe(0);
 }
 
-async function capturedMessageOf(mock: RunningSendMock, response: Answer): Promise<CapturedMessage> {
+async function capturedMessageOf(mock: RunningSendMock, response: ReadResponse): Promise<CapturedMessage> {
   expect(response.status, response.text).toBe(200);
   const { message_id: messageId } = response.body as { message_id: string };
   const message = await mock.outbox.get(messageId);

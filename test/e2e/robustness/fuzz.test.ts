@@ -84,9 +84,9 @@ interface CheckedResponse {
  * code header, and the outbox grown by exactly one message for a 2xx (none for the replay of an
  * response kept for its Idempotency-Key) and by none otherwise.
  *
- * Each check adds a sentence to a list, and the list is asserted empty once per answer: with a
- * dozen `expect` calls for each of 20,000 answers, vitest's assertion bookkeeping was ~11% of a
- * profile of this file, and one assertion per answer took the file from 26.1 to 25.4 s of CPU.
+ * Each check adds a sentence to a list, and the list is asserted empty once per response: with a
+ * dozen `expect` calls for each of 20,000 responses, vitest's assertion bookkeeping was ~11% of a
+ * profile of this file, and one assertion per response took the file from 26.1 to 25.4 s of CPU.
  */
 async function sendAndCheck(mock: RunningSendMock, agent: http.Agent, request: RawRequest): Promise<CheckedResponse> {
   const countBefore = (await mock.outbox.stats()).count;
@@ -114,7 +114,7 @@ async function sendAndCheck(mock: RunningSendMock, agent: http.Agent, request: R
     if (countAfter !== countBefore + 1) problems.push(`a 2xx grew the outbox by ${countAfter - countBefore}, not 1`);
   }
   // expect only once something is wrong: the same failure, without vitest's bookkeeping (and
-  // this message) for each of 20,000 answers that pass: 1.3 s of a 57 s profile of this file.
+  // this message) for each of 20,000 responses to that pass: 1.3 s of a 57 s profile of this file.
   if (problems.length > 0) expect(problems, `what is wrong with answer ${response.status}: ${response.text.slice(0, 300)}`).toEqual([]);
   return { response, captured };
 }

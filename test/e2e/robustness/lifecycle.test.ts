@@ -1,5 +1,5 @@
 // Nothing is lost when the mock stops or its templates folder goes away: SIGTERM under load
-// answers every request already sent and exits 0; a close under load keeps every accepted
+// responds to every request already sent and exits 0; a close under load keeps every accepted
 // message; a folder that disappears or turns unreadable is reported while the templates
 // loaded before keep being served.
 
@@ -16,7 +16,7 @@ import { bearer } from "../../support/helpers.js";
 import { messageIdOf, sendConcurrently, type LoadRun, type SendResult } from "./load-client.js";
 
 const CONCURRENCY = 100;
-// Enough answers that keep-alive sockets are being reused when the stop comes.
+// Enough responses that keep-alive sockets are being reused when the stop comes.
 const RESPONSES_BEFORE_STOP = 500;
 const EXIT_DEADLINE_MS = 5_000;
 const LOAD_TEST_TIMEOUT_MS = 60_000;
@@ -91,7 +91,7 @@ async function exitOrDeadline(server: ServingProcess, deadlineMs: number): Promi
 
 /**
  * Starts the load and resolves, with the load still running, once every connection has been
- * answered at least once and `minimum` responses came back. Waiting for every connection matters:
+ * responded at least once and `minimum` responses came back. Waiting for every connection matters:
  * under a saturated keep-alive load Node accepts new connections slowly, and a connection the
  * server never accepted is reset when it stops listening, whatever the close does.
  */
@@ -181,7 +181,7 @@ describe("stopping under load", () => {
       const sentAfter = run.results.filter((result) => !sentBefore.includes(result));
       console.info(`SIGTERM after ${sentBefore.length} sends: exit in ${Math.round(exitMs)} ms; sent later: ${JSON.stringify(countBy(sentAfter, outcomeOf))}`);
       expect(notAccepted(sentBefore)).toEqual([]);
-      // A send after the signal is answered or finds no server (a reset socket, a refused connection), never left hanging.
+      // A send after the signal gets a response or finds no server (a reset socket, a refused connection), never left hanging.
       expect(sentAfter.filter((result) => result.kind === "failed" && !["ECONNREFUSED", "ECONNRESET"].includes(result.code))).toEqual([]);
       // Every sender ends on a refused connection: the port is closed.
       expect(countBy(sentAfter, outcomeOf).ECONNREFUSED).toBe(CONCURRENCY);
@@ -270,7 +270,7 @@ async function aMockOnFolder(folder: string): Promise<{ mock: RunningSendMock; l
   return { mock, logLines };
 }
 
-/** Sends the `ping` template and answers the captured message's subject and text. */
+/** Sends the `ping` template and returns the captured message's subject and text. */
 async function sendPing(url: string): Promise<{ subject: string; text: string | null }> {
   const response = await fetch(`${url}/send`, {
     method: "POST",

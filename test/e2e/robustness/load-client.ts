@@ -12,7 +12,7 @@ import { aSendRequest, bearer } from "../../support/helpers.js";
  */
 export type SendResult =
   | { kind: "answered"; index: number; connection: number | undefined; status: number; body: string; writtenAt: number | undefined }
-  /** `code` is the socket error (ECONNRESET, ECONNREFUSED, ...), `timeout` or `answer cut off`. */
+  /** `code` is the socket error (ECONNRESET, ECONNREFUSED, ...), `timeout` or `response cut off`. */
   | { kind: "failed"; index: number; connection: number | undefined; code: string; writtenAt: number | undefined };
 
 export interface LoadOptions {

@@ -1,5 +1,5 @@
 // Nothing is lost under load: 5,000 sends from 100 concurrent connections over a real socket are
-// each answered, captured once under a unique id and journaled; past capacity the oldest are
+// each responded, captured once under a unique id and journaled; past capacity the oldest are
 // dropped and counted, and the sends still succeed.
 
 import { afterEach, describe, expect, it } from "vitest";

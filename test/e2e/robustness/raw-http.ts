@@ -48,7 +48,7 @@ export async function openConnection(port: number): Promise<OpenConnection> {
   return { socket, received: () => received, closed };
 }
 
-/** Writes `request` at once and answers everything the server wrote until it closed the connection. */
+/** Writes `request` at once and returns everything the server wrote until it closed the connection. */
 export async function exchange(port: number, request: string | Buffer): Promise<string> {
   const connection = await openConnection(port);
   connection.socket.write(request);

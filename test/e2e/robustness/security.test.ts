@@ -35,7 +35,7 @@ async function readResponse(response: Response) {
   return { status: response.status, headers, body, text };
 }
 
-/** The non-loopback IPv4 addresses of this machine, which a server bound to loopback must not answer on. */
+/** The non-loopback IPv4 addresses of this machine, which a server bound to loopback must not respond on. */
 function externalAddresses(): string[] {
   return Object.values(networkInterfaces())
     .flatMap((entries) => entries ?? [])
@@ -275,12 +275,12 @@ describe("CORS", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("API keys", () => {
-  // test/http/send.test.ts checks the outbox, journal, /_mock/config and answers of accepted and
+  // test/http/send.test.ts checks the outbox, journal, /_mock/config and responses of accepted and
   // refused sends; this follows one key through every output, the event stream and the log included.
   const SECRET_KEY = "sk-live-SECRET-9f8e7d6c5b4a";
   const WRONG_KEY = "sk-live-WRONGKEY-0a1b2c3d";
 
-  /** Reads the event stream in the background until stopped; answers everything it read. */
+  /** Reads the event stream in the background until stopped; returns everything it read. */
   async function recordEvents(url: string): Promise<{ text: () => string; stop: () => void }> {
     const controller = new AbortController();
     const response = await fetch(`${url}/_mock/events`, { signal: controller.signal });

@@ -1,5 +1,5 @@
 // Slow clients: sockets that trickle a request never finish it, and idle keep-alive sockets,
-// are closed on their deadlines while the mock keeps answering everyone else.
+// are closed on their deadlines while the mock keeps responding to everyone else.
 
 import { once } from "node:events";
 import { describe, expect, it, type TestContext } from "vitest";
