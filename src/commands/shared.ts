@@ -187,11 +187,17 @@ function optionOf({ flag, choices }: DeclaredFlag, help: string | undefined): Op
 
 /** Declares the flags every command that starts a mock takes; `help` words the ones whose meaning differs by command. */
 export function addMockFlags(command: Command, help: Partial<Record<SettingKey, string>>): Command {
-  for (const declared of DECLARED_FLAGS) if (declared.flag.serveOnly !== true) command.addOption(optionOf(declared, help[declared.key]));
+  for (const declared of DECLARED_FLAGS) {
+    if (declared.flag.serveOnly === true) continue;
+    command.addOption(optionOf(declared, help[declared.key]));
+    // --help has always listed the config file right after the flags saying where the mock listens and what it serves.
+    if (declared.key === "templates") {
+      command.addOption(
+        new Option("--config <file>", "JSON or YAML config file; flags and the environment win over it").argParser(parseNonEmpty).env(CONFIG_FILE_VARIABLE),
+      );
+    }
+  }
   return command
-    .addOption(
-      new Option("--config <file>", "JSON or YAML config file; flags and the environment win over it").argParser(parseNonEmpty).env(CONFIG_FILE_VARIABLE),
-    )
     .addOption(
       new Option("--log-format <format>", "the request log on stdout: one readable line per request, or pino's JSON lines")
         .choices(LOG_FORMATS)
