@@ -275,7 +275,7 @@ describe("CORS", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("API keys", () => {
-  // test/http/send.test.ts checks the outbox, journal, /_mock/config and responses of accepted and
+  // test/http/send-accepted.test.ts checks the outbox, journal, /_mock/config and responses of accepted and
   // refused sends; this follows one key through every output, the event stream and the log included.
   const SECRET_KEY = "sk-live-SECRET-9f8e7d6c5b4a";
   const WRONG_KEY = "sk-live-WRONGKEY-0a1b2c3d";
