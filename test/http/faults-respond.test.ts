@@ -4,19 +4,8 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import type { FaultRuleInput, JournalEntry, SendMock } from "../../src/index.js";
 import { expectError } from "../support/error-responses.js";
-import { addFault, capturedCount, lastJournalEntry, listFaults, postFault, readText, send, type SendCall } from "../support/fault-calls.js";
-import { aMock, aMockForThisTest, aSendRequest, bearer, expectContract, sharedMockBuiltBy } from "../support/helpers.js";
-
-/** POST /send with the response taken as it comes: a respond fault may break the contract on purpose. */
-async function sendAsIs(mock: SendMock, call: SendCall = {}): Promise<{ status: number; headers: Record<string, string | undefined>; text: string }> {
-  const response = await request(mock.app)
-    .post("/send")
-    .set({ ...bearer(), ...call.headers })
-    .send(aSendRequest(call.with))
-    .buffer(true)
-    .parse(readText);
-  return { status: response.status, headers: response.headers, text: response.body as string };
-}
+import { addFault, capturedCount, lastJournalEntry, listFaults, postFault, send, sendAsIs, type SendCall } from "../support/fault-calls.js";
+import { aMock, aMockForThisTest, expectContract, sharedMockBuiltBy } from "../support/helpers.js";
 
 const SHAPE_A_RATE_LIMITED = { success: false, error: { code: "rate_limited", message: "Slow down" } };
 /** A 429 as some services send it: no Retry-After, which the contract requires. */

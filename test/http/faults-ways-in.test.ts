@@ -17,7 +17,7 @@ import {
   parametersOf,
   send,
   type SendCall,
-  sendForText,
+  sendAsIs as sendForText,
   sendOverSocket,
   TIMER_SLACK_MS,
   timed,

@@ -32,22 +32,26 @@ export async function send(mock: SendMock, call: SendCall = {}): Promise<Respons
 }
 
 /** Collects a body as text, whatever its Content-Type says. */
-export function readText(res: EventEmitter & { setEncoding(encoding: BufferEncoding): unknown }, done: (error: Error | null, body: string) => void): void {
+function readText(res: EventEmitter & { setEncoding(encoding: BufferEncoding): unknown }, done: (error: Error | null, body: string) => void): void {
   let text = "";
   res.setEncoding("utf8");
   res.on("data", (chunk: string) => (text += chunk));
   res.on("end", () => done(null, text));
 }
 
-/** POST /send, reading the body as text: for a response that claims to be JSON and is not. */
-export async function sendForText(mock: SendMock, call: SendCall = {}): Promise<{ status: number; text: string }> {
+/**
+ * POST /send with the response taken as it comes, the body read as text and not checked against
+ * the contract: for a response that claims to be JSON and is not, or a respond fault that breaks
+ * the contract on purpose.
+ */
+export async function sendAsIs(mock: SendMock, call: SendCall = {}): Promise<{ status: number; headers: Record<string, string | undefined>; text: string }> {
   const response = await request(mock.app)
     .post("/send")
     .set({ ...bearer(), ...call.headers })
     .send(aSendRequest(call.with))
     .buffer(true)
     .parse(readText);
-  return { status: response.status, text: response.body as string };
+  return { status: response.status, headers: response.headers, text: response.body as string };
 }
 
 export interface SocketOutcome {
