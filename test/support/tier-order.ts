@@ -13,7 +13,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  */
 const LONGEST_FIRST = [
   "test/http/check-generative-defects.test.ts", // 8, half of it waiting on a slow server
-  "test/http/faults.test.ts", // 6.6
+  "test/http/faults-ways-in.test.ts", // most of the 6.6 s faults.test.ts took before it was split: its latency and timeout waits
   "test/http/webhooks-hardened.test.ts", // 5.5, most of it 2,000 sends
   "test/http/check-generative.test.ts", // 4.7
   "test/e2e/robustness/fuzz.test.ts", // 27

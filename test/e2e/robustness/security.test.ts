@@ -166,7 +166,7 @@ async function aWebhookWithADelivery(mock: RunningSendMock): Promise<{ webhookId
 }
 
 describe("with admin_token, the inspection API", () => {
-  // test/http/admin.test.ts checks a list of calls without a token and with a wrong one of the
+  // test/http/admin-access.test.ts checks a list of calls without a token and with a wrong one of the
   // same length; these take every call of the contract, and the tokens a careless compare lets through or trips on.
   // Every test here adds its own rule and sends its own messages, all of which reset clears.
   const shared = aSharedRunningMock({ adminToken: ADMIN_TOKEN });
@@ -275,7 +275,7 @@ describe("CORS", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("API keys", () => {
-  // test/http/send.test.ts checks the outbox, journal, /_mock/config and responses of accepted and
+  // test/http/send-accepted.test.ts checks the outbox, journal, /_mock/config and responses of accepted and
   // refused sends; this follows one key through every output, the event stream and the log included.
   const SECRET_KEY = "sk-live-SECRET-9f8e7d6c5b4a";
   const WRONG_KEY = "sk-live-WRONGKEY-0a1b2c3d";
