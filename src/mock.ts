@@ -8,22 +8,13 @@ import type { ContractChecker } from "./contract/check.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract/load.js";
 import { isLoopbackHost } from "./domain/addresses.js";
 import { createKeyCheck } from "./domain/api-keys.js";
-import { createClockControl } from "./domain/clock.js";
-import { createLifecycle, LIFECYCLE_STEP, type Lifecycle } from "./domain/lifecycle.js";
-import { createOutcomeControl } from "./domain/outcomes.js";
-import { createScheduler, type DueHandler } from "./domain/scheduler.js";
-import { createFaultControl, type RespondLimits } from "./domain/faults.js";
-import { withCapturedMessageCheck } from "./contract/captured-message.js";
 import { createClientErrorResponder } from "./http/client-errors.js";
-import { createApiSendService } from "./send/service.js";
 import { loadTemplateCatalog } from "./domain/templates.js";
 import { templateParsedAhead } from "./contract/parsed-templates.js";
 import { listen } from "./server.js";
-import { openStores, sharesOfMaxBytes, type Stores } from "./stores/index.js";
-import { createWebhookControl } from "./domain/webhooks.js";
-import { createWebhookDelivering } from "./domain/webhook-delivery.js";
-import { webhookPayloadCheck } from "./contract/webhook-payload.js";
-import { postWebhook } from "./http/webhook-client.js";
+import { openStores, type Stores } from "./stores/index.js";
+import { DEFAULT_SANDBOX } from "./domain/sandboxes.js";
+import { buildSandboxScope, type ScopeParts } from "./sandboxes/scope.js";
 import { createHandles, type HandleScope, type SendMockHandles } from "./handles/index.js";
 import { configViewOf, type SendMockConfig } from "./handles/settings.js";
 import { operationChecks } from "./contract/operation-checks.js";
@@ -51,9 +42,6 @@ export interface RunningSendMock extends SendMock {
   readonly port: number;
 }
 
-/** How often a replica on a shared store looks for due work it was not told about. */
-const SHARED_DUE_WORK_POLL_MS = 1000;
-
 async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSource, listeningPort: () => number) {
   const config = resolveConfig(options, optionsSource);
   const [sendContract, adminContract, templates] = await Promise.all([
@@ -70,91 +58,16 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     templates.close();
     throw error;
   }
-  const { journal, faults, limiter, settings, clock } = stores;
-  const checkedOutbox = withCapturedMessageCheck(stores.outbox, adminContract);
-  // Filled once the lifecycle exists: the scheduler and the lifecycle need each other.
-  const handlers: Record<string, DueHandler> = {};
-  const scheduler = createScheduler({
-    store: stores.dueWork,
-    clock,
-    handlers,
-    // Shared due work may be scheduled by another replica, or left by one that stopped.
-    ...(stores.shared && { maxSleepMs: SHARED_DUE_WORK_POLL_MS }),
-    onError: (error, item) => config.log(`sendmock: due ${item.kind} ${item.id} failed: ${error instanceof Error ? error.message : String(error)}`),
-  });
-  const delivering = createWebhookDelivering({
-    store: stores.webhooks,
-    log: stores.deliveries,
-    dueWork: stores.webhookDueWork,
-    clock,
-    messages: checkedOutbox,
-    post: postWebhook,
-    timeoutMs: config.webhookTimeoutMs,
-    retryMs: config.webhookRetryMs,
-    concurrency: config.webhookConcurrency,
-    maxPending: config.maxPendingWebhookAttempts,
-    payloadCacheBytes: sharesOfMaxBytes(config.maxBytes).webhookPayloads,
-    payloadProblem: webhookPayloadCheck(sendContract),
-    reportProblem: config.log,
-    ...(stores.shared && { maxSleepMs: SHARED_DUE_WORK_POLL_MS }),
-  });
-  const lifecycle: Lifecycle = createLifecycle({
-    settings: config.lifecycle,
-    outbox: checkedOutbox,
-    outcomes: stores.outcomes,
-    scheduler,
-    clock,
-    onRecorded: (message, event) => delivering.eventRecorded(message, event),
-    alsoPending: delivering,
-  });
-  handlers[LIFECYCLE_STEP] = (payload, dueAtMs) => lifecycle.runStep(payload, dueAtMs);
-  const webhooks = createWebhookControl({
-    store: stores.webhooks,
-    log: stores.deliveries,
-    maxWebhooks: config.maxRules,
-    replay: (id) => delivering.replay(id),
-  });
-  // A cleared outbox, or a deleted message, takes its messages' pending steps with it.
-  const outbox: typeof checkedOutbox = {
-    ...checkedOutbox,
-    async delete(id) {
-      const deleted = await checkedOutbox.delete(id);
-      if (deleted !== undefined) await lifecycle.forget([deleted]);
-      return deleted;
-    },
-    async clear() {
-      await checkedOutbox.clear();
-      await lifecycle.clearPending();
-    },
-  };
-  const clockControl = createClockControl({
-    clock,
-    offset: stores.clockOffset,
-    async runDue() {
-      const advancedTo = clock.nowMs();
-      // Every step first: the attempts of the events they record then run side by side.
-      await scheduler.runDue();
-      await delivering.runDue(advancedTo);
-    },
-  });
-  const outcomes = createOutcomeControl(stores.outcomes);
+  const { settings } = stores;
+  const scopeParts: ScopeParts = { config, adminContract, sendContract, catalog: templates, shared: stores.shared };
+  const sandbox = buildSandboxScope(DEFAULT_SANDBOX, await stores.openScope(DEFAULT_SANDBOX), scopeParts);
+  const { outbox, journal, limiter, idempotency, lifecycle } = sandbox;
   const keys = createKeyCheck(config.apiKeys);
   const shutdown = new AbortController();
   const resetListeners = new Set<() => void>();
 
   const reset = async (): Promise<void> => {
-    await Promise.all([
-      outbox.clear(),
-      journal.clear(),
-      faults.reset(),
-      stores.outcomes.reset(),
-      limiter.reset(),
-      stores.idempotency.reset(),
-      settings.reset(),
-      stores.clockOffset.reset(),
-      stores.webhooks.reset(),
-      stores.deliveries.clear(),
-    ]);
+    await Promise.all([sandbox.reset(), settings.reset()]);
     for (const listener of resetListeners) listener();
   };
   const onReset = (listener: () => void): (() => void) => {
@@ -167,14 +80,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   let checking: Promise<ContractChecker> | undefined;
   const responseChecker = (): Promise<ContractChecker> =>
     (checking ??= import("./contract/check.js").then((module) => module.createContractChecker(sendContract)));
-  const respondLimits: RespondLimits = { bodyBytes: config.bodyLimitBytes, headerBytes: config.maxHeaderBytes, depth: config.maxRespondDepth };
-  // One control for the library and POST /_mock/faults: both hold a rule to admin.yaml's FaultRuleInput, as the route checks it, and the control checks what that schema cannot say.
-  const faultControl = createFaultControl(faults, respondLimits);
-
-  const sendService = createApiSendService({ catalog: templates, outbox, lifecycle, now: () => clock.now() });
   // Steps and attempts left by an earlier run of a shared store, or scheduled before a restart, run when due.
-  void scheduler.runDue().catch(() => undefined);
-  void delivering.runDue(clock.nowMs()).catch(() => undefined);
+  sandbox.runLeftWork();
   const { requestLog } = config;
   // A bug is told on the log the user gave, else on stderr: a library user sees it beside the failing test.
   const logBug = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -190,7 +97,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
           // requires an ES one, which a default jest project cannot load.
           checker: (await (await import("./contract/choice.js")).chooseContract(config.proxy.contract)).checker,
           // The real service decides what happens to what it accepted: no local lifecycle.
-          sendService: createApiSendService({ catalog: templates, outbox, now: () => clock.now() }),
+          sendService: sandbox.relayService,
           settings,
           statusCodes: config.statusCodes,
           toApiError: translate,
@@ -200,13 +107,13 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
           keys,
           limiter,
           settings,
-          idempotency: stores.idempotency,
-          sendService,
+          idempotency,
+          sendService: sandbox.sendService,
           checks: sendChecks,
           statusCodes: config.statusCodes,
           toApiError: translate,
           checkHost,
-          faults,
+          faults: sandbox.faultPlan,
           allowFaultHeader: config.allowFaultHeader,
           allowMagicRecipients: config.allowMagicRecipients,
           shutdown: shutdown.signal,
@@ -215,7 +122,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     write: createSendWriter({
       checks: sendChecks,
       responseChecker,
-      idempotency: stores.idempotency,
+      idempotency,
       journal,
       journalBodyBytes: config.journalBodyBytes,
       logRequest: requestLog?.send.bind(requestLog),
@@ -241,11 +148,11 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       outbox,
       journal,
       catalog: templates,
-      faults: faultControl,
-      outcomes,
+      faults: sandbox.faults,
+      outcomes: sandbox.outcomes,
       lifecycle,
-      clock: clockControl,
-      webhooks,
+      clock: sandbox.clock,
+      webhooks: sandbox.webhooks,
       reset,
       listeningPort,
       shutdown: shutdown.signal,
@@ -261,8 +168,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
 
   /** Ends long waits and event streams and stops watching templates; the stores stay open. */
   const stopWaiting = (): void => {
-    scheduler.stop();
-    delivering.stop();
+    sandbox.stop();
     shutdown.abort(new Error("sendmock is closing"));
     templates.close();
   };
@@ -270,10 +176,10 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   const scope: HandleScope = {
     outbox,
     journal,
-    faults: faultControl,
-    outcomes,
-    webhooks,
-    clock: clockControl,
+    faults: sandbox.faults,
+    outcomes: sandbox.outcomes,
+    webhooks: sandbox.webhooks,
+    clock: sandbox.clock,
     settings,
     templates,
     reset,
