@@ -13,8 +13,10 @@ import { loadTemplateCatalog } from "./domain/templates.js";
 import { templateParsedAhead } from "./contract/parsed-templates.js";
 import { listen } from "./server.js";
 import { openStores, type Stores } from "./stores/index.js";
-import { DEFAULT_SANDBOX } from "./domain/sandboxes.js";
-import { buildSandboxScope, type ScopeParts } from "./sandboxes/scope.js";
+import { checkSandboxName, DEFAULT_SANDBOX } from "./domain/sandboxes.js";
+import { buildSandboxScope, type SandboxScope, type ScopeParts } from "./sandboxes/scope.js";
+import { rejectingAsApiError } from "./errors.js";
+import { createSandboxes } from "./sandboxes/index.js";
 import { createHandles, type HandleScope, type SendMockHandles } from "./handles/index.js";
 import { configViewOf, type SendMockConfig } from "./handles/settings.js";
 import { operationChecks } from "./contract/operation-checks.js";
@@ -31,6 +33,13 @@ export interface SendMock extends SendMockHandles {
   /** The express app, for supertest. */
   readonly app: express.Express;
   readonly config: SendMockConfig;
+  /**
+   * The same handles, scoped to the sandbox `name` (docs/sandboxes.md): its messages, journal,
+   * rules, webhooks and clock, and a `reset()` of that sandbox alone. Settings and templates stay
+   * the mock's. Rejects with an `invalid_request` ApiError for a name that breaks the rule, or a
+   * new name past `max_sandboxes`.
+   */
+  sandbox(name: string): Promise<SendMockHandles>;
   /** Stops watching templates, ends pending waits and releases the store's connections. */
   close(): Promise<void>;
 }
@@ -60,14 +69,25 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   }
   const { settings } = stores;
   const scopeParts: ScopeParts = { config, adminContract, sendContract, catalog: templates, shared: stores.shared };
-  const sandbox = buildSandboxScope(DEFAULT_SANDBOX, await stores.openScope(DEFAULT_SANDBOX), scopeParts);
-  const { outbox, journal, limiter, idempotency, lifecycle } = sandbox;
+  const openedStores = stores;
+  const sandboxes = createSandboxes({
+    registry: stores.sandboxes,
+    maxSandboxes: config.maxSandboxes,
+    defaultScope: buildSandboxScope(DEFAULT_SANDBOX, await stores.openScope(DEFAULT_SANDBOX), scopeParts),
+    build: async (name) => {
+      const scope = buildSandboxScope(name, await openedStores.openScope(name), scopeParts);
+      scope.runLeftWork();
+      return scope;
+    },
+  });
+  const sandbox = sandboxes.defaultScope;
+  const { outbox, journal, idempotency, lifecycle } = sandbox;
   const keys = createKeyCheck(config.apiKeys);
   const shutdown = new AbortController();
   const resetListeners = new Set<() => void>();
 
   const reset = async (): Promise<void> => {
-    await Promise.all([sandbox.reset(), settings.reset()]);
+    await Promise.all([sandboxes.resetAll(), settings.reset()]);
     for (const listener of resetListeners) listener();
   };
   const onReset = (listener: () => void): (() => void) => {
@@ -105,15 +125,12 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
         })
       : createSendPipeline({
           keys,
-          limiter,
+          sandboxOf: (name) => sandboxes.scopeOf(name),
           settings,
-          idempotency,
-          sendService: sandbox.sendService,
           checks: sendChecks,
           statusCodes: config.statusCodes,
           toApiError: translate,
           checkHost,
-          faults: sandbox.faultPlan,
           allowFaultHeader: config.allowFaultHeader,
           allowMagicRecipients: config.allowMagicRecipients,
           shutdown: shutdown.signal,
@@ -168,26 +185,34 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
 
   /** Ends long waits and event streams and stops watching templates; the stores stay open. */
   const stopWaiting = (): void => {
-    sandbox.stop();
+    sandboxes.stop();
     shutdown.abort(new Error("sendmock is closing"));
     templates.close();
   };
-  // What the handles act on: the same state and controls the /_mock routes reach.
-  const scope: HandleScope = {
-    outbox,
-    journal,
-    faults: sandbox.faults,
-    outcomes: sandbox.outcomes,
-    webhooks: sandbox.webhooks,
-    clock: sandbox.clock,
+  // What the handles act on: the same state and controls the /_mock routes reach, a sandbox's or the default one's.
+  const handleScopeOf = (scope: SandboxScope, resetScope: () => Promise<void>): HandleScope => ({
+    outbox: scope.outbox,
+    journal: scope.journal,
+    faults: scope.faults,
+    outcomes: scope.outcomes,
+    webhooks: scope.webhooks,
+    clock: scope.clock,
     settings,
     templates,
-    reset,
-  };
+    reset: resetScope,
+  });
+  const scope = handleScopeOf(sandbox, reset);
   const mock: SendMock = {
     app,
     config: configViewOf(config),
     ...createHandles(scope, adminContract),
+    sandbox: rejectingAsApiError(async (name: string) => {
+      const named = await sandboxes.scopeOf(checkSandboxName(name, "A sandbox's name"));
+      return createHandles(
+        handleScopeOf(named, () => named.reset()),
+        adminContract,
+      );
+    }),
     close() {
       stopWaiting();
       return stores.close();

@@ -25,7 +25,7 @@ export interface TestHooks {
 }
 
 /** The file's mock, usable in tests and hooks once `beforeAll` has started it. */
-export type SendMockHandle = Omit<RunningSendMock, "close">;
+export type SendMockHandle = Omit<RunningSendMock, "close" | "sandbox">;
 
 /** Starting loads both contracts and the templates: more than a framework's default hook timeout allows on a busy machine. */
 const HOOK_TIMEOUT_MS = 30_000;

@@ -140,6 +140,7 @@ export interface components {
         TemplateData: {
             [key: string]: string | string[];
         };
+        SandboxName: string;
         CapturedMessage: {
             id: string;
             status: components["schemas"]["MessageStatus"];
@@ -157,6 +158,7 @@ export interface components {
             warnings: string[];
             links: string[];
             api_key_hint: string;
+            sandbox?: components["schemas"]["SandboxName"];
         };
         MessageList: {
             messages: components["schemas"]["CapturedMessage"][];
@@ -187,6 +189,7 @@ export interface components {
             response: components["schemas"]["JournalResponse"] | null;
             client_gone: boolean;
             idempotent_replay: boolean;
+            sandbox?: components["schemas"]["SandboxName"];
         };
         JournalRequest: {
             headers: {

@@ -13,6 +13,7 @@ import { createLifecycle, LIFECYCLE_STEP, type Lifecycle } from "../domain/lifec
 import type { Outbox } from "../domain/outbox.js";
 import { createOutcomeControl, type OutcomeControl } from "../domain/outcomes.js";
 import type { RateLimiter } from "../domain/rate-limiter.js";
+import { DEFAULT_SANDBOX } from "../domain/sandboxes.js";
 import { createScheduler, type DueHandler } from "../domain/scheduler.js";
 import type { SendService } from "../domain/send.js";
 import type { TemplateCatalog } from "../domain/templates.js";
@@ -135,6 +136,8 @@ export function buildSandboxScope(name: string, stores: ScopeStores, parts: Scop
   });
   const respondLimits: RespondLimits = { bodyBytes: config.bodyLimitBytes, headerBytes: config.maxHeaderBytes, depth: config.maxRespondDepth };
   const now = (): Date => clock.now();
+  // Each message names its sandbox; the default sandbox's name none, as before sandboxes.
+  const sandbox = name === DEFAULT_SANDBOX ? undefined : name;
 
   return {
     name,
@@ -149,8 +152,8 @@ export function buildSandboxScope(name: string, stores: ScopeStores, parts: Scop
     limiter: stores.limiter,
     idempotency: stores.idempotency,
     lifecycle,
-    sendService: createApiSendService({ catalog: parts.catalog, outbox, lifecycle, now }),
-    relayService: createApiSendService({ catalog: parts.catalog, outbox, now }),
+    sendService: createApiSendService({ catalog: parts.catalog, outbox, lifecycle, now, sandbox }),
+    relayService: createApiSendService({ catalog: parts.catalog, outbox, now, sandbox }),
     async reset() {
       await Promise.all([
         outbox.clear(),

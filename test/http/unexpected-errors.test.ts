@@ -32,15 +32,20 @@ async function sendmockWhoseSend(fail: () => never, shape: "a" | "b" = "a") {
   const edge = createSendEdge({
     respond: createSendPipeline({
       keys: createKeyCheck(null),
-      limiter: sandbox.limiter,
+      sandboxOf: (name) =>
+        Promise.resolve({
+          name,
+          limiter: sandbox.limiter,
+          idempotency: sandbox.idempotency,
+          faultPlan: sandbox.faults,
+          sendService: broken,
+          journal: sandbox.journal,
+        }),
       settings: stores.settings,
-      idempotency: sandbox.idempotency,
-      sendService: broken,
       checks,
       statusCodes: {},
       toApiError: translate,
       checkHost: () => undefined,
-      faults: sandbox.faults,
       allowFaultHeader: true,
       allowMagicRecipients: true,
       shutdown,
