@@ -17,6 +17,8 @@ import { checkSandboxName, DEFAULT_SANDBOX } from "./domain/sandboxes.js";
 import { buildSandboxScope, type SandboxScope, type ScopeParts } from "./sandboxes/scope.js";
 import { rejectingAsApiError } from "./errors.js";
 import { createSandboxes } from "./sandboxes/index.js";
+import { everySandboxView } from "./sandboxes/everywhere.js";
+import type { AdminScopeDeps } from "./http/admin/index.js";
 import { createHandles, type HandleScope, type SendMockHandles } from "./handles/index.js";
 import { configViewOf, type SendMockConfig } from "./handles/settings.js";
 import { operationChecks } from "./contract/operation-checks.js";
@@ -81,7 +83,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     },
   });
   const sandbox = sandboxes.defaultScope;
-  const { outbox, journal, idempotency, lifecycle } = sandbox;
+  const { journal, idempotency } = sandbox;
   const keys = createKeyCheck(config.apiKeys);
   const shutdown = new AbortController();
   const resetListeners = new Set<() => void>();
@@ -152,6 +154,23 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     corsOrigins: config.corsOrigins,
     reportUnexpected: (error) => logBug(describeUnexpected(error)),
   });
+  // What /_mock calls act on: without a sandbox, every sandbox's view (rules and webhooks are the default sandbox's); with one, that sandbox's.
+  const everywhere: AdminScopeDeps = {
+    ...everySandboxView(sandboxes, config.maxPageBytes),
+    faults: sandbox.faults,
+    outcomes: sandbox.outcomes,
+    webhooks: sandbox.webhooks,
+    reset,
+  };
+  const adminScopes = new WeakMap<SandboxScope, AdminScopeDeps>();
+  const adminScopeOf = (scope: SandboxScope): AdminScopeDeps => {
+    let scoped = adminScopes.get(scope);
+    if (scoped === undefined) {
+      scoped = { ...scope, reset: () => scope.reset() };
+      adminScopes.set(scope, scoped);
+    }
+    return scoped;
+  };
   const app = createApp({
     send: sendEdge,
     admin: {
@@ -162,15 +181,9 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       config,
       keys,
       settings,
-      outbox,
-      journal,
+      ...everywhere,
+      scopeOf: (name) => (name === undefined ? Promise.resolve(everywhere) : sandboxes.scopeOf(name).then(adminScopeOf)),
       catalog: templates,
-      faults: sandbox.faults,
-      outcomes: sandbox.outcomes,
-      lifecycle,
-      clock: sandbox.clock,
-      webhooks: sandbox.webhooks,
-      reset,
       listeningPort,
       shutdown: shutdown.signal,
       onReset,

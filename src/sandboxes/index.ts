@@ -22,6 +22,10 @@ export interface Sandboxes {
   scopeOf(name: string): Promise<SandboxScope>;
   /** The default sandbox's scope and every known one's, the default first, the others by name. */
   all(): Promise<SandboxScope[]>;
+  /** The scopes built in this process so far, the default first: for listeners, which attach at once. */
+  current(): SandboxScope[];
+  /** Calls `listener` with each scope built from now on; returns the unsubscribe. */
+  onBuilt(listener: (scope: SandboxScope) => void): () => void;
   /** Every sandbox back to its start-up state, and the named ones forgotten (their scopes stopped). */
   resetAll(): Promise<void>;
   /** Stops every scope's scheduler and webhook delivering. */
@@ -32,16 +36,30 @@ export function createSandboxes(deps: SandboxesDeps): Sandboxes {
   const { registry, defaultScope } = deps;
   // The scopes built in this process, by name. Another replica's sandbox is built here on first use.
   const built = new Map<string, Promise<SandboxScope>>();
+  // The same scopes once built, for what needs them at once.
+  const ready = new Map<string, SandboxScope>();
+  const builtListeners = new Set<(scope: SandboxScope) => void>();
 
   const builtScope = (name: string): Promise<SandboxScope> => {
     let scope = built.get(name);
     if (scope === undefined) {
       scope = deps.build(name);
       built.set(name, scope);
-      // A build that failed (a store down) is tried again by the next call.
-      scope.catch(() => built.delete(name));
+      scope.then(
+        (done) => {
+          ready.set(name, done);
+          for (const listener of builtListeners) listener(done);
+        },
+        // A build that failed (a store down) is tried again by the next call.
+        () => built.delete(name),
+      );
     }
     return scope;
+  };
+
+  const all = async (): Promise<SandboxScope[]> => {
+    const names = await registry.names();
+    return [defaultScope, ...(await Promise.all(names.map(builtScope)))];
   };
 
   return {
@@ -52,14 +70,17 @@ export function createSandboxes(deps: SandboxesDeps): Sandboxes {
       if (!(await registry.claim(name, deps.maxSandboxes))) throw tooManySandboxes(name, deps.maxSandboxes);
       return builtScope(name);
     },
-    async all() {
-      const names = await registry.names();
-      return [defaultScope, ...(await Promise.all(names.map(builtScope)))];
+    all,
+    current: () => [defaultScope, ...ready.values()],
+    onBuilt(listener) {
+      builtListeners.add(listener);
+      return () => builtListeners.delete(listener);
     },
     async resetAll() {
-      const scopes = await this.all();
+      const scopes = await all();
       await Promise.all(scopes.map((scope) => scope.reset()));
       await registry.clear();
+      ready.clear();
       for (const [name, scope] of built) {
         built.delete(name);
         void scope.then(
