@@ -72,12 +72,15 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   const { settings } = stores;
   const scopeParts: ScopeParts = { config, adminContract, sendContract, catalog: templates, shared: stores.shared };
   const openedStores = stores;
+  const defaultStores = await stores.openScope(DEFAULT_SANDBOX);
   const sandboxes = createSandboxes({
     registry: stores.sandboxes,
     maxSandboxes: config.maxSandboxes,
-    defaultScope: buildSandboxScope(DEFAULT_SANDBOX, await stores.openScope(DEFAULT_SANDBOX), scopeParts),
+    defaultScope: buildSandboxScope(DEFAULT_SANDBOX, defaultStores, scopeParts),
     build: async (name) => {
-      const scope = buildSandboxScope(name, await openedStores.openScope(name), scopeParts);
+      // The rules added without a sandbox apply in every sandbox, after its own.
+      const everywhere = { faults: defaultStores.faults, outcomes: defaultStores.outcomes };
+      const scope = buildSandboxScope(name, await openedStores.openScope(name), { ...scopeParts, everywhere });
       scope.runLeftWork();
       return scope;
     },
@@ -154,14 +157,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     corsOrigins: config.corsOrigins,
     reportUnexpected: (error) => logBug(describeUnexpected(error)),
   });
-  // What /_mock calls act on: without a sandbox, every sandbox's view (rules and webhooks are the default sandbox's); with one, that sandbox's.
-  const everywhere: AdminScopeDeps = {
-    ...everySandboxView(sandboxes, config.maxPageBytes),
-    faults: sandbox.faults,
-    outcomes: sandbox.outcomes,
-    webhooks: sandbox.webhooks,
-    reset,
-  };
+  // What /_mock calls act on: without a sandbox, every sandbox's view; with one, that sandbox's.
+  const everywhere: AdminScopeDeps = { ...everySandboxView(sandboxes, config.maxPageBytes), reset };
   const adminScopes = new WeakMap<SandboxScope, AdminScopeDeps>();
   const adminScopeOf = (scope: SandboxScope): AdminScopeDeps => {
     let scoped = adminScopes.get(scope);

@@ -278,6 +278,8 @@ export interface RuleCommon {
   /** `config` for the rules of the config file (restored by reset), `api` for the added ones. */
   source: "config" | "api";
   created_at: string;
+  /** In a list without a sandbox, the sandbox it belongs to; absent for the default sandbox's. */
+  sandbox?: string;
 }
 
 export interface FaultRule extends RuleCommon {
@@ -347,6 +349,8 @@ export interface Webhook {
   secret: string;
   duplicate: boolean;
   enabled: boolean;
+  /** In a list without a sandbox, the sandbox it belongs to; absent for the default sandbox's. */
+  sandbox?: string;
 }
 
 export interface WebhookList {
@@ -371,6 +375,8 @@ export interface WebhookDelivery {
   at: string;
   /** When the next attempt falls due, on the mock's clock; null when none will be made. */
   next_attempt_at: string | null;
+  /** In a list without a sandbox, the sandbox it belongs to; absent for the default sandbox's. */
+  sandbox?: string;
 }
 
 export interface WebhookDeliveryList {

@@ -5,6 +5,10 @@ import type { Journal, JournalPage } from "../domain/journal.js";
 import type { ClockControl } from "../domain/clock.js";
 import type { Lifecycle } from "../domain/lifecycle.js";
 import type { CapturedMessage, MessageList } from "../wire.js";
+import type { FaultControl } from "../domain/faults.js";
+import type { OutcomeControl } from "../domain/outcomes.js";
+import { DEFAULT_SANDBOX } from "../domain/sandboxes.js";
+import type { WebhookControl } from "../domain/webhooks.js";
 import type { Sandboxes } from "./index.js";
 import type { SandboxScope } from "./scope.js";
 
@@ -17,6 +21,40 @@ export interface ScopeView {
   journal: Pick<Journal, "list" | "clear" | "onRecord">;
   lifecycle: Pick<Lifecycle, "appendNow">;
   clock: ClockControl;
+  faults: FaultControl;
+  outcomes: OutcomeControl;
+  webhooks: WebhookControl;
+}
+
+/** `item` naming the sandbox of `scope`; the default sandbox's name none. */
+function named<T extends object>(item: T, scope: SandboxScope): T & { sandbox?: string } {
+  return scope.name === DEFAULT_SANDBOX ? item : { ...item, sandbox: scope.name };
+}
+
+/** Rules without a sandbox: added to the default sandbox (whose rules apply in every sandbox), listed from all, removed and cleared wherever they are. */
+function rulesEverywhere<Input, Rule extends object>(
+  sandboxes: Sandboxes,
+  controlOf: (scope: SandboxScope) => {
+    add(input: Input): Promise<Rule>;
+    list(): Promise<Rule[]>;
+    remove(id: string): Promise<boolean>;
+    clear(): Promise<void>;
+  },
+) {
+  return {
+    add: (input: Input) => controlOf(sandboxes.defaultScope).add(input),
+    async list(): Promise<Rule[]> {
+      const lists = await Promise.all((await sandboxes.all()).map(async (scope) => (await controlOf(scope).list()).map((rule) => named(rule, scope))));
+      return lists.flat();
+    },
+    async remove(id: string): Promise<boolean> {
+      const removed = await Promise.all((await sandboxes.all()).map((scope) => controlOf(scope).remove(id)));
+      return removed.includes(true);
+    },
+    async clear(): Promise<void> {
+      await Promise.all((await sandboxes.all()).map((scope) => controlOf(scope).clear()));
+    },
+  };
 }
 
 /** Attaches `attach` to every scope built so far and to each built later; the result detaches all. */
@@ -127,9 +165,33 @@ export function everySandboxView(sandboxes: Sandboxes, maxPageBytes: number): Sc
     onRecord: (listener) => onEverySandbox(sandboxes, (scope) => scope.journal.onRecord(listener)),
   };
 
+  const webhooks: WebhookControl = {
+    ...rulesEverywhere(sandboxes, (scope) => ({ ...scope.webhooks, clear: () => Promise.resolve() })),
+    async deliveries(filter = {}) {
+      const lists = await Promise.all(
+        (await sandboxes.all()).map(async (scope) => (await scope.webhooks.deliveries(filter)).map((delivery) => named(delivery, scope))),
+      );
+      return lists
+        .flat()
+        .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0))
+        .slice(0, filter.limit ?? Number.POSITIVE_INFINITY);
+    },
+    async replay(id) {
+      // The sandbox whose log holds the attempt replays it; none does: the default sandbox refuses it in its words.
+      for (const scope of await sandboxes.all()) {
+        if ((await scope.webhooks.deliveries({})).some((delivery) => delivery.id === id)) return scope.webhooks.replay(id);
+      }
+      return defaultScope.webhooks.replay(id);
+    },
+    onDelivery: (listener) => onEverySandbox(sandboxes, (scope) => scope.webhooks.onDelivery(listener)),
+  };
+
   return {
     outbox,
     journal,
+    faults: rulesEverywhere(sandboxes, (scope) => scope.faults),
+    outcomes: rulesEverywhere(sandboxes, (scope) => scope.outcomes),
+    webhooks,
     lifecycle: {
       async appendNow(messageId, type) {
         const found = await findMessage(await sandboxes.all(), messageId);

@@ -11,7 +11,8 @@ import type { IdempotencyStore } from "../domain/idempotency.js";
 import type { Journal } from "../domain/journal.js";
 import { createLifecycle, LIFECYCLE_STEP, type Lifecycle } from "../domain/lifecycle.js";
 import type { Outbox } from "../domain/outbox.js";
-import { createOutcomeControl, type OutcomeControl } from "../domain/outcomes.js";
+import { createOutcomeControl, type OutcomeBook, type OutcomeControl } from "../domain/outcomes.js";
+import { layeredFaultPlan, layeredOutcomeBook } from "../domain/layered-rules.js";
 import type { RateLimiter } from "../domain/rate-limiter.js";
 import { DEFAULT_SANDBOX } from "../domain/sandboxes.js";
 import { createScheduler, type DueHandler } from "../domain/scheduler.js";
@@ -36,6 +37,8 @@ export interface ScopeParts {
   catalog: TemplateCatalog;
   /** Whether other replicas share the stores: they may schedule work this one has to pick up. */
   shared: boolean;
+  /** The default sandbox's rules, which apply in every other sandbox after its own; absent for the default sandbox itself. */
+  everywhere?: { faults: FaultPlan; outcomes: OutcomeBook };
 }
 
 /** One sandbox's state and the controls over it: what a send in it and a /_mock call scoped to it use. */
@@ -95,10 +98,11 @@ export function buildSandboxScope(name: string, stores: ScopeStores, parts: Scop
     reportProblem: config.log,
     ...(shared && { maxSleepMs: SHARED_DUE_WORK_POLL_MS }),
   });
+  const { everywhere } = parts;
   const lifecycle: Lifecycle = createLifecycle({
     settings: config.lifecycle,
     outbox: checkedOutbox,
-    outcomes: stores.outcomes,
+    outcomes: everywhere === undefined ? stores.outcomes : layeredOutcomeBook(stores.outcomes, everywhere.outcomes),
     scheduler,
     clock,
     onRecorded: (message, event) => delivering.eventRecorded(message, event),
@@ -143,7 +147,7 @@ export function buildSandboxScope(name: string, stores: ScopeStores, parts: Scop
     name,
     outbox,
     journal: stores.journal,
-    faultPlan: stores.faults,
+    faultPlan: everywhere === undefined ? stores.faults : layeredFaultPlan(stores.faults, everywhere.faults),
     // One control for the library and POST /_mock/faults: both hold a rule to admin.yaml's FaultRuleInput, as the route checks it, and the control checks what that schema cannot say.
     faults: createFaultControl(stores.faults, respondLimits),
     outcomes: createOutcomeControl(stores.outcomes),

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { SendMock } from "../../src/mock.js";
 import type { CapturedMessage, ClockView, JournalEntry } from "../../src/wire.js";
 import { aMockForThisTest, aSendRequest, bearer } from "../support/helpers.js";
+import { aWebhookReceiverForThisTest } from "../support/webhook-receiver.js";
 
 async function sendIn(mock: SendMock, sandbox: string | undefined, to = "ada@example.com"): Promise<{ status: number; id: string }> {
   const answer = await request(mock.app)
@@ -133,5 +134,68 @@ describe("/_mock calls scoped to a sandbox", () => {
     const byHeader = await request(mock.app).get("/_mock/messages").set("X-Sendmock-Sandbox", "a/b");
     expect(byHeader.status).toBe(400);
     expect(byHeader.body).toMatchObject({ error: { code: "invalid_request" } });
+  });
+});
+
+describe("/_mock rules and webhooks without a sandbox", () => {
+  it("a fault rule added without a sandbox applies in every sandbox, after the sandbox's own rules", async () => {
+    const mock = await aMockForThisTest();
+    await request(mock.app).post("/_mock/faults").send({ fault: "server_error" });
+    await request(mock.app).post("/_mock/faults").query({ sandbox: "one" }).send({ fault: "rate_limit" });
+
+    expect((await sendIn(mock, "one")).status).toBe(429);
+    expect((await sendIn(mock, "two")).status).toBe(500);
+    expect((await sendIn(mock, undefined)).status).toBe(500);
+  });
+
+  it("an outcome rule added without a sandbox decides every sandbox's messages its own rules leave", async () => {
+    const mock = await aMockForThisTest();
+    await request(mock.app).post("/_mock/outcomes").send({ outcome: "bounced" });
+    await request(mock.app).post("/_mock/outcomes").query({ sandbox: "one" }).send({ outcome: "delivered" });
+    const [inOne, inTwo] = [await sendIn(mock, "one"), await sendIn(mock, "two")];
+
+    await request(mock.app).post("/_mock/clock").send({ advance_ms: 60_000 });
+
+    expect((await request(mock.app).get(`/_mock/messages/${inOne.id}`)).body).toMatchObject({ status: "delivered" });
+    expect((await request(mock.app).get(`/_mock/messages/${inTwo.id}`)).body).toMatchObject({ status: "bounced" });
+  });
+
+  it("lists every sandbox's rules and webhooks, each naming its sandbox; DELETE finds a rule wherever it is", async () => {
+    const mock = await aMockForThisTest();
+    await request(mock.app).post("/_mock/faults").send({ fault: "server_error" });
+    const inOne = await request(mock.app).post("/_mock/faults").query({ sandbox: "one" }).send({ fault: "rate_limit" });
+    await request(mock.app).post("/_mock/outcomes").query({ sandbox: "one" }).send({ outcome: "bounced" });
+    await request(mock.app).post("/_mock/webhooks").query({ sandbox: "two" }).send({ url: "http://127.0.0.1:9/hook" });
+
+    const faults = (await request(mock.app).get("/_mock/faults")).body as { faults: { fault: string; sandbox?: string }[] };
+    expect(faults.faults.map((rule) => [rule.fault, rule.sandbox])).toEqual([
+      ["server_error", undefined],
+      ["rate_limit", "one"],
+    ]);
+    expect((await request(mock.app).get("/_mock/outcomes")).body).toMatchObject({ outcomes: [{ outcome: "bounced", sandbox: "one" }] });
+    expect((await request(mock.app).get("/_mock/webhooks")).body).toMatchObject({ webhooks: [{ sandbox: "two" }] });
+
+    expect((await request(mock.app).delete(`/_mock/faults/${(inOne.body as { id: string }).id}`)).status).toBe(204);
+    expect((await request(mock.app).get("/_mock/faults").query({ sandbox: "one" })).body).toEqual({ faults: [] });
+  });
+
+  it("a webhook of one sandbox hears that sandbox's events alone; its deliveries are listed there and, naming it, without a sandbox", async () => {
+    const mock = await aMockForThisTest();
+    const receiver = await aWebhookReceiverForThisTest();
+    await request(mock.app)
+      .post("/_mock/webhooks")
+      .query({ sandbox: "one" })
+      .send({ url: receiver.url, events: ["message.sent"] });
+    const inOne = await sendIn(mock, "one");
+    await sendIn(mock, "two");
+
+    await request(mock.app).post("/_mock/clock").send({ advance_ms: 1000 });
+
+    await expect.poll(() => receiver.received.length).toBe(1);
+    expect(receiver.received[0]?.payload.data).toMatchObject({ message_id: inOne.id });
+    const scoped = (await request(mock.app).get("/_mock/webhooks/deliveries").query({ sandbox: "one" })).body as { deliveries: { message_id: string }[] };
+    expect(scoped.deliveries.map((delivery) => delivery.message_id)).toEqual([inOne.id]);
+    expect((await request(mock.app).get("/_mock/webhooks/deliveries")).body).toMatchObject({ deliveries: [{ message_id: inOne.id, sandbox: "one" }] });
+    expect((await request(mock.app).get("/_mock/webhooks/deliveries").query({ sandbox: "two" })).body).toEqual({ deliveries: [] });
   });
 });
