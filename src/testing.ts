@@ -4,6 +4,8 @@ import type { SendMockOptions } from "./config/resolve.js";
 import type { JournalEntry } from "./wire.js";
 import { startSendMock, type RunningSendMock } from "./mock.js";
 
+export { sandboxClient, workerSandbox, type RemoteMessageFilter, type SandboxClient, type SandboxClientOptions } from "./sandbox-client.js";
+
 /** What to do when a request made during a test broke the contract (openapi/send.yaml). */
 export type ContractViolationMode = "error" | "warn" | "off";
 

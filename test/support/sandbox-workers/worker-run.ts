@@ -1,0 +1,42 @@
+// What each worker file does in its own sandbox of the one server: exact counts, its fault rule, its clock and reset,
+// while the other worker does the same at the same time.
+
+import { expect } from "vitest";
+import { sandboxClient } from "sendmock/testing";
+
+const url = process.env.SENDMOCK_URL ?? "";
+/** Messages both workers send in all: a worker asserts only once the other has sent too, so that they overlap. */
+const BOTH_SEND = 3 + 5;
+
+async function send(headers: Record<string, string>, to: string): Promise<number> {
+  const answer = await fetch(`${url}/send`, {
+    method: "POST",
+    headers: { Authorization: "Bearer worker-key", "Content-Type": "application/json", ...headers },
+    body: JSON.stringify({ to, template_id: "welcome", data: { name: "Ada", company: "Acme", login_url: "https://app.example.com/login" } }),
+  });
+  return answer.status;
+}
+
+export async function runWorker(sends: number): Promise<void> {
+  const box = sandboxClient({ url });
+  for (let sent = 0; sent < sends; sent += 1) expect(await send(box.headers, `ada-${sent}@example.com`)).toBe(200);
+
+  // Both workers' sends are in before either reads: the other's are there, and not in this sandbox.
+  await expect
+    .poll(async () => (await (await fetch(`${url}/_mock/messages?limit=1`)).json()) as { total: number }, { timeout: 15_000 })
+    .toMatchObject({ total: BOTH_SEND });
+  expect((await box.outbox.list()).total).toBe(sends);
+  expect((await box.journal.list()).total).toBe(sends);
+
+  // A fault rule of this sandbox fails its sends only, and the recipient rule lands in it too.
+  await box.faults.add({ fault: "server_error", times: 1 });
+  expect(await send({}, box.address("grace"))).toBe(500);
+  expect(await send({}, box.address("grace"))).toBe(200);
+  expect((await box.outbox.waitFor({ to: box.address("grace") })).sandbox).toBe(box.sandbox);
+
+  // Its clock delivers its messages; its reset empties it alone.
+  await box.clock.advance(60_000);
+  expect((await box.outbox.list({ status: "delivered" })).total).toBe(sends + 1);
+  await box.reset();
+  expect((await box.outbox.list()).total).toBe(0);
+}
