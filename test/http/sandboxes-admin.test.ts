@@ -5,7 +5,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import type { SendMock } from "../../src/mock.js";
 import type { CapturedMessage, ClockView, JournalEntry } from "../../src/wire.js";
-import { aMockForThisTest, aSendRequest, bearer } from "../support/helpers.js";
+import { aMockForThisTest, aRunningMockForThisTest, aSendRequest, bearer } from "../support/helpers.js";
 import { aWebhookReceiverForThisTest } from "../support/webhook-receiver.js";
 
 async function sendIn(mock: SendMock, sandbox: string | undefined, to = "ada@example.com"): Promise<{ status: number; id: string }> {
@@ -197,5 +197,55 @@ describe("/_mock rules and webhooks without a sandbox", () => {
     expect(scoped.deliveries.map((delivery) => delivery.message_id)).toEqual([inOne.id]);
     expect((await request(mock.app).get("/_mock/webhooks/deliveries")).body).toMatchObject({ deliveries: [{ message_id: inOne.id, sandbox: "one" }] });
     expect((await request(mock.app).get("/_mock/webhooks/deliveries").query({ sandbox: "two" })).body).toEqual({ deliveries: [] });
+  });
+});
+
+/** The captured messages a /_mock/events stream tells, until `count` of them came, while `act` runs once the stream is open. */
+async function messageEvents(url: string, count: number, act: () => Promise<void>): Promise<CapturedMessage[]> {
+  const controller = new AbortController();
+  const response = await fetch(url, { signal: controller.signal });
+  const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
+  if (!reader) throw new Error("no body");
+  const acting = act();
+  const messages: CapturedMessage[] = [];
+  let buffer = "";
+  while (messages.length < count) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (/^event: message$/m.test(block) && data !== undefined) messages.push(JSON.parse(data) as CapturedMessage);
+    }
+  }
+  await acting;
+  controller.abort();
+  return messages;
+}
+
+describe("/_mock/events and sandboxes", () => {
+  it("a stream with ?sandbox=NAME tells that sandbox's captures alone; one without tells every sandbox's, a sandbox new since it opened too", async () => {
+    const mock = await aRunningMockForThisTest();
+    const send = (sandbox: string, to: string) =>
+      fetch(`${mock.url}/send`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Sendmock-Sandbox": sandbox, ...bearer() },
+        body: JSON.stringify(aSendRequest({ to })),
+      });
+
+    const scoped = await messageEvents(`${mock.url}/_mock/events?sandbox=one`, 1, async () => {
+      await send("two", "grace@example.com");
+      await send("one", "ada@example.com");
+    });
+    expect(scoped.map((message) => [message.to, message.sandbox])).toEqual([["ada@example.com", "one"]]);
+
+    const everywhere = await messageEvents(`${mock.url}/_mock/events`, 2, async () => {
+      await send("three", "linus@example.com");
+      await send("one", "alan@example.com");
+    });
+    expect(everywhere.map((message) => message.sandbox)).toEqual(["three", "one"]);
   });
 });
