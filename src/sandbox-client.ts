@@ -74,13 +74,13 @@ export function sandboxClient(options: SandboxClientOptions): SandboxClient {
 
   async function call<T>(method: string, path: string, query: Record<string, string> = {}, body?: unknown): Promise<T> {
     const search = new URLSearchParams({ ...query, sandbox });
-    const answer = await fetch(`${base}${path}?${search.toString()}`, {
+    const response = await fetch(`${base}${path}?${search.toString()}`, {
       method,
       headers: { ...auth, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    const text = await answer.text();
-    if (!answer.ok) throw new Error(`sendmock: ${method} ${path} in sandbox ${sandbox} answered ${answer.status}: ${text}`);
+    const text = await response.text();
+    if (!response.ok) throw new Error(`sendmock: ${method} ${path} in sandbox ${sandbox} responded with ${response.status}: ${text}`);
     return (text === "" ? undefined : JSON.parse(text)) as T;
   }
 

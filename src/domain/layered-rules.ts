@@ -3,7 +3,7 @@
 import type { FaultPlan } from "./faults.js";
 import type { OutcomeBook } from "./outcomes.js";
 
-/** Decides by `own` (one-offs first, then its rules); when none of them decides the answer, by `everywhere`'s rules. Latencies add up. */
+/** Decides by `own` (one-offs first, then its rules); when none of them decides the response, by `everywhere`'s rules. Latencies add up. */
 export function layeredFaultPlan(own: FaultPlan, everywhere: Pick<FaultPlan, "decide">): FaultPlan {
   return {
     ...own,
@@ -24,9 +24,9 @@ export function layeredOutcomeBook(own: OutcomeBook, everywhere: Pick<OutcomeBoo
       // Set in the callback: an object, so that the check after it reads what the callback left.
       const decided = { done: false };
       await own.apply(target, (rule) => {
-        const answer = accept(rule);
-        if (answer === "done") decided.done = true;
-        return answer;
+        const wanted = accept(rule);
+        if (wanted === "done") decided.done = true;
+        return wanted;
       });
       if (!decided.done) await everywhere.apply(target, accept);
     },

@@ -202,7 +202,7 @@ export function everySandboxView(sandboxes: Sandboxes, maxPageBytes: number): Sc
     clock: {
       now: () => defaultScope.clock.now(),
       offsetMs: () => defaultScope.clock.offsetMs(),
-      // Every sandbox's clock moves; the answer is the default sandbox's time.
+      // Every sandbox's clock moves; the default sandbox's time is returned.
       async advance(ms) {
         const scopes = await sandboxes.all();
         await Promise.all(scopes.slice(1).map((scope) => scope.clock.advance(ms)));

@@ -9,17 +9,17 @@ import { aMockForThisTest, aRunningMockForThisTest, aSendRequest, bearer } from 
 import { aWebhookReceiverForThisTest } from "../support/webhook-receiver.js";
 
 async function sendIn(mock: SendMock, sandbox: string | undefined, to = "ada@example.com"): Promise<{ status: number; id: string }> {
-  const answer = await request(mock.app)
+  const response = await request(mock.app)
     .post("/send")
     .set({ ...bearer(), ...(sandbox === undefined ? {} : { "X-Sendmock-Sandbox": sandbox }) })
     .send(aSendRequest({ to }));
-  return { status: answer.status, id: (answer.body as { message_id: string }).message_id };
+  return { status: response.status, id: (response.body as { message_id: string }).message_id };
 }
 
 async function messagesOf(mock: SendMock, query: Record<string, string> = {}, headers: Record<string, string> = {}): Promise<CapturedMessage[]> {
-  const answer = await request(mock.app).get("/_mock/messages").query(query).set(headers);
-  expect(answer.status).toBe(200);
-  return (answer.body as { messages: CapturedMessage[] }).messages;
+  const response = await request(mock.app).get("/_mock/messages").query(query).set(headers);
+  expect(response.status).toBe(200);
+  return (response.body as { messages: CapturedMessage[] }).messages;
 }
 
 describe("/_mock calls scoped to a sandbox", () => {

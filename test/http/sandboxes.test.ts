@@ -8,19 +8,19 @@ import type { SendMock } from "../../src/mock.js";
 
 const SANDBOX_HEADER = "X-Sendmock-Sandbox";
 
-/** What a test reads of an answer to POST /send. */
-interface Answered {
+/** What a test reads of an response to POST /send. */
+interface SendResult {
   status: number;
   headers: Record<string, string | undefined>;
   body: { message_id: string; error: { code: string; message: string } };
 }
 
-async function send(mock: SendMock, body: object = aSendRequest(), headers: Record<string, string> = {}): Promise<Answered> {
-  const answer = await request(mock.app)
+async function send(mock: SendMock, body: object = aSendRequest(), headers: Record<string, string> = {}): Promise<SendResult> {
+  const response = await request(mock.app)
     .post("/send")
     .set({ ...bearer(), ...headers })
     .send(body);
-  return { status: answer.status, headers: answer.headers, body: answer.body as Answered["body"] };
+  return { status: response.status, headers: response.headers, body: response.body as SendResult["body"] };
 }
 
 const ids = async (mock: Pick<SendMock, "outbox">): Promise<string[]> => (await mock.outbox.list()).messages.map((message) => message.id);
@@ -28,22 +28,22 @@ const ids = async (mock: Pick<SendMock, "outbox">): Promise<string[]> => (await 
 describe("a send's sandbox", () => {
   it("is the header's: its message is in that sandbox alone, and names it", async () => {
     const mock = await aMockForThisTest();
-    const answer = await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "worker-1" });
-    expect(answer.status).toBe(200);
+    const response = await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "worker-1" });
+    expect(response.status).toBe(200);
 
     const box = await mock.sandbox("worker-1");
     const captured = await box.outbox.list();
-    expect(captured.messages).toMatchObject([{ id: answer.body.message_id, sandbox: "worker-1" }]);
+    expect(captured.messages).toMatchObject([{ id: response.body.message_id, sandbox: "worker-1" }]);
     expect(await ids(await mock.sandbox("worker-2"))).toEqual([]);
-    expect((await box.journal.list()).requests).toMatchObject([{ status: 200, sandbox: "worker-1", message_id: answer.body.message_id }]);
+    expect((await box.journal.list()).requests).toMatchObject([{ status: 200, sandbox: "worker-1", message_id: response.body.message_id }]);
   });
 
   it("is the one the recipient names, anyone@NAME.sandbox.sendmock.test, when no header names one", async () => {
     const mock = await aMockForThisTest();
-    const answer = await send(mock, aSendRequest({ to: "ada@checkout-42.sandbox.sendmock.test" }));
-    expect(answer.status).toBe(200);
+    const response = await send(mock, aSendRequest({ to: "ada@checkout-42.sandbox.sendmock.test" }));
+    expect(response.status).toBe(200);
 
-    expect(await ids(await mock.sandbox("checkout-42"))).toEqual([answer.body.message_id]);
+    expect(await ids(await mock.sandbox("checkout-42"))).toEqual([response.body.message_id]);
     // The header wins over the recipient.
     const byHeader = await send(mock, aSendRequest({ to: "ada@checkout-42.sandbox.sendmock.test" }), { [SANDBOX_HEADER]: "other" });
     expect(await ids(await mock.sandbox("other"))).toEqual([byHeader.body.message_id]);
@@ -51,9 +51,9 @@ describe("a send's sandbox", () => {
 
   it("is the default sandbox otherwise, whose messages name none, as before sandboxes", async () => {
     const mock = await aMockForThisTest();
-    const answer = await send(mock);
+    const response = await send(mock);
     const [message] = (await mock.sandbox("default").then((box) => box.outbox.list())).messages;
-    expect(message?.id).toBe(answer.body.message_id);
+    expect(message?.id).toBe(response.body.message_id);
     expect(message).not.toHaveProperty("sandbox");
   });
 
@@ -64,17 +64,17 @@ describe("a send's sandbox", () => {
     ["a slash", "a/b"],
   ])("refuses a header naming %s with 400 invalid_request, capturing nothing", async (_what, name) => {
     const mock = await aMockForThisTest();
-    const answer = await send(mock, aSendRequest(), { [SANDBOX_HEADER]: name });
-    expect(answer.status).toBe(400);
-    expect(answer.body.error).toMatchObject({ code: "invalid_request", message: expect.stringContaining("x-sendmock-sandbox") as unknown });
+    const response = await send(mock, aSendRequest(), { [SANDBOX_HEADER]: name });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ code: "invalid_request", message: expect.stringContaining("x-sendmock-sandbox") as unknown });
     expect((await mock.outbox.list()).total).toBe(0);
   });
 
   it("refuses a recipient naming a bad sandbox with 400 invalid_request", async () => {
     const mock = await aMockForThisTest();
-    const answer = await send(mock, aSendRequest({ to: "ada@a+b.sandbox.sendmock.test" }));
-    expect(answer.status).toBe(400);
-    expect(answer.body.error.code).toBe("invalid_request");
+    const response = await send(mock, aSendRequest({ to: "ada@a+b.sandbox.sendmock.test" }));
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe("invalid_request");
   });
 
   it("takes a name of 64 letters, digits, _, . and -", async () => {

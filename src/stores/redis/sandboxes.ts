@@ -3,7 +3,7 @@
 import type { SandboxRegistry } from "../../domain/sandboxes.js";
 import { luaScript, type RedisConnection } from "./connection.js";
 
-// KEYS: the set of names. ARGV: the name, the most names allowed. Answers 1 when the name is known (now), 0 when the set is full.
+// KEYS: the set of names. ARGV: the name, the most names allowed. Returns 1 when the name is known (now), 0 when the set is full.
 const CLAIM_SCRIPT = luaScript(`
 if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 1 end
 if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end

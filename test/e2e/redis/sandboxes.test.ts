@@ -27,12 +27,12 @@ async function twoReplicas(options: SendMockOptions = {}): Promise<[RunningSendM
 }
 
 async function sendIn(replica: RunningSendMock, sandbox: string): Promise<{ status: number; id: string }> {
-  const answer = await fetch(`${replica.url}/send`, {
+  const response = await fetch(`${replica.url}/send`, {
     method: "POST",
     headers: { "Content-Type": "application/json", "X-Sendmock-Sandbox": sandbox, ...bearer() },
     body: JSON.stringify(aSendRequest()),
   });
-  return { status: answer.status, id: ((await answer.json()) as { message_id: string }).message_id };
+  return { status: response.status, id: ((await response.json()) as { message_id: string }).message_id };
 }
 
 describe.skipIf(skipReason !== undefined)(`sandboxes on replicas${skipReason === undefined ? "" : ` (skipped: ${skipReason})`}`, () => {

@@ -9,12 +9,12 @@ const url = process.env.SENDMOCK_URL ?? "";
 const BOTH_SEND = 3 + 5;
 
 async function send(headers: Record<string, string>, to: string): Promise<number> {
-  const answer = await fetch(`${url}/send`, {
+  const response = await fetch(`${url}/send`, {
     method: "POST",
     headers: { Authorization: "Bearer worker-key", "Content-Type": "application/json", ...headers },
     body: JSON.stringify({ to, template_id: "welcome", data: { name: "Ada", company: "Acme", login_url: "https://app.example.com/login" } }),
   });
-  return answer.status;
+  return response.status;
 }
 
 export async function runWorker(sends: number): Promise<void> {
