@@ -17,6 +17,7 @@ import { checkSandboxName, DEFAULT_SANDBOX } from "./domain/sandboxes.js";
 import { buildSandboxScope, type SandboxScope, type ScopeParts } from "./sandboxes/scope.js";
 import { rejectingAsApiError } from "./errors.js";
 import { createSandboxes } from "./sandboxes/index.js";
+import { trackingRules } from "./domain/layered-rules.js";
 import { everySandboxView } from "./sandboxes/everywhere.js";
 import type { AdminScopeDeps } from "./http/admin/index.js";
 import { createHandles, type HandleScope, type SendMockHandles } from "./handles/index.js";
@@ -72,10 +73,17 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   const { settings } = stores;
   const scopeParts: ScopeParts = { config, adminContract, sendContract, catalog: templates, shared: stores.shared };
   const openedStores = stores;
-  const defaultStores = await stores.openScope(DEFAULT_SANDBOX);
+  const openedDefault = await stores.openScope(DEFAULT_SANDBOX);
+  // The default sandbox's rules apply in every sandbox after its own: tracked, so that a sandbox skips them when there are none.
+  const defaultStores = {
+    ...openedDefault,
+    faults: trackingRules(openedDefault.faults, { startUpRules: config.faults.length, shared: stores.shared }),
+    outcomes: trackingRules(openedDefault.outcomes, { startUpRules: config.outcomeRules.length, shared: stores.shared }),
+  };
   const sandboxes = createSandboxes({
     registry: stores.sandboxes,
     maxSandboxes: config.maxSandboxes,
+    shared: stores.shared,
     defaultScope: buildSandboxScope(DEFAULT_SANDBOX, defaultStores, scopeParts),
     build: async (name) => {
       // The rules added without a sandbox apply in every sandbox, after its own.

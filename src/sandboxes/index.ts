@@ -9,6 +9,8 @@ export interface SandboxesDeps {
   maxSandboxes: number;
   /** The scope of the sandbox a send names none: built with the mock. */
   defaultScope: SandboxScope;
+  /** Whether other replicas share the registry: a reset through one of them forgets names this one still holds. */
+  shared: boolean;
   /** Opens the stores of `name` and builds its scope: once per name in this process, until a reset forgets it. */
   build(name: string): Promise<SandboxScope>;
 }
@@ -66,7 +68,10 @@ export function createSandboxes(deps: SandboxesDeps): Sandboxes {
     defaultScope,
     async scopeOf(name) {
       if (name === DEFAULT_SANDBOX) return defaultScope;
-      // Claimed on every use, not only the first: a reset through another replica forgets the name there.
+      // Alone, a name built here is claimed (a reset here forgets both); shared, it is claimed on
+      // every use, since a reset through another replica forgets the name there.
+      const known = deps.shared ? undefined : ready.get(name);
+      if (known !== undefined) return known;
       if (!(await registry.claim(name, deps.maxSandboxes))) throw tooManySandboxes(name, deps.maxSandboxes);
       return builtScope(name);
     },

@@ -12,7 +12,7 @@ import type { Journal } from "../domain/journal.js";
 import { createLifecycle, LIFECYCLE_STEP, type Lifecycle } from "../domain/lifecycle.js";
 import type { Outbox } from "../domain/outbox.js";
 import { createOutcomeControl, type OutcomeBook, type OutcomeControl } from "../domain/outcomes.js";
-import { layeredFaultPlan, layeredOutcomeBook } from "../domain/layered-rules.js";
+import { layeredFaultPlan, layeredOutcomeBook, type TrackedRules } from "../domain/layered-rules.js";
 import type { RateLimiter } from "../domain/rate-limiter.js";
 import { DEFAULT_SANDBOX } from "../domain/sandboxes.js";
 import { createScheduler, type DueHandler } from "../domain/scheduler.js";
@@ -38,7 +38,7 @@ export interface ScopeParts {
   /** Whether other replicas share the stores: they may schedule work this one has to pick up. */
   shared: boolean;
   /** The default sandbox's rules, which apply in every other sandbox after its own; absent for the default sandbox itself. */
-  everywhere?: { faults: FaultPlan; outcomes: OutcomeBook };
+  everywhere?: { faults: FaultPlan & TrackedRules; outcomes: OutcomeBook & TrackedRules };
 }
 
 /** One sandbox's state and the controls over it: what a send in it and a /_mock call scoped to it use. */
