@@ -1,6 +1,7 @@
 // A test worker's sandbox on a sendmock it did not start (one server for many workers, docs/sandboxes.md): its messages,
 // journal, rules and clock over /_mock, scoped by ?sandbox=, and what its sends carry to land there.
 
+import { SANDBOX_RECIPIENT_DOMAIN } from "./domain/sandboxes.js";
 import type { CapturedMessage, ClockView, FaultRule, FaultRuleInput, JournalEntry, MessageList, MessageStatus, OutcomeRule, OutcomeRuleInput } from "./wire.js";
 
 export interface SandboxClientOptions {
@@ -88,7 +89,7 @@ export function sandboxClient(options: SandboxClientOptions): SandboxClient {
     url: base,
     sandbox,
     headers: { "X-Sendmock-Sandbox": sandbox },
-    address: (localPart = "user") => `${localPart}@${sandbox}.sandbox.sendmock.test`,
+    address: (localPart = "user") => `${localPart}@${sandbox}.${SANDBOX_RECIPIENT_DOMAIN}`,
     outbox: {
       list: (filter = {}) => call<MessageList>("GET", "/_mock/messages", queryOf(filter)),
       async waitFor(filter = {}, waitOptions = {}) {
