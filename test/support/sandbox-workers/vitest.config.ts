@@ -9,6 +9,6 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: 2,
     fileParallelism: true,
-    testTimeout: 20_000,
+    testTimeout: 50_000,
   },
 });

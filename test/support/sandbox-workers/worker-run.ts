@@ -21,9 +21,10 @@ export async function runWorker(sends: number): Promise<void> {
   const box = sandboxClient({ url });
   for (let sent = 0; sent < sends; sent += 1) expect(await send(box.headers, `ada-${sent}@example.com`)).toBe(200);
 
-  // Both workers' sends are in before either reads: the other's are there, and not in this sandbox.
+  // Both workers' sends are in before either reads: the other's are there, and not in this sandbox. The
+  // other worker may start well after this one on a busy machine: the wait is long, and ends once it sent.
   await expect
-    .poll(async () => (await (await fetch(`${url}/_mock/messages?limit=1`)).json()) as { total: number }, { timeout: 15_000 })
+    .poll(async () => (await (await fetch(`${url}/_mock/messages?limit=1`)).json()) as { total: number }, { timeout: 45_000 })
     .toMatchObject({ total: BOTH_SEND });
   expect((await box.outbox.list()).total).toBe(sends);
   expect((await box.journal.list()).total).toBe(sends);
