@@ -3,6 +3,7 @@
 import { setupSendMock as setupWithHooks, type SendMockHandle, type SetupSendMockOptions, type TestHook } from "./testing.js";
 
 export type { ContractViolationMode, SendMockHandle, SetupSendMockOptions } from "./testing.js";
+export { sandboxClient, workerSandbox, type SandboxClient, type SandboxClientOptions } from "./sandbox-client.js";
 
 function globalHook(name: "beforeAll" | "afterEach" | "afterAll"): TestHook {
   const hook: unknown = (globalThis as Record<string, unknown>)[name];

@@ -8,22 +8,18 @@ import type { ContractChecker } from "./contract/check.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT } from "./contract/load.js";
 import { isLoopbackHost } from "./domain/addresses.js";
 import { createKeyCheck } from "./domain/api-keys.js";
-import { createClockControl } from "./domain/clock.js";
-import { createLifecycle, LIFECYCLE_STEP, type Lifecycle } from "./domain/lifecycle.js";
-import { createOutcomeControl } from "./domain/outcomes.js";
-import { createScheduler, type DueHandler } from "./domain/scheduler.js";
-import { createFaultControl, type RespondLimits } from "./domain/faults.js";
-import { withCapturedMessageCheck } from "./contract/captured-message.js";
 import { createClientErrorResponder } from "./http/client-errors.js";
-import { createApiSendService } from "./send/service.js";
 import { loadTemplateCatalog } from "./domain/templates.js";
 import { templateParsedAhead } from "./contract/parsed-templates.js";
 import { listen } from "./server.js";
-import { openStores, sharesOfMaxBytes, type Stores } from "./stores/index.js";
-import { createWebhookControl } from "./domain/webhooks.js";
-import { createWebhookDelivering } from "./domain/webhook-delivery.js";
-import { webhookPayloadCheck } from "./contract/webhook-payload.js";
-import { postWebhook } from "./http/webhook-client.js";
+import { openStores, type Stores } from "./stores/index.js";
+import { checkSandboxName, DEFAULT_SANDBOX } from "./domain/sandboxes.js";
+import { buildSandboxScope, type SandboxScope, type ScopeParts } from "./sandboxes/scope.js";
+import { rejectingAsApiError } from "./errors.js";
+import { createSandboxes } from "./sandboxes/index.js";
+import { trackingRules } from "./domain/layered-rules.js";
+import { everySandboxView } from "./sandboxes/everywhere.js";
+import type { AdminScopeDeps } from "./http/admin/index.js";
 import { createHandles, type HandleScope, type SendMockHandles } from "./handles/index.js";
 import { configViewOf, type SendMockConfig } from "./handles/settings.js";
 import { operationChecks } from "./contract/operation-checks.js";
@@ -40,6 +36,13 @@ export interface SendMock extends SendMockHandles {
   /** The express app, for supertest. */
   readonly app: express.Express;
   readonly config: SendMockConfig;
+  /**
+   * The same handles, scoped to the sandbox `name` (docs/sandboxes.md): its messages, journal,
+   * rules, webhooks and clock, and a `reset()` of that sandbox alone. Settings and templates stay
+   * the mock's. Rejects with an `invalid_request` ApiError for a name that breaks the rule, or a
+   * new name past `max_sandboxes`.
+   */
+  sandbox(name: string): Promise<SendMockHandles>;
   /** Stops watching templates, ends pending waits and releases the store's connections. */
   close(): Promise<void>;
 }
@@ -50,9 +53,6 @@ export interface RunningSendMock extends SendMock {
   readonly url: string;
   readonly port: number;
 }
-
-/** How often a replica on a shared store looks for due work it was not told about. */
-const SHARED_DUE_WORK_POLL_MS = 1000;
 
 async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSource, listeningPort: () => number) {
   const config = resolveConfig(options, optionsSource);
@@ -70,91 +70,37 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     templates.close();
     throw error;
   }
-  const { journal, faults, limiter, settings, clock } = stores;
-  const checkedOutbox = withCapturedMessageCheck(stores.outbox, adminContract);
-  // Filled once the lifecycle exists: the scheduler and the lifecycle need each other.
-  const handlers: Record<string, DueHandler> = {};
-  const scheduler = createScheduler({
-    store: stores.dueWork,
-    clock,
-    handlers,
-    // Shared due work may be scheduled by another replica, or left by one that stopped.
-    ...(stores.shared && { maxSleepMs: SHARED_DUE_WORK_POLL_MS }),
-    onError: (error, item) => config.log(`sendmock: due ${item.kind} ${item.id} failed: ${error instanceof Error ? error.message : String(error)}`),
-  });
-  const delivering = createWebhookDelivering({
-    store: stores.webhooks,
-    log: stores.deliveries,
-    dueWork: stores.webhookDueWork,
-    clock,
-    messages: checkedOutbox,
-    post: postWebhook,
-    timeoutMs: config.webhookTimeoutMs,
-    retryMs: config.webhookRetryMs,
-    concurrency: config.webhookConcurrency,
-    maxPending: config.maxPendingWebhookAttempts,
-    payloadCacheBytes: sharesOfMaxBytes(config.maxBytes).webhookPayloads,
-    payloadProblem: webhookPayloadCheck(sendContract),
-    reportProblem: config.log,
-    ...(stores.shared && { maxSleepMs: SHARED_DUE_WORK_POLL_MS }),
-  });
-  const lifecycle: Lifecycle = createLifecycle({
-    settings: config.lifecycle,
-    outbox: checkedOutbox,
-    outcomes: stores.outcomes,
-    scheduler,
-    clock,
-    onRecorded: (message, event) => delivering.eventRecorded(message, event),
-    alsoPending: delivering,
-  });
-  handlers[LIFECYCLE_STEP] = (payload, dueAtMs) => lifecycle.runStep(payload, dueAtMs);
-  const webhooks = createWebhookControl({
-    store: stores.webhooks,
-    log: stores.deliveries,
-    maxWebhooks: config.maxRules,
-    replay: (id) => delivering.replay(id),
-  });
-  // A cleared outbox, or a deleted message, takes its messages' pending steps with it.
-  const outbox: typeof checkedOutbox = {
-    ...checkedOutbox,
-    async delete(id) {
-      const deleted = await checkedOutbox.delete(id);
-      if (deleted !== undefined) await lifecycle.forget([deleted]);
-      return deleted;
-    },
-    async clear() {
-      await checkedOutbox.clear();
-      await lifecycle.clearPending();
-    },
+  const { settings } = stores;
+  const scopeParts: ScopeParts = { config, adminContract, sendContract, catalog: templates, shared: stores.shared };
+  const openedStores = stores;
+  const openedDefault = await stores.openScope(DEFAULT_SANDBOX);
+  // The default sandbox's rules apply in every sandbox after its own: tracked, so that a sandbox skips them when there are none.
+  const defaultStores = {
+    ...openedDefault,
+    faults: trackingRules(openedDefault.faults, { startUpRules: config.faults.length, shared: stores.shared }),
+    outcomes: trackingRules(openedDefault.outcomes, { startUpRules: config.outcomeRules.length, shared: stores.shared }),
   };
-  const clockControl = createClockControl({
-    clock,
-    offset: stores.clockOffset,
-    async runDue() {
-      const advancedTo = clock.nowMs();
-      // Every step first: the attempts of the events they record then run side by side.
-      await scheduler.runDue();
-      await delivering.runDue(advancedTo);
+  const sandboxes = createSandboxes({
+    registry: stores.sandboxes,
+    maxSandboxes: config.maxSandboxes,
+    shared: stores.shared,
+    defaultScope: buildSandboxScope(DEFAULT_SANDBOX, defaultStores, scopeParts),
+    build: async (name) => {
+      // The rules added without a sandbox apply in every sandbox, after its own.
+      const everywhere = { faults: defaultStores.faults, outcomes: defaultStores.outcomes };
+      const scope = buildSandboxScope(name, await openedStores.openScope(name), { ...scopeParts, everywhere });
+      scope.runLeftWork();
+      return scope;
     },
   });
-  const outcomes = createOutcomeControl(stores.outcomes);
+  const sandbox = sandboxes.defaultScope;
+  const { journal, idempotency } = sandbox;
   const keys = createKeyCheck(config.apiKeys);
   const shutdown = new AbortController();
   const resetListeners = new Set<() => void>();
 
   const reset = async (): Promise<void> => {
-    await Promise.all([
-      outbox.clear(),
-      journal.clear(),
-      faults.reset(),
-      stores.outcomes.reset(),
-      limiter.reset(),
-      stores.idempotency.reset(),
-      settings.reset(),
-      stores.clockOffset.reset(),
-      stores.webhooks.reset(),
-      stores.deliveries.clear(),
-    ]);
+    await Promise.all([sandboxes.resetAll(), settings.reset()]);
     for (const listener of resetListeners) listener();
   };
   const onReset = (listener: () => void): (() => void) => {
@@ -167,14 +113,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   let checking: Promise<ContractChecker> | undefined;
   const responseChecker = (): Promise<ContractChecker> =>
     (checking ??= import("./contract/check.js").then((module) => module.createContractChecker(sendContract)));
-  const respondLimits: RespondLimits = { bodyBytes: config.bodyLimitBytes, headerBytes: config.maxHeaderBytes, depth: config.maxRespondDepth };
-  // One control for the library and POST /_mock/faults: both hold a rule to admin.yaml's FaultRuleInput, as the route checks it, and the control checks what that schema cannot say.
-  const faultControl = createFaultControl(faults, respondLimits);
-
-  const sendService = createApiSendService({ catalog: templates, outbox, lifecycle, now: () => clock.now() });
   // Steps and attempts left by an earlier run of a shared store, or scheduled before a restart, run when due.
-  void scheduler.runDue().catch(() => undefined);
-  void delivering.runDue(clock.nowMs()).catch(() => undefined);
+  sandbox.runLeftWork();
   const { requestLog } = config;
   // A bug is told on the log the user gave, else on stderr: a library user sees it beside the failing test.
   const logBug = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -190,7 +130,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
           // requires an ES one, which a default jest project cannot load.
           checker: (await (await import("./contract/choice.js")).chooseContract(config.proxy.contract)).checker,
           // The real service decides what happens to what it accepted: no local lifecycle.
-          sendService: createApiSendService({ catalog: templates, outbox, now: () => clock.now() }),
+          sendService: sandbox.relayService,
           settings,
           statusCodes: config.statusCodes,
           toApiError: translate,
@@ -198,15 +138,12 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
         })
       : createSendPipeline({
           keys,
-          limiter,
+          sandboxOf: (name) => sandboxes.scopeOf(name),
           settings,
-          idempotency: stores.idempotency,
-          sendService,
           checks: sendChecks,
           statusCodes: config.statusCodes,
           toApiError: translate,
           checkHost,
-          faults,
           allowFaultHeader: config.allowFaultHeader,
           allowMagicRecipients: config.allowMagicRecipients,
           shutdown: shutdown.signal,
@@ -215,7 +152,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     write: createSendWriter({
       checks: sendChecks,
       responseChecker,
-      idempotency: stores.idempotency,
+      idempotency,
       journal,
       journalBodyBytes: config.journalBodyBytes,
       logRequest: requestLog?.send.bind(requestLog),
@@ -228,6 +165,17 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     corsOrigins: config.corsOrigins,
     reportUnexpected: (error) => logBug(describeUnexpected(error)),
   });
+  // What /_mock calls act on: without a sandbox, every sandbox's view; with one, that sandbox's.
+  const everywhere: AdminScopeDeps = { ...everySandboxView(sandboxes, config.maxPageBytes), reset };
+  const adminScopes = new WeakMap<SandboxScope, AdminScopeDeps>();
+  const adminScopeOf = (scope: SandboxScope): AdminScopeDeps => {
+    let scoped = adminScopes.get(scope);
+    if (scoped === undefined) {
+      scoped = { ...scope, reset: () => scope.reset() };
+      adminScopes.set(scope, scoped);
+    }
+    return scoped;
+  };
   const app = createApp({
     send: sendEdge,
     admin: {
@@ -238,15 +186,9 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       config,
       keys,
       settings,
-      outbox,
-      journal,
+      ...everywhere,
+      scopeOf: (name) => (name === undefined ? Promise.resolve(everywhere) : sandboxes.scopeOf(name).then(adminScopeOf)),
       catalog: templates,
-      faults: faultControl,
-      outcomes,
-      lifecycle,
-      clock: clockControl,
-      webhooks,
-      reset,
       listeningPort,
       shutdown: shutdown.signal,
       onReset,
@@ -261,27 +203,34 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
 
   /** Ends long waits and event streams and stops watching templates; the stores stay open. */
   const stopWaiting = (): void => {
-    scheduler.stop();
-    delivering.stop();
+    sandboxes.stop();
     shutdown.abort(new Error("sendmock is closing"));
     templates.close();
   };
-  // What the handles act on: the same state and controls the /_mock routes reach.
-  const scope: HandleScope = {
-    outbox,
-    journal,
-    faults: faultControl,
-    outcomes,
-    webhooks,
-    clock: clockControl,
+  // What the handles act on: the same state and controls the /_mock routes reach, a sandbox's or the default one's.
+  const handleScopeOf = (scope: SandboxScope, resetScope: () => Promise<void>): HandleScope => ({
+    outbox: scope.outbox,
+    journal: scope.journal,
+    faults: scope.faults,
+    outcomes: scope.outcomes,
+    webhooks: scope.webhooks,
+    clock: scope.clock,
     settings,
     templates,
-    reset,
-  };
+    reset: resetScope,
+  });
+  const scope = handleScopeOf(sandbox, reset);
   const mock: SendMock = {
     app,
     config: configViewOf(config),
     ...createHandles(scope, adminContract),
+    sandbox: rejectingAsApiError(async (name: string) => {
+      const named = await sandboxes.scopeOf(checkSandboxName(name, "A sandbox's name"));
+      return createHandles(
+        handleScopeOf(named, () => named.reset()),
+        adminContract,
+      );
+    }),
     close() {
       stopWaiting();
       return stores.close();

@@ -4,6 +4,8 @@ import type { SendMockOptions } from "./config/resolve.js";
 import type { JournalEntry } from "./wire.js";
 import { startSendMock, type RunningSendMock } from "./mock.js";
 
+export { sandboxClient, workerSandbox, type RemoteMessageFilter, type SandboxClient, type SandboxClientOptions } from "./sandbox-client.js";
+
 /** What to do when a request made during a test broke the contract (openapi/send.yaml). */
 export type ContractViolationMode = "error" | "warn" | "off";
 
@@ -25,7 +27,7 @@ export interface TestHooks {
 }
 
 /** The file's mock, usable in tests and hooks once `beforeAll` has started it. */
-export type SendMockHandle = Omit<RunningSendMock, "close">;
+export type SendMockHandle = Omit<RunningSendMock, "close" | "sandbox">;
 
 /** Starting loads both contracts and the templates: more than a framework's default hook timeout allows on a busy machine. */
 const HOOK_TIMEOUT_MS = 30_000;

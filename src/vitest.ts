@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll } from "vitest";
 import { setupSendMock as setupWithHooks, type SendMockHandle, type SetupSendMockOptions } from "./testing.js";
 
 export type { ContractViolationMode, SendMockHandle, SetupSendMockOptions } from "./testing.js";
+export { sandboxClient, workerSandbox, type SandboxClient, type SandboxClientOptions } from "./sandbox-client.js";
 
 /**
  * Starts a mock before this file's tests, checks the contract and resets after each, closes after the last.

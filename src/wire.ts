@@ -104,6 +104,8 @@ export interface CapturedMessage {
   links: string[];
   /** The last 4 characters of the API key that sent it; keys are never kept whole. */
   api_key_hint: string;
+  /** The sandbox it was captured in; absent for the default sandbox. */
+  sandbox?: string;
 }
 
 export interface MessageList {
@@ -139,6 +141,8 @@ export interface JournalEntry {
   client_gone: boolean;
   /** True when the response was the one kept for the request's `Idempotency-Key`, sent again: nothing was captured. */
   idempotent_replay: boolean;
+  /** The sandbox the request went to; absent for the default sandbox, and for a request refused before its sandbox was known. */
+  sandbox?: string;
 }
 
 /** A request to POST /send as received: secrets masked, the body as text up to `journal_body_bytes` (64 KB). */
@@ -274,6 +278,8 @@ export interface RuleCommon {
   /** `config` for the rules of the config file (restored by reset), `api` for the added ones. */
   source: "config" | "api";
   created_at: string;
+  /** In a list without a sandbox, the sandbox it belongs to; absent for the default sandbox's. */
+  sandbox?: string;
 }
 
 export interface FaultRule extends RuleCommon {
@@ -343,6 +349,8 @@ export interface Webhook {
   secret: string;
   duplicate: boolean;
   enabled: boolean;
+  /** In a list without a sandbox, the sandbox it belongs to; absent for the default sandbox's. */
+  sandbox?: string;
 }
 
 export interface WebhookList {
@@ -367,6 +375,8 @@ export interface WebhookDelivery {
   at: string;
   /** When the next attempt falls due, on the mock's clock; null when none will be made. */
   next_attempt_at: string | null;
+  /** In a list without a sandbox, the sandbox it belongs to; absent for the default sandbox's. */
+  sandbox?: string;
 }
 
 export interface WebhookDeliveryList {

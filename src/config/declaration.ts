@@ -5,6 +5,7 @@ import { Type, type Static, type TSchema } from "typebox";
 import { ERROR_CODES, type ErrorCode } from "../errors.js";
 import { MAX_STEP_MS } from "../domain/lifecycle.js";
 import { DEFAULT_MAX_RATE_LIMIT_BUCKETS } from "../domain/rate-limiter.js";
+import { DEFAULT_MAX_SANDBOXES } from "../domain/sandboxes.js";
 import { DEFAULT_MAX_RULES } from "../domain/rule-book.js";
 import { OUTCOMES, type FaultRuleInput, type Outcome, type OutcomeRuleInput, type WebhookInput } from "../wire.js";
 
@@ -320,6 +321,13 @@ export const SETTINGS = {
     docs: {
       meaning:
         "rate-limit buckets kept at once (one per API key that sent); past it the one used longest ago is forgotten, see [Rate limiting](errors-and-faults.md#rate-limiting)",
+    },
+  }),
+  max_sandboxes: setting(Type.Integer({ minimum: 1, maximum: 1_000_000 }), {
+    default: DEFAULT_MAX_SANDBOXES,
+    docs: {
+      meaning:
+        "sandboxes in use at once, the default one aside (1 to 1000000); past it a new name is 400 `invalid_request` until `POST /_mock/reset` forgets them, see [Sandboxes](sandboxes.md)",
     },
   }),
   // The generator takes a 32-bit seed; beyond it, distinct seeds would give the same draws.

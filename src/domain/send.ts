@@ -42,6 +42,8 @@ export interface SendServiceDeps {
   /** The mock's clock: `created_at` and the lifecycle's events share it. */
   now?: () => Date;
   newId?: () => string;
+  /** The sandbox the messages are captured in, written on each; absent for the default sandbox, whose messages name none. */
+  sandbox?: string;
 }
 
 function dataKeys(names: readonly string[]): string {
@@ -59,7 +61,7 @@ function findTemplate(catalog: TemplateCatalog, templateId: string) {
 /** The captured form of `request`; `content` is what rendering (or the lack of it) gave. */
 function capturedMessage(
   request: SendRequest,
-  parts: { id: string; createdAt: Date; apiKeyHint: string; content: RenderedEmail; warnings: string[] },
+  parts: { id: string; createdAt: Date; apiKeyHint: string; content: RenderedEmail; warnings: string[]; sandbox: string | undefined },
 ): CapturedMessage {
   const { content } = parts;
   return {
@@ -79,6 +81,7 @@ function capturedMessage(
     warnings: parts.warnings,
     links: extractLinks(content.html, content.text),
     api_key_hint: parts.apiKeyHint,
+    ...(parts.sandbox !== undefined && { sandbox: parts.sandbox }),
   };
 }
 
@@ -132,7 +135,7 @@ export function createSendService(deps: SendServiceDeps): SendService {
       const { content, warnings } = render(request, context.strictData);
       const decided = await lifecycle?.outcomeFor({ to: request.to, templateId: request.template_id, apiKey: context.apiKey ?? "" });
       if (decided?.warning !== undefined) warnings.push(decided.warning);
-      const message = capturedMessage(request, { id: newId(), createdAt: now(), apiKeyHint: context.apiKeyHint, content, warnings });
+      const message = capturedMessage(request, { id: newId(), createdAt: now(), apiKeyHint: context.apiKeyHint, content, warnings, sandbox: deps.sandbox });
       // Its first step is scheduled beside the capture, not after it: on a shared store the two
       // go out in one write, one round trip. A step whose message was never captured finds it
       // gone and ends there.
@@ -143,7 +146,14 @@ export function createSendService(deps: SendServiceDeps): SendService {
 
     async captureRelayed(relayed) {
       const { content, warnings } = relayedAsSent(relayed);
-      const message = capturedMessage(relayed.request, { id: relayed.id, createdAt: now(), apiKeyHint: relayed.apiKeyHint, content, warnings });
+      const message = capturedMessage(relayed.request, {
+        id: relayed.id,
+        createdAt: now(),
+        apiKeyHint: relayed.apiKeyHint,
+        content,
+        warnings,
+        sandbox: deps.sandbox,
+      });
       await outbox.add(message);
       return message;
     },

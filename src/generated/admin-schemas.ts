@@ -47,6 +47,7 @@ export interface components {
             body: unknown;
             source: "config" | "api";
             created_at: string;
+            sandbox?: components["schemas"]["SandboxName"];
         };
         FaultList: {
             faults: components["schemas"]["FaultRule"][];
@@ -85,6 +86,7 @@ export interface components {
             probability: number;
             source: "config" | "api";
             created_at: string;
+            sandbox?: components["schemas"]["SandboxName"];
         };
         OutcomeList: {
             outcomes: components["schemas"]["OutcomeRule"][];
@@ -102,6 +104,7 @@ export interface components {
             secret: string;
             duplicate: boolean;
             enabled: boolean;
+            sandbox?: components["schemas"]["SandboxName"];
         };
         WebhookList: {
             webhooks: components["schemas"]["Webhook"][];
@@ -118,6 +121,7 @@ export interface components {
             duration_ms: number;
             at: string;
             next_attempt_at: string | null;
+            sandbox?: components["schemas"]["SandboxName"];
         };
         WebhookDeliveryList: {
             deliveries: components["schemas"]["WebhookDelivery"][];
@@ -140,6 +144,7 @@ export interface components {
         TemplateData: {
             [key: string]: string | string[];
         };
+        SandboxName: string;
         CapturedMessage: {
             id: string;
             status: components["schemas"]["MessageStatus"];
@@ -157,6 +162,7 @@ export interface components {
             warnings: string[];
             links: string[];
             api_key_hint: string;
+            sandbox?: components["schemas"]["SandboxName"];
         };
         MessageList: {
             messages: components["schemas"]["CapturedMessage"][];
@@ -187,6 +193,7 @@ export interface components {
             response: components["schemas"]["JournalResponse"] | null;
             client_gone: boolean;
             idempotent_replay: boolean;
+            sandbox?: components["schemas"]["SandboxName"];
         };
         JournalRequest: {
             headers: {

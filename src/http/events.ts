@@ -8,8 +8,8 @@ import type { WebhookControl } from "../domain/webhooks.js";
 import { ApiError } from "../errors.js";
 
 export interface EventSources {
-  outbox: Outbox;
-  journal: Journal;
+  outbox: Pick<Outbox, "onCapture" | "onEvent" | "onClear">;
+  journal: Pick<Journal, "onRecord">;
   webhooks: Pick<WebhookControl, "onDelivery">;
   /** Calls the listener after every reset of the whole mock; returns the unsubscribe. */
   onReset: (listener: () => void) => () => void;

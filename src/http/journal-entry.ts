@@ -1,6 +1,7 @@
 // The journal's entry for one request to /send: headers with secrets masked, bodies bounded, what the pipeline noted.
 
 import type { HttpResponse } from "../response.js";
+import { DEFAULT_SANDBOX } from "../domain/sandboxes.js";
 import { randomUUID } from "node:crypto";
 import { apiKeyHint } from "../domain/api-keys.js";
 import { bodyText, boundedViolation, type BodyText } from "../domain/excerpt.js";
@@ -86,5 +87,6 @@ export function journalEntryOf(call: SendCall, facts: EntryFacts, journalBodyByt
         : { status: sent.status, headers: { ...sent.headers }, body: responseBody.text, body_truncated: responseBody.truncated },
     client_gone: facts.clientGone,
     idempotent_replay: notes.idempotentReplay ?? false,
+    ...(notes.sandbox !== undefined && notes.sandbox !== DEFAULT_SANDBOX && { sandbox: notes.sandbox }),
   };
 }

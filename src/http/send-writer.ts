@@ -10,7 +10,7 @@ import type { Journal } from "../domain/journal.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, boundedViolations, type ErrorCode, type Violation } from "../errors.js";
 import { WARNING_HEADER } from "../send/capture.js";
-import { errorNotes, type SendResponse, type KeyClaim, type Outcome, type SendCall, type SendNotes } from "../send/exchange.js";
+import { errorNotes, type SendResponse, type Outcome, type SendCall, type SendNotes } from "../send/exchange.js";
 import { ERROR_CODE_HEADER, errorResponse, JSON_TYPE } from "../send/shapes.js";
 import type { JournalEntry } from "../wire.js";
 import { journalEntryOf, type SentResponse } from "./journal-entry.js";
@@ -98,29 +98,29 @@ export function createSendWriter(deps: SendWriterDeps): SendWriter {
   }
 
   /** Keeps the response for the request's key, or lets the key go; a store that is down must not keep the response from the client. */
-  async function settle(claim: KeyClaim | undefined, sent: SentResponse | undefined, notes: SendNotes): Promise<void> {
+  async function settle(outcome: Outcome, sent: SentResponse | undefined, notes: SendNotes): Promise<void> {
+    const { claim } = outcome;
     if (claim === undefined) return;
+    const keys = outcome.sandbox?.idempotency ?? deps.idempotency;
     const keep = sent !== undefined && isKeptResponse(sent.status, notes.fault);
-    await (keep ? deps.idempotency.keep(claim.scope, claim.fingerprint, keptResponseOf(sent, notes.messageId)) : deps.idempotency.release(claim.scope)).catch(
-      () => undefined,
-    );
+    await (keep ? keys.keep(claim.scope, claim.fingerprint, keptResponseOf(sent, notes.messageId)) : keys.release(claim.scope)).catch(() => undefined);
   }
 
-  function record(call: SendCall, facts: Parameters<typeof journalEntryOf>[1]): void {
+  function record(call: SendCall, outcome: Outcome, facts: Parameters<typeof journalEntryOf>[1]): void {
     const entry = journalEntryOf(call, facts, deps.journalBodyBytes);
     // A journal that cannot be written (a shared store that is down) must not bring the process
     // down: the client already has its response, a 503 naming the store if it was down.
-    deps.journal.record(entry).catch(() => undefined);
+    (outcome.sandbox?.journal ?? deps.journal).record(entry).catch(() => undefined);
     deps.logRequest?.(entry);
   }
 
   return async function writeOutcome(call, outcome, req, res, extraHeaders) {
     if (outcome.kind === "disconnect" || outcome.kind === "hold") {
-      await settle(outcome.claim, undefined, outcome.notes);
+      await settle(outcome, undefined, outcome.notes);
       // Journaled when the hold ends, when what happened is known: the client gave up, or
       // sendmock closed the connection after delay_ms (or on shutdown).
       const clientGone = outcome.kind === "hold" ? await holdThenClose(req.socket, outcome.holdMs, deps.shutdown) : (req.socket.destroy(), false);
-      record(call, { notes: outcome.notes, sent: undefined, clientGone, responseViolations: undefined });
+      record(call, outcome, { notes: outcome.notes, sent: undefined, clientGone, responseViolations: undefined });
       return;
     }
 
@@ -142,12 +142,12 @@ export function createSendWriter(deps: SendWriterDeps): SendWriter {
       responseViolations = boundedViolations(violations.map(({ path, message }) => ({ path, message })));
     }
     // Kept before the response goes out: a client that retries the moment it reads it must find it kept.
-    await settle(outcome.claim, sent, notes);
+    await settle(outcome, sent, notes);
 
     if (outcome.kind === "lost") {
       // Sent, then lost on the way: the connection is cut where the response would have gone.
       req.socket.destroy();
-      record(call, { notes, sent: undefined, clientGone: false, responseViolations });
+      record(call, outcome, { notes, sent: undefined, clientGone: false, responseViolations });
       return;
     }
     const delivered = !res.destroyed && !req.socket.destroyed;
@@ -156,6 +156,6 @@ export function createSendWriter(deps: SendWriterDeps): SendWriter {
       res.writeHead(sent.status, headerList(headers));
       res.end(body);
     }
-    record(call, { notes, sent: delivered ? sent : undefined, clientGone: !delivered, responseViolations });
+    record(call, outcome, { notes, sent: delivered ? sent : undefined, clientGone: !delivered, responseViolations });
   };
 }

@@ -2,6 +2,8 @@
 
 import type { HttpResponse } from "../response.js";
 import type { IncomingHttpHeaders } from "node:http";
+import type { IdempotencyStore } from "../domain/idempotency.js";
+import type { Journal } from "../domain/journal.js";
 import type { SettingsStore } from "../domain/settings.js";
 import type { ApiError, ErrorCode, Violation } from "../errors.js";
 
@@ -54,6 +56,8 @@ export interface SendNotes {
   violations?: readonly Violation[];
   /** True when the response is the one kept for the request's Idempotency-Key, sent again. */
   idempotentReplay?: boolean;
+  /** The sandbox the request went to, once chosen. */
+  sandbox?: string;
 }
 
 /** An Idempotency-Key this request claimed: the writer keeps its response, or lets the key go. */
@@ -62,9 +66,17 @@ export interface KeyClaim {
   readonly fingerprint: string;
 }
 
+/** Where the writer journals a request and keeps its response: its sandbox's journal and keys. */
+export interface OutcomeState {
+  readonly journal: Pick<Journal, "record">;
+  readonly idempotency: Pick<IdempotencyStore, "keep" | "release">;
+}
+
 interface OutcomeBase {
   readonly notes: SendNotes;
   readonly claim?: KeyClaim;
+  /** The sandbox's state, once the request's sandbox is known; the writer's own (the default sandbox's) before. */
+  readonly sandbox?: OutcomeState;
 }
 
 /**

@@ -3,9 +3,6 @@
 import type { OperationChecks } from "../contract/operation-checks.js";
 import type { KeyCheck } from "../domain/api-keys.js";
 import { fieldExcerpt } from "../domain/excerpt.js";
-import type { IdempotencyStore } from "../domain/idempotency.js";
-import type { RateLimiter } from "../domain/rate-limiter.js";
-import type { SendService } from "../domain/send.js";
 import { ApiError } from "../errors.js";
 import type { SendRequest } from "../wire.js";
 import { authenticate } from "./authenticate.js";
@@ -15,13 +12,13 @@ import { decideFault, faultError, type FaultSources } from "./faults.js";
 import { checkKeyForm, claimKey, REPLAYED_HEADER } from "./idempotency.js";
 import { parseBody, requireJsonMediaType, requireJsonObject } from "./json-body.js";
 import { limitRate } from "./rate-limit.js";
+import { sandboxNameOf, type SendSandbox } from "./sandbox.js";
 import { ERROR_CODE_HEADER, errorResponse, JSON_TYPE } from "./shapes.js";
 
-export interface SendPipelineDeps extends FaultSources, PipelineBasics {
+export interface SendPipelineDeps extends Omit<FaultSources, "faults">, PipelineBasics {
   keys: KeyCheck;
-  limiter: RateLimiter;
-  idempotency: IdempotencyStore;
-  sendService: SendService;
+  /** The state of the sandbox `name` (a checked name); a new name past max_sandboxes fails with an invalid_request. */
+  sandboxOf(name: string): Promise<SendSandbox>;
   /** POST /send's operation in the send contract: the request check. */
   checks: OperationChecks;
 }
@@ -60,6 +57,8 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
     // What every response from the rate limiter on carries, and the key this request holds.
     let headers: Record<string, string> = {};
     let claim: KeyClaim | undefined;
+    // Known from the sandbox step on: where the writer journals, and keeps the response for its key.
+    let sandbox: SendSandbox | undefined;
 
     try {
       const foreignHost = deps.checkHost(headerOf(call, "host"));
@@ -68,7 +67,9 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
       await yieldIfLarge(call);
       const apiKey = authenticate(headerOf(call, "authorization"), deps.keys);
       notes = { ...notes, apiKey };
-      const rate = await limitRate(apiKey, current.rateLimit, deps.limiter);
+      sandbox = await deps.sandboxOf(sandboxNameOf(call, value));
+      notes = { ...notes, sandbox: sandbox.name };
+      const rate = await limitRate(apiKey, current.rateLimit, sandbox.limiter);
       headers = rate.headers;
       if (rate.refusal) throw rate.refusal;
       const contentType = headerOf(call, "content-type");
@@ -88,7 +89,7 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
       const send = request as unknown as SendRequest;
 
       if (key !== undefined) {
-        const use = await claimKey(key, apiKey, request, deps.idempotency);
+        const use = await claimKey(key, apiKey, request, sandbox.idempotency);
         if ("replay" in use) {
           const kept = use.replay;
           const replayed: SendResponse = {
@@ -102,6 +103,7 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
             kind: "response",
             response: replayed,
             judge: "none",
+            sandbox,
             notes: { ...notes, idempotentReplay: true, messageId: kept.messageId ?? undefined, ...(code !== undefined && { error: { code, violations: [] } }) },
           };
         }
@@ -109,15 +111,15 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
       }
 
       const target = { to: send.to, templateId: send.template_id, apiKey };
-      const { delayed, fault } = await decideFault(call, target, deps);
+      const { delayed, fault } = await decideFault(call, target, { ...deps, faults: sandbox.faultPlan });
       if (delayed) notes = { ...notes, fault: "latency" };
       if (fault !== undefined) notes = { ...notes, fault: fault.kind };
       if (fault !== undefined && fault.kind !== "lost_answer") {
         switch (fault.kind) {
           case "disconnect":
-            return { kind: "disconnect", notes, claim };
+            return { kind: "disconnect", notes, claim, sandbox };
           case "timeout":
-            return { kind: "hold", holdMs: fault.delayMs, notes, claim };
+            return { kind: "hold", holdMs: fault.delayMs, notes, claim, sandbox };
           case "malformed_response":
             // Past the response check: the point is a body no JSON parser accepts.
             return {
@@ -126,6 +128,7 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
               judge: "none",
               notes,
               claim,
+              sandbox,
             };
           case "respond": {
             // chosenFault gives every respond its response; without one the client would wait forever.
@@ -134,7 +137,14 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
             const own: Record<string, string> = { ...headers };
             for (const [name, text] of Object.entries(given.headers)) own[name.toLowerCase()] = text;
             // Written exactly as the rule gives it, and judged by the writer: what departs goes to the journal.
-            return { kind: "response", response: { status: given.status, headers: own, body: { bytes: given.body ?? "" } }, judge: "record", notes, claim };
+            return {
+              kind: "response",
+              response: { status: given.status, headers: own, body: { bytes: given.body ?? "" } },
+              judge: "record",
+              notes,
+              claim,
+              sandbox,
+            };
           }
           default:
             throw faultError(fault, target, statusCodes);
@@ -142,15 +152,15 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
       }
 
       await yieldIfLarge(call);
-      const { message, response } = await capture(send, apiKey, current, deps.sendService);
+      const { message, response } = await capture(send, apiKey, current, sandbox.sendService);
       notes = { ...notes, messageId: message.id };
       const sent: SendResponse = { ...response, headers: { ...headers, ...response.headers } };
       // Sent, then the response lost on the way: kept, so a retry with the same key gets it.
-      if (fault?.kind === "lost_answer") return { kind: "lost", response: sent, notes, claim };
-      return { kind: "response", response: sent, judge: "enforce", notes, claim };
+      if (fault?.kind === "lost_answer") return { kind: "lost", response: sent, notes, claim, sandbox };
+      return { kind: "response", response: sent, judge: "enforce", notes, claim, sandbox };
     } catch (thrown) {
       const error = deps.toApiError(thrown, value);
-      return { kind: "response", response: errorResponse(error, writing, headers), judge: "enforce", notes: errorNotes(notes, error), claim };
+      return { kind: "response", response: errorResponse(error, writing, headers), judge: "enforce", notes: errorNotes(notes, error), claim, sandbox };
     }
   };
 }

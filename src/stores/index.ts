@@ -1,5 +1,5 @@
-// The state of a mock (outbox, journal, fault and outcome rules, rate limits, run-time settings,
-// the clock's offset, due work, webhooks and their deliveries) in memory, or in Redis to be shared by replicas: the rest of
+// The state of a mock (run-time settings, the sandboxes' names, and each sandbox's outbox, journal, fault and outcome rules, rate limits,
+// clock offset, due work, webhooks and their deliveries) in memory, or in Redis to be shared by replicas: the rest of
 // sendmock sees only the interfaces.
 
 import type { ResolvedConfig } from "../config/resolve.js";
@@ -13,6 +13,8 @@ import type { Outbox } from "../domain/outbox.js";
 import type { RateLimiter } from "../domain/rate-limiter.js";
 import type { SettingsStore } from "../domain/settings.js";
 import type { DeliveryLog, WebhookStore } from "../domain/webhooks.js";
+import { DEFAULT_SANDBOX, type SandboxRegistry } from "../domain/sandboxes.js";
+import type { StoreChannel } from "./redis/channel.js";
 import {
   createMemoryDeliveryLog,
   createMemoryDueWork,
@@ -22,11 +24,13 @@ import {
   createMemoryOutbox,
   createMemoryRateLimiter,
   createMemoryRuleBook,
+  createMemorySandboxRegistry,
   createMemorySettingsStore,
   createMemoryWebhookStore,
 } from "./memory/index.js";
 
-export interface Stores {
+/** The state of one sandbox (docs/sandboxes.md): what a send in it, and a /_mock call scoped to it, read and change. */
+export interface ScopeStores {
   outbox: Outbox;
   journal: Journal;
   faults: FaultPlan;
@@ -34,9 +38,8 @@ export interface Stores {
   limiter: RateLimiter;
   /** Claims and kept responses of `Idempotency-Key`s. */
   idempotency: IdempotencyStore;
-  settings: SettingsStore;
   clockOffset: ClockOffsetStore;
-  /** The mock's clock, on `clockOffset`. */
+  /** The sandbox's clock, on `clockOffset`. */
   clock: Clock;
   dueWork: DueWorkStore;
   /** Webhook attempts waiting for their time, apart from `dueWork` so that neither waits behind the other. */
@@ -44,8 +47,17 @@ export interface Stores {
   webhooks: WebhookStore;
   /** Webhook delivery attempts. */
   deliveries: DeliveryLog;
+}
+
+export interface Stores {
+  /** The run-time settings: one for every sandbox. */
+  settings: SettingsStore;
+  /** The names of the sandboxes in use, the default one aside. */
+  sandboxes: SandboxRegistry;
   /** Whether other replicas share this state: they may schedule work this one has to pick up. */
   shared: boolean;
+  /** The stores of the sandbox `name` (the default sandbox's are the ones a mock without sandboxes had); opened once per name by the caller. */
+  openScope(name: string): Promise<ScopeStores>;
   /** Releases connections; the data stays where it is. */
   close(): Promise<void>;
 }
@@ -70,23 +82,28 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
   const idempotencyLimits = { ttlMs: config.idempotencyTtlS * 1000, maxKeys: config.maxIdempotencyKeys };
   const startUpSettings = { responseShape: config.responseShape, strictData: config.strictData, rateLimit: config.rateLimit };
   if (config.store.kind === "memory") {
-    const clockOffset = createLocalClockOffset();
-    const clock = createClock(clockOffset);
     return {
-      outbox: createMemoryOutbox(outboxLimits),
-      journal: createMemoryJournal(journalLimits),
-      faults: createMemoryFaultPlan(faultOptions),
-      outcomes: createMemoryRuleBook(OUTCOME_RULES, outcomeOptions),
-      limiter: createMemoryRateLimiter({ nowMs: () => clock.nowMs(), maxBuckets: config.maxRateLimitBuckets }),
-      idempotency: createMemoryIdempotencyStore(idempotencyLimits, () => clock.nowMs()),
       settings: createMemorySettingsStore(startUpSettings),
-      clockOffset,
-      clock,
-      dueWork: createMemoryDueWork(),
-      webhookDueWork: createMemoryDueWork(),
-      webhooks: createMemoryWebhookStore(config.webhooks),
-      deliveries: createMemoryDeliveryLog(config.maxWebhookDeliveries),
+      sandboxes: createMemorySandboxRegistry(),
       shared: false,
+      openScope() {
+        const clockOffset = createLocalClockOffset();
+        const clock = createClock(clockOffset);
+        return Promise.resolve({
+          outbox: createMemoryOutbox(outboxLimits),
+          journal: createMemoryJournal(journalLimits),
+          faults: createMemoryFaultPlan(faultOptions),
+          outcomes: createMemoryRuleBook(OUTCOME_RULES, outcomeOptions),
+          limiter: createMemoryRateLimiter({ nowMs: () => clock.nowMs(), maxBuckets: config.maxRateLimitBuckets }),
+          idempotency: createMemoryIdempotencyStore(idempotencyLimits, () => clock.nowMs()),
+          clockOffset,
+          clock,
+          dueWork: createMemoryDueWork(),
+          webhookDueWork: createMemoryDueWork(),
+          webhooks: createMemoryWebhookStore(config.webhooks),
+          deliveries: createMemoryDeliveryLog(config.maxWebhookDeliveries),
+        });
+      },
       close: () => Promise.resolve(),
     };
   }
@@ -98,29 +115,43 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
     await connection.close();
     throw error;
   });
+  // Each sandbox's channel, closed with the store.
+  const channels: StoreChannel[] = [];
   try {
-    const channel = await redis.openStoreChannel(connection);
-    const clockOffset = await redis.createRedisClockOffset(connection, channel);
-    const clock = createClock(clockOffset);
+    const settingsChannel = await redis.openStoreChannel(connection);
+    channels.push(settingsChannel);
+    const settings = await redis.createRedisSettingsStore(connection, settingsChannel, startUpSettings);
+    const openScope = async (name: string): Promise<ScopeStores> => {
+      // The default sandbox keeps the keys a mock without sandboxes had; another, the same keys under a prefix of its own.
+      const scoped = name === DEFAULT_SANDBOX ? connection : redis.withKeyPrefix(connection, `sandbox:${name}:`);
+      const channel = name === DEFAULT_SANDBOX ? settingsChannel : await redis.openStoreChannel(scoped);
+      if (channel !== settingsChannel) channels.push(channel);
+      const clockOffset = await redis.createRedisClockOffset(scoped, channel);
+      const clock = createClock(clockOffset);
+      return {
+        outbox: redis.createRedisOutbox(scoped, channel, outboxLimits),
+        journal: redis.createRedisJournal(scoped, channel, journalLimits),
+        faults: await redis.createRedisFaultPlan(scoped, faultOptions),
+        outcomes: await redis.createRedisRuleBook(scoped, OUTCOME_RULES, outcomeOptions),
+        limiter: redis.createRedisRateLimiter(scoped, () => clockOffset.current(), config.maxRateLimitBuckets),
+        idempotency: redis.createRedisIdempotencyStore(scoped, idempotencyLimits, () => clock.nowMs(), lease),
+        clockOffset,
+        clock,
+        dueWork: redis.createRedisDueWork(scoped, lease),
+        webhookDueWork: redis.createRedisDueWork(scoped, lease, "webhooks:due"),
+        webhooks: await redis.createRedisWebhookStore(scoped, config.webhooks),
+        deliveries: redis.createRedisDeliveryLog(scoped, channel, config.maxWebhookDeliveries),
+      };
+    };
     return {
-      outbox: redis.createRedisOutbox(connection, channel, outboxLimits),
-      journal: redis.createRedisJournal(connection, channel, journalLimits),
-      faults: await redis.createRedisFaultPlan(connection, faultOptions),
-      outcomes: await redis.createRedisRuleBook(connection, OUTCOME_RULES, outcomeOptions),
-      limiter: redis.createRedisRateLimiter(connection, () => clockOffset.current(), config.maxRateLimitBuckets),
-      idempotency: redis.createRedisIdempotencyStore(connection, idempotencyLimits, () => clock.nowMs(), lease),
-      settings: await redis.createRedisSettingsStore(connection, channel, startUpSettings),
-      clockOffset,
-      clock,
-      dueWork: redis.createRedisDueWork(connection, lease),
-      webhookDueWork: redis.createRedisDueWork(connection, lease, "webhooks:due"),
-      webhooks: await redis.createRedisWebhookStore(connection, config.webhooks),
-      deliveries: redis.createRedisDeliveryLog(connection, channel, config.maxWebhookDeliveries),
+      settings,
+      sandboxes: redis.createRedisSandboxRegistry(connection),
       shared: true,
+      openScope,
       async close() {
         // First: the others take over at once what this replica still held, instead of a lease later.
         await lease.release().catch(() => undefined);
-        await channel.close();
+        await Promise.all(channels.map((channel) => channel.close()));
         await connection.close();
       },
     };

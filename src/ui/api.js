@@ -12,6 +12,13 @@ const API_ROOT = new URL("./", document.baseURI);
 /** Where `POST /send` is, for the curl example of the empty inbox. */
 export const SEND_URL = new URL("../send", API_ROOT).href;
 
+/**
+ * The sandbox the page shows (`/_mock/?sandbox=NAME`), or null for every sandbox. Each call of a
+ * resource a sandbox scopes carries it; the others (templates, config) are the mock's.
+ */
+export const PAGE_SANDBOX = new URL(document.location.href).searchParams.get("sandbox") || null;
+const SCOPED_RESOURCES = new Set(["messages", "requests", "events", "faults", "outcomes", "webhooks", "clock", "reset"]);
+
 /** The most rows a list asks for. */
 export const LIST_LIMIT = 200;
 
@@ -27,6 +34,7 @@ export class ApiError extends Error {
 
 function urlFor(path, query = {}) {
   const url = new URL(path, API_ROOT);
+  if (PAGE_SANDBOX !== null && SCOPED_RESOURCES.has(path.split("/")[0])) url.searchParams.set("sandbox", PAGE_SANDBOX);
   for (const [name, value] of Object.entries(query)) {
     // An empty query parameter is a 400 for the API: leave unset filters out altogether.
     if (value === undefined || value === null || value === "") continue;

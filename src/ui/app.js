@@ -1,7 +1,7 @@
 // The inbox page's entry point: builds the views, follows the address, keeps the event
 // stream open and routes its events to the views. Each view lives in views/.
 
-import { resetMock } from "./api.js";
+import { PAGE_SANDBOX, resetMock } from "./api.js";
 import { byId } from "./dom.js";
 import { startLiveUpdates } from "./live.js";
 import { errorText, notify } from "./notice.js";
@@ -134,12 +134,26 @@ startLiveUpdates({
   },
 });
 
+// ---- the header's sandbox picker: the page at ?sandbox=NAME shows that sandbox, without it every one ----
+
+byId("sandbox-input").value = PAGE_SANDBOX ?? "";
+byId("sandbox-picker").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const name = byId("sandbox-input").value.trim();
+  const next = new URL(document.location.href);
+  if (name === "") next.searchParams.delete("sandbox");
+  else next.searchParams.set("sandbox", name);
+  document.location.assign(next.href);
+});
+
 // ---- the header's reset button ------------------------------------------------------------------
 
 byId("reset-mock").addEventListener("click", async () => {
   const question =
-    "Reset the mock to its start-up state? This empties the outbox and the request journal, " +
-    "removes the fault rules added since the start and restores the start-up settings.";
+    PAGE_SANDBOX === null
+      ? "Reset the mock to its start-up state? This empties the outbox and the request journal, " +
+        "removes the fault rules added since the start and restores the start-up settings."
+      : `Reset the sandbox ${PAGE_SANDBOX}? This empties its outbox and request journal and removes its fault rules; the other sandboxes stay as they are.`;
   if (!confirm(question)) return;
   try {
     await resetMock();

@@ -5,7 +5,7 @@
 // test-results/bench.json. Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_RUNS
 // (runs per scenario, default 3), BENCH_WARMUP (seconds of discarded load before each run,
 // default 1), BENCH_SOAK_SECONDS (length of the soak, default 60, 0 skips it), BENCH_ONLY=soak
-// (the soak alone), BENCH_ONLY=startup, abuse, log, webhooks, search, peers, stores, devices or memory (that
+// (the soak alone), BENCH_ONLY=startup, abuse, log, webhooks, search, peers, stores, sandboxes, devices or memory (that
 // section alone), BENCH_STRICT=1 (exit 2 when a target is missed or could not be judged), BENCH_PEERS_DIR
 // (where Prism and WireMock are installed, see lib/peers.mjs); the abuse section's own knobs are in abuse.mjs.
 // The sections are modules beside this file (throughput.mjs with scenarios.mjs, memory.mjs,
@@ -28,12 +28,12 @@ import { benchScenarios, peersAndResponses, responseLines } from "./scenarios.mj
 import { searchOnly } from "./search.mjs";
 import { measureSoak, soakLines, soakOnly, soakTargets } from "./soak.mjs";
 import { measureStartupSection, startupLines, startupTargets } from "./startup.mjs";
-import { peersOnly, storesOnly, throughputSection } from "./throughput.mjs";
+import { peersOnly, sandboxesOnly, storesOnly, throughputSection } from "./throughput.mjs";
 import { webhooksOnly } from "./webhooks.mjs";
 
 /** @typedef {import("./lib/sendmock.mjs").BenchRun} BenchRun */
 
-const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse", "log", "webhooks", "search", "peers", "stores", "devices", "memory"]);
+const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse", "log", "webhooks", "search", "peers", "stores", "sandboxes", "devices", "memory"]);
 
 /** The devices section's own arguments: the bench's way to measure, lent to devices.mjs. */
 const deviceHelpers = (/** @type {BenchRun} */ bench) => ({
@@ -205,11 +205,13 @@ async function runBench() {
                   ? peersOnly(bench)
                   : ONLY === "stores"
                     ? storesOnly(bench)
-                    : ONLY === "devices"
-                      ? devicesOnly(bench)
-                      : ONLY === "memory"
-                        ? memoryOnly(bench)
-                        : main(bench));
+                    : ONLY === "sandboxes"
+                      ? sandboxesOnly(bench)
+                      : ONLY === "devices"
+                        ? devicesOnly(bench)
+                        : ONLY === "memory"
+                          ? memoryOnly(bench)
+                          : main(bench));
   } catch (error) {
     process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;

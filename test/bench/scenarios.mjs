@@ -39,6 +39,12 @@ export function benchScenarios(bench) {
       load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 },
     },
     {
+      id: "send_valid_sandbox",
+      label: "sendmock POST /send (valid), X-Sendmock-Sandbox",
+      start: () => sendmock(),
+      load: { method: "POST", path: "/send", headers: { ...SEND_HEADERS, "x-sendmock-sandbox": "bench-worker" }, body: VALID_BODY, expectStatus: 200 },
+    },
+    {
       id: "send_valid_log_json",
       label: "sendmock POST /send (valid), --log-format json",
       start: () => sendmock(["--log-format", "json"]),

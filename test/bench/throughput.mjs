@@ -1,5 +1,5 @@
 // The throughput section: each row's median req/s beside the fastest peer's and bare node:http's,
-// the targets judged on them, and the sections BENCH_ONLY=peers and BENCH_ONLY=stores.
+// the targets judged on them, and the sections BENCH_ONLY=peers, stores and sandboxes.
 
 import os from "node:os";
 import { CONNECTIONS, DURATION, log, RUNS, VALID_BODY, WARMUP } from "./lib/knobs.mjs";
@@ -19,6 +19,8 @@ import { benchScenarios, PEER_SECTION_IDS, peersAndResponses, responseLines, STO
 const PEER_MIN_RATIO = 2;
 const NODE_HTTP_MIN_RATIO = 0.2;
 const REDIS_MIN_RATIO = 0.5;
+/** Issue 32's target: POST /send with X-Sendmock-Sandbox within 5% of without. */
+const SANDBOX_MIN_RATIO = 0.95;
 
 /**
  * @param {Scenario} scenario
@@ -157,6 +159,13 @@ export function throughputSection(scenarioList, outcomes) {
       );
     }
   }
+  const inSandbox = byId.send_valid_sandbox;
+  if (inSandbox !== undefined && send !== undefined)
+    targets.push({
+      name: `send in a sandbox >= ${SANDBOX_MIN_RATIO} x without`,
+      pass: inSandbox.rps >= SANDBOX_MIN_RATIO * send.rps,
+      detail: `${int(inSandbox.rps)} req/s vs ${int(send.rps)}: ${ratio(inSandbox.rps, send.rps)}`,
+    });
   // Peers' own errors show in their rows; a target judges sendmock's.
   const own = scenarios.filter((s) => !s.id.startsWith("baseline_") && !s.id.startsWith("prism_") && !s.id.startsWith("wiremock_"));
   const requestErrors = own.reduce((sum, s) => sum + s.errors + s.unexpectedStatuses, 0);
@@ -199,6 +208,26 @@ export async function peersOnly(bench) {
     ],
     section.targets,
     { settings: { durationS: DURATION, runs: RUNS, warmupS: WARMUP, connections: CONNECTIONS }, ...section.report, responses },
+    began,
+  );
+}
+
+/** BENCH_ONLY=sandboxes: a send with X-Sendmock-Sandbox beside one without, round-robin, and the target between them. @param {BenchRun} bench */
+export async function sandboxesOnly(bench) {
+  makeTempDir(bench);
+  const began = performance.now();
+  const scenarioList = benchScenarios(bench).filter((scenario) => scenario.id === "send_valid" || scenario.id === "send_valid_sandbox");
+  log(`sandboxes only: ${RUNS} run(s) x 2 scenarios x ${DURATION} s (+${WARMUP} s warm-up), ${CONNECTIONS} connections`);
+  const section = throughputSection(scenarioList, await roundRobin(scenarioList));
+  finish(
+    [
+      "",
+      `sendmock bench, sandboxes: ${RUNS} run(s) per scenario, ${DURATION} s each, ${CONNECTIONS} connections; node ${process.version}`,
+      "",
+      ...section.lines,
+    ],
+    section.targets.filter((target) => target.name.startsWith("send in a sandbox")),
+    { settings: { durationS: DURATION, runs: RUNS, warmupS: WARMUP, connections: CONNECTIONS }, ...section.report },
     began,
   );
 }

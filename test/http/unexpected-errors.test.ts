@@ -14,6 +14,7 @@ import { createErrorTranslator, describeUnexpected } from "../../src/http/unexpe
 import { toApiError } from "../../src/http/validation-errors.js";
 import { createSendPipeline } from "../../src/send/pipeline.js";
 import { openStores } from "../../src/stores/index.js";
+import { DEFAULT_SANDBOX } from "../../src/domain/sandboxes.js";
 import { resolveConfig } from "../../src/config/resolve.js";
 import { aSendRequest, bearer } from "../support/helpers.js";
 
@@ -25,20 +26,26 @@ async function sendmockWhoseSend(fail: () => never, shape: "a" | "b" = "a") {
   const translate = createErrorTranslator((error) => logged.push(describeUnexpected(error)));
   const config = resolveConfig({ responseShape: shape }, "options");
   const stores = await openStores(config);
+  const sandbox = await stores.openScope(DEFAULT_SANDBOX);
   const broken: SendService = { send: () => Promise.resolve().then(fail), captureRelayed: () => Promise.resolve().then(fail) };
   const shutdown = new AbortController().signal;
   const edge = createSendEdge({
     respond: createSendPipeline({
       keys: createKeyCheck(null),
-      limiter: stores.limiter,
+      sandboxOf: (name) =>
+        Promise.resolve({
+          name,
+          limiter: sandbox.limiter,
+          idempotency: sandbox.idempotency,
+          faultPlan: sandbox.faults,
+          sendService: broken,
+          journal: sandbox.journal,
+        }),
       settings: stores.settings,
-      idempotency: stores.idempotency,
-      sendService: broken,
       checks,
       statusCodes: {},
       toApiError: translate,
       checkHost: () => undefined,
-      faults: stores.faults,
       allowFaultHeader: true,
       allowMagicRecipients: true,
       shutdown,
@@ -47,8 +54,8 @@ async function sendmockWhoseSend(fail: () => never, shape: "a" | "b" = "a") {
     write: createSendWriter({
       checks,
       responseChecker: () => Promise.reject(new Error("no respond fault here")),
-      idempotency: stores.idempotency,
-      journal: stores.journal,
+      idempotency: sandbox.idempotency,
+      journal: sandbox.journal,
       journalBodyBytes: 1024,
       settings: stores.settings,
       statusCodes: {},
@@ -59,12 +66,12 @@ async function sendmockWhoseSend(fail: () => never, shape: "a" | "b" = "a") {
     corsOrigins: [],
     reportUnexpected: (error) => logged.push(describeUnexpected(error)),
   });
-  return { logged, stores, serve: (req: IncomingMessage, res: ServerResponse) => edge.handle(req, res) };
+  return { logged, stores, sandbox, serve: (req: IncomingMessage, res: ServerResponse) => edge.handle(req, res) };
 }
 
 describe("an unexpected error in POST /send", () => {
   it("is logged once with its stack, and answered 500 server_error in shape a", async () => {
-    const { logged, stores, serve } = await sendmockWhoseSend(() => {
+    const { logged, stores, sandbox, serve } = await sendmockWhoseSend(() => {
       throw new TypeError("the renderer tripped");
     });
     const response = await request(serve).post("/send").set(bearer()).send(aSendRequest());
@@ -73,7 +80,7 @@ describe("an unexpected error in POST /send", () => {
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatch(/^sendmock: unexpected error \(a bug in sendmock; please report it\): TypeError: the renderer tripped\n +at /);
     // The journal has it too, as every request.
-    expect((await stores.journal.list({ limit: 1 })).requests[0]).toMatchObject({ status: 500, error_code: "server_error" });
+    expect((await sandbox.journal.list({ limit: 1 })).requests[0]).toMatchObject({ status: 500, error_code: "server_error" });
     await stores.close();
   });
 

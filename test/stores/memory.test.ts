@@ -8,6 +8,7 @@ import {
   createMemoryJournal,
   createMemoryOutbox,
   createMemoryRateLimiter,
+  createMemorySandboxRegistry,
   createMemorySettingsStore,
   createMemoryWebhookStore,
 } from "../../src/stores/memory/index.js";
@@ -25,6 +26,7 @@ import { describeRateLimiterContract } from "./rate-limiter-contract.js";
 import { describeSettingsContract } from "./settings-contract.js";
 import { describeDeliveryLogContract, describeWebhookStoreContract } from "./webhooks-contract.js";
 import { describeClockOffsetContract } from "./clock-offset-contract.js";
+import { describeSandboxRegistryContract } from "./sandbox-registry-contract.js";
 import { createLocalClockOffset } from "../../src/domain/clock.js";
 
 const aMemoryOutbox: MakeOutbox = (options) => Promise.resolve(createMemoryOutbox(options));
@@ -39,6 +41,10 @@ describeSettingsContract("memory settings", (startUp) => Promise.resolve(createM
 describeWebhookStoreContract("memory webhooks", (startUp) => Promise.resolve(createMemoryWebhookStore(startUp)));
 describeDeliveryLogContract("memory webhook deliveries", (capacity) => Promise.resolve(createMemoryDeliveryLog(capacity)));
 describeIdempotencyContract("memory idempotency keys", (limits, nowMs) => Promise.resolve(createMemoryIdempotencyStore(limits, nowMs)));
+describeSandboxRegistryContract("memory sandbox registry", () => {
+  const registry = createMemorySandboxRegistry();
+  return Promise.resolve([registry, registry]);
+});
 describeClockOffsetContract("memory clock offset", () => {
   const offset = createLocalClockOffset();
   return Promise.resolve([offset, offset]);

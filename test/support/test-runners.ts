@@ -13,20 +13,20 @@ export interface RunResult {
 }
 
 /** The child resolves "sendmock/…" through the package's own `exports`, i.e. dist/, which the global setup built. */
-function run(args: string[]): Promise<RunResult> {
+function run(args: string[], extraEnv: Record<string, string> = {}): Promise<RunResult> {
   // Without the variables of the vitest running this test, the child is a runner of its own.
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(VITEST|TINYPOOL|JEST)/i.test(key)));
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { cwd: ROOT, env: { ...env, NO_COLOR: "1", FORCE_COLOR: "0" }, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, args, { cwd: ROOT, env: { ...env, ...extraEnv, NO_COLOR: "1", FORCE_COLOR: "0" }, timeout: 60_000 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
       resolve({ code, output: `${stdout}\n${stderr}` });
     });
   });
 }
 
-/** `vitest run --config <config>` */
-export function runVitest(config: string): Promise<RunResult> {
-  return run([path.join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--config", config]);
+/** `vitest run --config <config>`, with `env` set beside the environment of this process. */
+export function runVitest(config: string, env: Record<string, string> = {}): Promise<RunResult> {
+  return run([path.join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--config", config], env);
 }
 
 /** jest on the files of `rootDir` matching `testMatch`, as ES modules. */

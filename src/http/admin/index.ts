@@ -23,6 +23,7 @@ import { createRequestRoutes, type RequestRoutesDeps } from "./requests.js";
 import { createResetRoutes, type ResetRoutesDeps } from "./reset.js";
 import { createTemplateRoutes, type TemplateRoutesDeps } from "./templates.js";
 import { createWebhookRoutes, type WebhookRoutesDeps } from "./webhooks.js";
+import { sandboxOfCall } from "./sandbox.js";
 
 /** What the middleware around the resources uses. */
 export interface AdminFrameDeps {
@@ -33,8 +34,12 @@ export interface AdminFrameDeps {
   config: Pick<ResolvedConfig, "adminToken">;
 }
 
+/** What the resources a sandbox scopes act on: one sandbox's state, or every sandbox's at once. */
+export type AdminScopeDeps = Pick<AdminRoutesDeps, "outbox" | "journal" | "lifecycle" | "clock" | "faults" | "outcomes" | "webhooks" | "reset">;
+
 /** Each resource's deps, given as one object: a field two resources use is the same value. */
 export type AdminRoutesDeps = AdminFrameDeps &
+  AdminSandboxDeps &
   DocumentRoutesDeps &
   MessageRoutesDeps &
   RequestRoutesDeps &
@@ -46,6 +51,14 @@ export type AdminRoutesDeps = AdminFrameDeps &
   WebhookRoutesDeps &
   ClockRoutesDeps &
   ResetRoutesDeps;
+
+export interface AdminSandboxDeps {
+  /**
+   * What a call scoped to the sandbox `name` acts on, or without one (undefined) every sandbox's
+   * view; the same object for the same sandbox, until a reset forgets it.
+   */
+  scopeOf(name: string | undefined): Promise<AdminScopeDeps>;
+}
 
 /** Each path of the contract in express syntax (`{id}` -> `:id`) with the methods it allows. */
 function documentedMethods(contract: OpenAPIV3_1.Document): [string, string[]][] {
@@ -63,20 +76,41 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
   const respondWithError = createErrorHandler({ shape: () => "a", statusCodes: {}, quoteBody: true, translate: deps.translate });
   router.use(checkDocumentedCalls(contractOperations(deps.contract), respondWithError));
 
-  router.use(
-    createDocumentRoutes(deps),
-    createHealthRoutes(),
-    createMessageRoutes(deps),
-    createRequestRoutes(deps),
-    createTemplateRoutes(deps),
-    createEventRoutes(deps),
-    createConfigRoutes(deps),
-    createFaultRoutes(deps),
-    createOutcomeRoutes(deps),
-    createWebhookRoutes(deps),
-    createClockRoutes(deps),
-    createResetRoutes(deps),
-  );
+  // The resources a sandbox scopes, built once per scope they act on (a sandbox's, or every sandbox's).
+  const scopedRouters = new WeakMap<AdminScopeDeps, express.Router>();
+  const scopedRoutes = (scope: AdminScopeDeps): express.Router => {
+    let routes = scopedRouters.get(scope);
+    if (routes === undefined) {
+      const scoped = { ...deps, ...scope };
+      routes = express
+        .Router()
+        .use(
+          createMessageRoutes(scoped),
+          createRequestRoutes(scoped),
+          createEventRoutes(scoped),
+          createFaultRoutes(scoped),
+          createOutcomeRoutes(scoped),
+          createWebhookRoutes(scoped),
+          createClockRoutes(scoped),
+          createResetRoutes(scoped),
+        );
+      scopedRouters.set(scope, routes);
+    }
+    return routes;
+  };
+
+  router.use(createDocumentRoutes(deps), createHealthRoutes(), createTemplateRoutes(deps), createConfigRoutes(deps));
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    if (!req.path.startsWith("/_mock/")) {
+      next();
+      return;
+    }
+    Promise.resolve()
+      .then(() => deps.scopeOf(sandboxOfCall(req)))
+      .then((scope) => {
+        scopedRoutes(scope)(req, res, next);
+      }, next);
+  });
 
   for (const [documentedPath, methods] of documentedMethods(deps.contract.document)) {
     router.all(documentedPath, (req: Request, res: Response, next: NextFunction) => {

@@ -9,3 +9,4 @@ export { createMemoryRuleBook } from "./rule-book.js";
 export { createMemorySettingsStore } from "./settings.js";
 export { createMemoryDeliveryLog, createMemoryWebhookStore } from "./webhooks.js";
 export { createMemoryIdempotencyStore } from "./idempotency.js";
+export { createMemorySandboxRegistry } from "./sandboxes.js";

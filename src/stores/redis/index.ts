@@ -13,3 +13,5 @@ export { createRedisSettingsStore } from "./settings.js";
 export { createRedisDeliveryLog, createRedisWebhookStore } from "./webhooks.js";
 export { createRedisIdempotencyStore } from "./idempotency.js";
 export { startReplicaLease } from "./replica-lease.js";
+export { withKeyPrefix } from "./key-prefix.js";
+export { createRedisSandboxRegistry } from "./sandboxes.js";

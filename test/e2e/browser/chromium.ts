@@ -22,6 +22,12 @@ export function chromiumMissing(): string | undefined {
   return reason;
 }
 
+/** Where Chromium is, for a child process that launches its own. */
+export function chromiumPath(): string {
+  if (CHROMIUM === undefined) throw new Error(`no Chromium at ${CANDIDATES.join(" or ")}`);
+  return CHROMIUM;
+}
+
 /**
  * A first launch on a fresh machine builds Chromium's profile and font cache; beside the rest of the
  * suite on two busy cores it took over 10 s in CI (the hook's default), while a warm one takes ~1 s.

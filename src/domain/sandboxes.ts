@@ -1,0 +1,52 @@
+// Sandboxes: named slices of one mock (docs/sandboxes.md). Their names, the recipient rule that names one from an address, and the registry that bounds them.
+
+import { DomainFailure } from "./failure.js";
+
+/** The sandbox of a send that names none, and of the state a mock without sandboxes had. */
+export const DEFAULT_SANDBOX = "default";
+
+export const DEFAULT_MAX_SANDBOXES = 1000;
+
+/** 1-64 characters of letters, digits, `_`, `.` and `-` (interface section 15). */
+const SANDBOX_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** The header a send or a /_mock call names its sandbox by. */
+export const SANDBOX_HEADER = "x-sendmock-sandbox";
+
+/**
+ * A recipient `anyone@NAME.sandbox.sendmock.test` sends into the sandbox NAME. `.test` is reserved
+ * (RFC 2606): no real address ends so, and the magic recipients' domain is `fault.sendmock.test`.
+ */
+export const SANDBOX_RECIPIENT_DOMAIN = "sandbox.sendmock.test";
+
+/** `name` itself when it is a sandbox's name; else an `invalid_request` failure saying what `where` gave. */
+export function checkSandboxName(name: string, where: string): string {
+  if (SANDBOX_NAME.test(name)) return name;
+  throw new DomainFailure("invalid_request", `${where} must be a sandbox name: 1 to 64 letters, digits, "_", "." or "-", got ${JSON.stringify(name)}`);
+}
+
+/** The sandbox a recipient names by the rule above, or undefined for any other address. */
+export function sandboxOfRecipient(to: string): string | undefined {
+  const at = to.lastIndexOf("@");
+  const suffix = `.${SANDBOX_RECIPIENT_DOMAIN}`;
+  if (at < 0 || !to.toLowerCase().endsWith(suffix)) return undefined;
+  return checkSandboxName(to.slice(at + 1, to.length - suffix.length), `The sandbox named by to ${JSON.stringify(to)}`);
+}
+
+/** The names of the sandboxes in use, bounded; shared by replicas on Redis. */
+export interface SandboxRegistry {
+  /** Adds `name` unless it is known or `max` are known already; resolves with whether it is known now. */
+  claim(name: string, max: number): Promise<boolean>;
+  /** Every known name, sorted. */
+  names(): Promise<string[]>;
+  /** Forgets every name. */
+  clear(): Promise<void>;
+}
+
+/** The failure of a new sandbox past `max_sandboxes`. */
+export function tooManySandboxes(name: string, max: number): DomainFailure {
+  return new DomainFailure(
+    "invalid_request",
+    `Sandbox ${JSON.stringify(name)} would be one more than max_sandboxes (${max}): POST /_mock/reset without a sandbox forgets them all`,
+  );
+}

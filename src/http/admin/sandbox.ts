@@ -1,0 +1,13 @@
+// Which sandbox a /_mock call is scoped to: `?sandbox=NAME` (the contract checked its form), else the X-Sendmock-Sandbox header, else none (every sandbox).
+
+import type { Request } from "express";
+import { checkSandboxName, SANDBOX_HEADER } from "../../domain/sandboxes.js";
+import { queryString } from "./params.js";
+
+/** The sandbox the call names, or undefined when it names none; a header breaking the rule is an `invalid_request` failure. */
+export function sandboxOfCall(req: Request): string | undefined {
+  const fromQuery = queryString(req.query, "sandbox");
+  if (fromQuery !== undefined) return fromQuery;
+  const fromHeader = req.get(SANDBOX_HEADER);
+  return fromHeader === undefined ? undefined : checkSandboxName(fromHeader, `The ${SANDBOX_HEADER} header`);
+}

@@ -1,0 +1,121 @@
+// A test worker's sandbox on a sendmock it did not start (one server for many workers, docs/sandboxes.md): its messages,
+// journal, rules and clock over /_mock, scoped by ?sandbox=, and what its sends carry to land there.
+
+import { SANDBOX_RECIPIENT_DOMAIN } from "./domain/sandboxes.js";
+import type { CapturedMessage, ClockView, FaultRule, FaultRuleInput, JournalEntry, MessageList, MessageStatus, OutcomeRule, OutcomeRuleInput } from "./wire.js";
+
+export interface SandboxClientOptions {
+  /** The running sendmock, such as `http://127.0.0.1:4010`. */
+  url: string;
+  /** The sandbox's name; by default this worker's (`workerSandbox()`). */
+  sandbox?: string;
+  /** The mock's `admin_token`, when it has one. */
+  adminToken?: string;
+}
+
+/** What GET /_mock/messages filters by, as the library's `outbox` takes it. */
+export interface RemoteMessageFilter {
+  to?: string;
+  recipient?: string;
+  templateId?: string;
+  subject?: string;
+  since?: string;
+  status?: MessageStatus;
+  q?: string;
+  limit?: number;
+}
+
+export interface SandboxClient {
+  readonly url: string;
+  readonly sandbox: string;
+  /** The header that sends a request into this sandbox: spread it into a send's headers. */
+  readonly headers: Readonly<Record<"X-Sendmock-Sandbox", string>>;
+  /** `LOCAL@NAME.sandbox.sendmock.test`: an address whose sends land in this sandbox, for a test that only types an address. */
+  address(localPart?: string): string;
+  readonly outbox: {
+    list(filter?: RemoteMessageFilter): Promise<MessageList>;
+    /** The newest message matching `filter`, as soon as there is one; rejects after `timeoutMs` (default 5000, at most 60000). */
+    waitFor(filter?: RemoteMessageFilter, options?: { timeoutMs?: number }): Promise<CapturedMessage>;
+    clear(): Promise<void>;
+  };
+  readonly journal: { list(options?: { limit?: number }): Promise<{ requests: JournalEntry[]; total: number }> };
+  readonly faults: { add(input: FaultRuleInput): Promise<FaultRule>; list(): Promise<FaultRule[]>; clear(): Promise<void> };
+  readonly outcomes: { add(input: OutcomeRuleInput): Promise<OutcomeRule>; list(): Promise<OutcomeRule[]>; clear(): Promise<void> };
+  readonly clock: { now(): Promise<ClockView>; advance(ms: number): Promise<ClockView> };
+  /** Empties this sandbox alone. */
+  reset(): Promise<void>;
+}
+
+/**
+ * This test worker's sandbox name, `PREFIX-N`: N is vitest's pool id or jest's worker id (the
+ * process id elsewhere), so parallel workers on one server never share a sandbox.
+ */
+export function workerSandbox(prefix = "worker"): string {
+  const id = process.env.VITEST_POOL_ID ?? process.env.JEST_WORKER_ID ?? String(process.pid);
+  return `${prefix}-${id}`;
+}
+
+const DEFAULT_WAIT_MS = 5000;
+
+function queryOf(filter: RemoteMessageFilter): Record<string, string> {
+  const { templateId, limit, ...rest } = filter;
+  const query: Record<string, string> = {};
+  // A JavaScript caller may leave a field undefined: it filters by nothing.
+  for (const [name, value] of Object.entries(rest as Record<string, unknown>)) if (typeof value === "string") query[name] = value;
+  if (templateId !== undefined) query.template_id = templateId;
+  if (limit !== undefined) query.limit = String(limit);
+  return query;
+}
+
+/** A client of `options.url`'s /_mock calls, each scoped to one sandbox. */
+export function sandboxClient(options: SandboxClientOptions): SandboxClient {
+  const sandbox = options.sandbox ?? workerSandbox();
+  const base = options.url.replace(/\/$/, "");
+  const auth: Record<string, string> = options.adminToken === undefined ? {} : { Authorization: `Bearer ${options.adminToken}` };
+
+  async function call<T>(method: string, path: string, query: Record<string, string> = {}, body?: unknown): Promise<T> {
+    const search = new URLSearchParams({ ...query, sandbox });
+    const response = await fetch(`${base}${path}?${search.toString()}`, {
+      method,
+      headers: { ...auth, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`sendmock: ${method} ${path} in sandbox ${sandbox} responded with ${response.status}: ${text}`);
+    return (text === "" ? undefined : JSON.parse(text)) as T;
+  }
+
+  return {
+    url: base,
+    sandbox,
+    headers: { "X-Sendmock-Sandbox": sandbox },
+    address: (localPart = "user") => `${localPart}@${sandbox}.${SANDBOX_RECIPIENT_DOMAIN}`,
+    outbox: {
+      list: (filter = {}) => call<MessageList>("GET", "/_mock/messages", queryOf(filter)),
+      async waitFor(filter = {}, waitOptions = {}) {
+        const timeoutMs = waitOptions.timeoutMs ?? DEFAULT_WAIT_MS;
+        const found = await call<MessageList>("GET", "/_mock/messages", { ...queryOf({ ...filter, limit: 1 }), wait_ms: String(timeoutMs) });
+        const [message] = found.messages;
+        if (message === undefined) throw new Error(`sendmock: no message matching ${JSON.stringify(filter)} in sandbox ${sandbox} within ${timeoutMs} ms`);
+        return message;
+      },
+      clear: () => call<undefined>("DELETE", "/_mock/messages"),
+    },
+    journal: { list: (listOptions = {}) => call("GET", "/_mock/requests", listOptions.limit === undefined ? {} : { limit: String(listOptions.limit) }) },
+    faults: {
+      add: (input) => call("POST", "/_mock/faults", {}, input),
+      list: async () => (await call<{ faults: FaultRule[] }>("GET", "/_mock/faults")).faults,
+      clear: () => call<undefined>("DELETE", "/_mock/faults"),
+    },
+    outcomes: {
+      add: (input) => call("POST", "/_mock/outcomes", {}, input),
+      list: async () => (await call<{ outcomes: OutcomeRule[] }>("GET", "/_mock/outcomes")).outcomes,
+      clear: () => call<undefined>("DELETE", "/_mock/outcomes"),
+    },
+    clock: {
+      now: () => call("GET", "/_mock/clock"),
+      advance: (ms) => call("POST", "/_mock/clock", {}, { advance_ms: ms }),
+    },
+    reset: () => call<undefined>("POST", "/_mock/reset"),
+  };
+}

@@ -1,0 +1,173 @@
+// Sandboxes (docs/sandboxes.md): which sandbox a send goes to, names checked and bounded, and each sandbox's state
+// (messages, journal, rate-limit buckets, idempotency keys, fault and outcome rules, clock) apart from the others'.
+
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { aMockForThisTest, aSendRequest, bearer } from "../support/helpers.js";
+import type { SendMock } from "../../src/mock.js";
+
+const SANDBOX_HEADER = "X-Sendmock-Sandbox";
+
+/** What a test reads of an response to POST /send. */
+interface SendResult {
+  status: number;
+  headers: Record<string, string | undefined>;
+  body: { message_id: string; error: { code: string; message: string } };
+}
+
+async function send(mock: SendMock, body: object = aSendRequest(), headers: Record<string, string> = {}): Promise<SendResult> {
+  const response = await request(mock.app)
+    .post("/send")
+    .set({ ...bearer(), ...headers })
+    .send(body);
+  return { status: response.status, headers: response.headers, body: response.body as SendResult["body"] };
+}
+
+const ids = async (mock: Pick<SendMock, "outbox">): Promise<string[]> => (await mock.outbox.list()).messages.map((message) => message.id);
+
+describe("a send's sandbox", () => {
+  it("is the header's: its message is in that sandbox alone, and names it", async () => {
+    const mock = await aMockForThisTest();
+    const response = await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "worker-1" });
+    expect(response.status).toBe(200);
+
+    const box = await mock.sandbox("worker-1");
+    const captured = await box.outbox.list();
+    expect(captured.messages).toMatchObject([{ id: response.body.message_id, sandbox: "worker-1" }]);
+    expect(await ids(await mock.sandbox("worker-2"))).toEqual([]);
+    expect((await box.journal.list()).requests).toMatchObject([{ status: 200, sandbox: "worker-1", message_id: response.body.message_id }]);
+  });
+
+  it("is the one the recipient names, anyone@NAME.sandbox.sendmock.test, when no header names one", async () => {
+    const mock = await aMockForThisTest();
+    const response = await send(mock, aSendRequest({ to: "ada@checkout-42.sandbox.sendmock.test" }));
+    expect(response.status).toBe(200);
+
+    expect(await ids(await mock.sandbox("checkout-42"))).toEqual([response.body.message_id]);
+    // The header wins over the recipient.
+    const byHeader = await send(mock, aSendRequest({ to: "ada@checkout-42.sandbox.sendmock.test" }), { [SANDBOX_HEADER]: "other" });
+    expect(await ids(await mock.sandbox("other"))).toEqual([byHeader.body.message_id]);
+  });
+
+  it("is the default sandbox otherwise, whose messages name none, as before sandboxes", async () => {
+    const mock = await aMockForThisTest();
+    const response = await send(mock);
+    const [message] = (await mock.sandbox("default").then((box) => box.outbox.list())).messages;
+    expect(message?.id).toBe(response.body.message_id);
+    expect(message).not.toHaveProperty("sandbox");
+  });
+
+  it.each([
+    ["an empty name", ""],
+    ["a space", "worker 1"],
+    ["65 characters", "a".repeat(65)],
+    ["a slash", "a/b"],
+  ])("refuses a header naming %s with 400 invalid_request, capturing nothing", async (_what, name) => {
+    const mock = await aMockForThisTest();
+    const response = await send(mock, aSendRequest(), { [SANDBOX_HEADER]: name });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ code: "invalid_request", message: expect.stringContaining("x-sendmock-sandbox") as unknown });
+    expect((await mock.outbox.list()).total).toBe(0);
+  });
+
+  it("refuses a recipient naming a bad sandbox with 400 invalid_request", async () => {
+    const mock = await aMockForThisTest();
+    const response = await send(mock, aSendRequest({ to: "ada@a+b.sandbox.sendmock.test" }));
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe("invalid_request");
+  });
+
+  it("takes a name of 64 letters, digits, _, . and -", async () => {
+    const mock = await aMockForThisTest();
+    const name = `A-z_0.9${"x".repeat(57)}`;
+    expect((await send(mock, aSendRequest(), { [SANDBOX_HEADER]: name })).status).toBe(200);
+    expect((await (await mock.sandbox(name)).outbox.list()).total).toBe(1);
+  });
+});
+
+describe("max_sandboxes", () => {
+  it("refuses a new name past it with 400 invalid_request, still serves the known ones, and a reset forgets them", async () => {
+    const mock = await aMockForThisTest({ maxSandboxes: 2 });
+    expect((await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "one" })).status).toBe(200);
+    expect((await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "two" })).status).toBe(200);
+
+    const refused = await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "three" });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: "invalid_request", message: expect.stringContaining("max_sandboxes (2)") as unknown });
+    await expect(mock.sandbox("three")).rejects.toMatchObject({ code: "invalid_request" });
+    expect((await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "one" })).status).toBe(200);
+
+    await mock.reset();
+    expect((await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "three" })).status).toBe(200);
+    expect(await ids(await mock.sandbox("one"))).toEqual([]);
+  });
+
+  it("is checked as a config value", async () => {
+    await expect(aMockForThisTest({ maxSandboxes: 0 })).rejects.toThrow("maxSandboxes must be at least 1");
+  });
+});
+
+describe("inside a sandbox", () => {
+  it("the rate limit is a bucket per key per sandbox", async () => {
+    const mock = await aMockForThisTest({ rateLimit: { requests: 1, perSeconds: 60 } });
+    expect((await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "one" })).status).toBe(200);
+    expect((await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "one" })).status).toBe(429);
+    expect((await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "two" })).status).toBe(200);
+    expect((await send(mock, aSendRequest({ to: "ada@three.sandbox.sendmock.test" }))).status).toBe(200);
+    expect((await send(mock)).status).toBe(200);
+  });
+
+  it("an Idempotency-Key is per key per sandbox: the same key in another sandbox sends again", async () => {
+    const mock = await aMockForThisTest();
+    const key = { "Idempotency-Key": "order-1042" };
+    const first = await send(mock, aSendRequest(), { ...key, [SANDBOX_HEADER]: "one" });
+    const replayed = await send(mock, aSendRequest(), { ...key, [SANDBOX_HEADER]: "one" });
+    const elsewhere = await send(mock, aSendRequest(), { ...key, [SANDBOX_HEADER]: "two" });
+
+    expect(replayed.headers["idempotency-replayed"]).toBe("true");
+    expect(replayed.body.message_id).toBe(first.body.message_id);
+    expect(elsewhere.headers["idempotency-replayed"]).toBeUndefined();
+    expect(elsewhere.body.message_id).not.toBe(first.body.message_id);
+  });
+
+  it("a fault rule fails that sandbox's sends only, and a magic recipient works as anywhere", async () => {
+    const mock = await aMockForThisTest();
+    const one = await mock.sandbox("one");
+    await one.faults.add({ fault: "server_error" });
+
+    expect((await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "one" })).status).toBe(500);
+    expect((await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "two" })).status).toBe(200);
+    expect((await send(mock)).status).toBe(200);
+    expect(await mock.faults.list()).toEqual([]);
+    const magic = await send(mock, aSendRequest({ to: "rate_limit@fault.sendmock.test" }), { [SANDBOX_HEADER]: "two" });
+    expect(magic.status).toBe(429);
+  });
+
+  it("an outcome rule decides that sandbox's messages only, on that sandbox's clock", async () => {
+    const mock = await aMockForThisTest();
+    const [one, two] = [await mock.sandbox("one"), await mock.sandbox("two")];
+    await one.outcomes.add({ outcome: "bounced" });
+    const inOne = await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "one" });
+    const inTwo = await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "two" });
+
+    await one.clock.advance(60_000);
+
+    expect((await one.outbox.get(inOne.body.message_id))?.status).toBe("bounced");
+    // The other sandbox's clock did not move: its message has not been sent yet.
+    expect(two.clock.offsetMs()).toBe(0);
+    expect((await two.outbox.get(inTwo.body.message_id))?.status).toBe("queued");
+    await two.clock.advance(60_000);
+    expect((await two.outbox.get(inTwo.body.message_id))?.status).toBe("delivered");
+  });
+
+  it("a sandbox's reset empties it alone", async () => {
+    const mock = await aMockForThisTest();
+    await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "one" });
+    await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "two" });
+
+    await (await mock.sandbox("one")).reset();
+
+    expect(await ids(await mock.sandbox("one"))).toEqual([]);
+    expect(await ids(await mock.sandbox("two"))).toHaveLength(1);
+  });
+});
