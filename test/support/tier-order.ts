@@ -17,7 +17,7 @@ const LONGEST_FIRST = [
   "test/http/webhooks-hardened.test.ts", // 5.5, most of it 2,000 sends
   "test/http/check-generative.test.ts", // 4.7
   "test/e2e/robustness/fuzz.test.ts", // 27
-  "test/e2e/docs.test.ts", // 15 timed alone: every code block of the docs, half of it child processes and waits
+  "test/e2e/docs-blocks.test.ts", // 14 timed alone: every code block of the docs, half of it child processes and waits
   "test/e2e/package.test.ts", // 11 alone (15 when it installed twice): packs, installs into one project and copies that install, runs jest, vitest and tsc there
   "test/e2e/browser/inbox-message-tools.test.ts", // 11
   "test/e2e/npm-start.test.ts", // 9 alone, 16 in CI on a busy host: one full build
