@@ -19,15 +19,16 @@ const LONGEST_FIRST = [
   "test/e2e/docs-blocks.test.ts", // 14 timed alone: every code block of the docs, half of it child processes and waits
   "test/e2e/robustness/fuzz-near-valid.test.ts", // ~11: the 27 s of the one fuzz file, shared by its three in proportion to their time side by side
   "test/e2e/package.test.ts", // 11 alone (15 when it installed twice): packs, installs into one project and copies that install, runs jest, vitest and tsc there
-  "test/e2e/browser/inbox-message-tools.test.ts", // 11
+  "test/e2e/npm-start.test.ts", // 9 alone, 16 in CI on a busy host: one full build
   "test/e2e/robustness/fuzz-bytes-and-headers.test.ts", // ~8
   "test/e2e/robustness/fuzz-json.test.ts", // ~8
-  "test/e2e/npm-start.test.ts", // 9 alone, 16 in CI on a busy host: one full build
   "test/e2e/cli-log.test.ts", // 8
   "test/e2e/robustness/lifecycle.test.ts", // 8 (11 when its two close-under-load tests each ran a load)
   "test/e2e/browser/inbox.test.ts", // 7.5
   "test/e2e/robustness/load.test.ts", // 7.5
   "test/e2e/cli.test.ts", // 7
+  "test/e2e/browser/inbox-message-tools-settings-and-layout.test.ts", // ~6: the 11 s of the one message-tools file, shared in proportion to their time side by side
+  "test/e2e/browser/inbox-message-tools-messages.test.ts", // ~5
   "test/e2e/redis/replica-processes.test.ts", // 5 timed alone: replicas in child processes, killed and waited for
   "test/e2e/check.test.ts", // 4.3
 ];
