@@ -10,10 +10,10 @@ import {
   errorMessageOf,
   expectNothingCaptured,
   expectRejected,
-  lastJournalEntry,
   rawSends,
   WELCOME_DATA,
 } from "./bad-input-sends.js";
+import { lastJournalEntry } from "../../support/send-calls.js";
 
 const { sendRaw, sendJson, expectStillServing } = rawSends();
 const theMock = sharedMockBuiltBy(() => aRunningMock());

@@ -13,10 +13,10 @@ import {
   expectNothingCaptured,
   expectPrototypeClean,
   expectRejected,
-  lastJournalEntry,
   rawSends,
   WELCOME_DATA,
 } from "./bad-input-sends.js";
+import { lastJournalEntry } from "../../support/send-calls.js";
 
 const { sendRaw, sendJson } = rawSends();
 const theMock = sharedMockBuiltBy(() => aRunningMock());

@@ -2,10 +2,11 @@
 
 import http from "node:http";
 import { afterAll, expect } from "vitest";
-import type { CapturedMessage, ErrorCode, JournalEntry, RunningSendMock } from "../../../src/index.js";
+import type { CapturedMessage, ErrorCode, RunningSendMock } from "../../../src/index.js";
 import { aSendRequest, API_KEY, errorCodeOf, expectContract } from "../../support/helpers.js";
 import { postRaw, type RawResponse } from "./post-raw.js";
 
+/** The welcome template's placeholders as plain strings: a test copies them into a Record<string, string>, which send-calls' TemplateData does not fit. */
 export const WELCOME_DATA = { name: "Ada", company: "Analytical Engines", login_url: "https://app.example.com/login" };
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -77,12 +78,6 @@ export async function capturedMessageOf(mock: RunningSendMock, response: ReadRes
   const message = await mock.outbox.get(messageId);
   expect(message, "the accepted send was captured").toBeDefined();
   return message as CapturedMessage;
-}
-
-export async function lastJournalEntry(mock: RunningSendMock): Promise<JournalEntry> {
-  const [entry] = (await mock.journal.list({ limit: 1 })).requests;
-  expect(entry, "the request is in the journal").toBeDefined();
-  return entry as JournalEntry;
 }
 
 export function expectPrototypeClean(): void {

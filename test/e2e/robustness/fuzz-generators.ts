@@ -2,8 +2,7 @@
 
 import fc from "fast-check";
 import type { SendRequest, TemplateData } from "../../../src/index.js";
-
-export const WELCOME_DATA: TemplateData = { name: "Ada", company: "Analytical Engines", login_url: "https://app.example.com/login" };
+import { WELCOME_DATA } from "../../support/send-calls.js";
 
 export function aWelcomeSend(): SendRequest {
   return { to: "ada@example.com", template_id: "welcome", data: { ...WELCOME_DATA } };

@@ -8,19 +8,8 @@
 import fc from "fast-check";
 import { it } from "vitest";
 import type { SendRequest } from "../../../src/index.js";
-import {
-  anAddress,
-  anyJson,
-  anyString,
-  aWelcomeSend,
-  deepNesting,
-  hugeArray,
-  oddKey,
-  oddObject,
-  SHIPPED_TEMPLATE_IDS,
-  WELCOME_DATA,
-  wrongValue,
-} from "./fuzz-generators.js";
+import { anAddress, anyJson, anyString, aWelcomeSend, deepNesting, hugeArray, oddKey, oddObject, SHIPPED_TEMPLATE_IDS, wrongValue } from "./fuzz-generators.js";
+import { WELCOME_DATA } from "../../support/send-calls.js";
 import { countedCases, describeFuzzing, jsonRequest, PROPERTY_TIMEOUT_MS, RUNS_PER_SHAPE } from "./fuzz-run.js";
 
 /** A valid send just over the default body_limit of 1 MB. */
