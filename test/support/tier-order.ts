@@ -16,17 +16,20 @@ const LONGEST_FIRST = [
   "test/http/faults-ways-in.test.ts", // most of the 6.6 s faults.test.ts took before it was split: its latency and timeout waits
   "test/http/webhooks-hardened.test.ts", // 5.5, most of it 2,000 sends
   "test/http/check-generative.test.ts", // 4.7
-  "test/e2e/robustness/fuzz.test.ts", // 27
-  "test/e2e/docs.test.ts", // 15 timed alone: every code block of the docs, half of it child processes and waits
+  "test/e2e/docs-blocks.test.ts", // 19 in a full run on a busy host (115 s; the others' figures are from ~80 s runs): every code block of the docs, half of it child processes and waits
   "test/e2e/package.test.ts", // 11 alone (15 when it installed twice): packs, installs into one project and copies that install, runs jest, vitest and tsc there
-  "test/e2e/browser/inbox-message-tools.test.ts", // 11
   "test/e2e/npm-start.test.ts", // 9 alone, 16 in CI on a busy host: one full build
   "test/e2e/cli-log.test.ts", // 8
   "test/e2e/robustness/lifecycle.test.ts", // 8 (11 when its two close-under-load tests each ran a load)
   "test/e2e/browser/inbox.test.ts", // 7.5
   "test/e2e/robustness/load.test.ts", // 7.5
   "test/e2e/cli.test.ts", // 7
+  "test/e2e/browser/inbox-message-tools-settings-and-layout.test.ts", // 9.7 in that busy run
+  "test/e2e/robustness/fuzz-bytes-and-headers.test.ts", // 8.1 in that busy run
   "test/e2e/redis/replica-processes.test.ts", // 5 timed alone: replicas in child processes, killed and waited for
+  "test/e2e/robustness/fuzz-near-valid.test.ts", // 6.6 in that busy run
+  "test/e2e/robustness/fuzz-json.test.ts", // 6.5 in that busy run
+  "test/e2e/browser/inbox-message-tools-messages.test.ts", // 5.9 in that busy run
   "test/e2e/check.test.ts", // 4.3
 ];
 

@@ -1,0 +1,110 @@
+// What the inbox message tools' files share: Chromium for the file, a mock and the inbox page open on it for each test, and what their tests ask of the page and of the API.
+
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import { startSendMock, type RunningSendMock, type SendMockOptions } from "../../../src/index.js";
+import { bearer } from "../../support/helpers.js";
+import { CHROMIUM_LAUNCH_TIMEOUT_MS, launchChromium, openInboxPage } from "./chromium.js";
+
+/** What a client app does: a plain HTTP call, as curl would make it. */
+export async function send(mock: RunningSendMock, body: object): Promise<string> {
+  const response = await fetch(`${mock.url}/send`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...bearer() },
+    body: JSON.stringify(body),
+  });
+  const sent = (await response.json()) as { message_id?: string };
+  expect(response.status).toBe(200);
+  return sent.message_id ?? "";
+}
+
+/** What a test or QA reads back from the inspection API. */
+export async function adminGet(mock: RunningSendMock, pathname: string, token?: string): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${mock.url}${pathname}`, { headers: token === undefined ? {} : { Authorization: `Bearer ${token}` } });
+  const text = await response.text();
+  return { status: response.status, body: text === "" ? null : (JSON.parse(text) as unknown) };
+}
+
+/** The few browser objects the page-side functions below use (the tests' tsconfig has no DOM library). */
+export interface Box {
+  getBoundingClientRect(): { width: number };
+  scrollWidth: number;
+  clientWidth: number;
+}
+export interface InPage {
+  document: { documentElement: Box; activeElement: { textContent: string | null } | null };
+  sessionStorage: { setItem(key: string, value: string): void };
+  axe: { run(context: unknown): Promise<{ violations: AxeViolation[] }> };
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+export type InboxOptions = SendMockOptions & { width?: number; height?: number; token?: string };
+
+/**
+ * Registers the hooks of the enclosing describe (Chromium launched once, each test's mock closed
+ * after it) and returns openInbox and the page helpers, which work on the page openInbox opened last.
+ */
+export function inboxSession() {
+  // Undefined when the launch failed, so afterAll does not hide that failure behind its own.
+  let browser: Browser | undefined;
+  let mock: RunningSendMock;
+  let page: Page;
+  let dialogs: string[];
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+  }, CHROMIUM_LAUNCH_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  afterEach(async () => {
+    await mock.close();
+  });
+
+  /** A mock and the inbox page open on it, live; confirm() questions are accepted and kept. */
+  async function openInbox({ width = 1280, height = 800, token, ...options }: InboxOptions = {}) {
+    mock = await startSendMock({ port: 0, watchTemplates: false, ...options });
+    ({ page, dialogs } = await openInboxPage(browser, mock.url, {
+      width,
+      height,
+      acceptDownloads: true,
+      // The page keeps the admin token for the tab's session, as after the user typed it once.
+      ...(token !== undefined && {
+        beforeLoad: (newPage: Page) =>
+          newPage.addInitScript((value) => (globalThis as unknown as InPage).sessionStorage.setItem("sendmock.adminToken", value), token),
+      }),
+    }));
+    return { mock, page, dialogs };
+  }
+
+  async function openMessage(to: string) {
+    await page.getByTestId("message-row").filter({ hasText: to }).click();
+    await page.getByTestId("message-detail").waitFor();
+  }
+
+  const messageTab = (name: string) => page.getByRole("tablist", { name: "Parts of the message" }).getByRole("tab", { name, exact: true });
+
+  /** Whether the element `testId`, or the box it sits in, scrolls sideways. */
+  async function sidewaysScroll(testId: string): Promise<boolean> {
+    return page.getByTestId(testId).evaluate((element) => {
+      for (let at = element as unknown as (Box & { parentElement: unknown }) | null; at !== null; at = at.parentElement as typeof at) {
+        if (at.scrollWidth > at.clientWidth) return true;
+      }
+      return false;
+    });
+  }
+
+  async function shownPanelText(): Promise<string> {
+    return (await page.getByRole("tabpanel").filter({ visible: true }).last().textContent()) ?? "";
+  }
+
+  return { openInbox, openMessage, messageTab, sidewaysScroll, shownPanelText };
+}
