@@ -2,11 +2,10 @@
 
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { CLI, median, ROOT, startServer, stopServer } from "./lib/servers.mjs";
+import { untilQuiet } from "./lib/settle.mjs";
 
 const STARTUP_SAMPLES = 5;
-const SETTLE_MS = 1000;
 const SEARCH_FILL = 10_000;
 /** One message holds both tokens: the first is a word the index files it under, the second has no run of 2 characters, which the index cannot narrow, so it gets a response by reading every message's text. */
 const INDEXED_TOKEN = "zanzibar7f3k";
@@ -218,7 +217,7 @@ export async function measureDevices(h) {
   for (let run = 1; run <= runs; run += 1) {
     for (const scenario of scenarios) {
       outcomes.get(scenario.id)?.push(await h.measure(scenario, run));
-      await sleep(SETTLE_MS);
+      await untilQuiet();
     }
   }
 

@@ -2,12 +2,12 @@
 // the default heap and a capped one, and the section BENCH_ONLY=memory.
 
 import os from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
-import { log, MB, SETTLE_MS } from "./lib/knobs.mjs";
+import { log, MB } from "./lib/knobs.mjs";
 import { fill, listMessages } from "./lib/load.mjs";
 import { finish, int, mb } from "./lib/report.mjs";
 import { configWithCapacity, makeTempDir, sendmock } from "./lib/sendmock.mjs";
 import { memoryOf, stopServer } from "./lib/servers.mjs";
+import { untilQuiet, untilSteady } from "./lib/settle.mjs";
 
 /** @typedef {import("./lib/sendmock.mjs").BenchRun} BenchRun */
 
@@ -33,7 +33,7 @@ export async function measureMemory(tempDir, nodeFlags = []) {
   try {
     /** @param {number} count */
     const point = async (count) => {
-      await sleep(SETTLE_MS);
+      await untilSteady(server.pid);
       const memory = memoryOf(server.pid);
       const { total } = await listMessages(server.url, "limit=1");
       if (total !== count) throw new Error(`expected ${count} captured messages, found ${total}`);
@@ -78,7 +78,7 @@ export async function memoryOnly(bench) {
   const began = performance.now();
   log(`memory only; node ${process.version}, ${os.cpus().length} cores`);
   const memory = await measureMemory(bench.tempDir);
-  await sleep(SETTLE_MS);
+  await untilQuiet();
   log(`memory with node ${HEAP_CAP_FLAG}`);
   const capped = await measureMemory(bench.tempDir, [HEAP_CAP_FLAG]).catch((/** @type {unknown} */ error) => ({
     failed: error instanceof Error ? error.message.split("\n")[0] : String(error),

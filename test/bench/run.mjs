@@ -14,10 +14,9 @@
 
 import { rmSync } from "node:fs";
 import os from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
 import { measureAbuse } from "./abuse.mjs";
 import { deviceLines, measureDevices } from "./devices.mjs";
-import { CONNECTIONS, DURATION, log, onlySection, RUNS, SEND_HEADERS, SETTLE_MS, SOAK_SECONDS, VALID_BODY, WARMUP } from "./lib/knobs.mjs";
+import { CONNECTIONS, DURATION, log, onlySection, RUNS, SEND_HEADERS, SOAK_SECONDS, VALID_BODY, WARMUP } from "./lib/knobs.mjs";
 import { fill, listMessages, measure, roundRobin } from "./lib/load.mjs";
 import { finish, int, mb } from "./lib/report.mjs";
 import { configWithCapacity, makeTempDir, startBenchRedis } from "./lib/sendmock.mjs";
@@ -30,6 +29,7 @@ import { measureSoak, soakLines, soakOnly, soakTargets } from "./soak.mjs";
 import { measureStartupSection, startupLines, startupTargets } from "./startup.mjs";
 import { peersOnly, sandboxesOnly, storesOnly, throughputSection } from "./throughput.mjs";
 import { webhooksOnly } from "./webhooks.mjs";
+import { untilQuiet } from "./lib/settle.mjs";
 
 /** @typedef {import("./lib/sendmock.mjs").BenchRun} BenchRun */
 
@@ -84,10 +84,10 @@ async function main(bench) {
   const outcomes = await roundRobin(scenariosToRun);
   log("startup");
   const startup = await measureStartupSection(log);
-  await sleep(SETTLE_MS);
+  await untilQuiet();
   log("memory");
   const memory = await measureMemory(bench.tempDir);
-  await sleep(SETTLE_MS);
+  await untilQuiet();
   log(`memory with node ${HEAP_CAP_FLAG}`);
   // A capped heap that runs out is a finding to print, not a reason to lose the rest of the run.
   const memoryHeapCapped = await measureMemory(bench.tempDir, [HEAP_CAP_FLAG]).catch((/** @type {unknown} */ error) => {
@@ -96,11 +96,11 @@ async function main(bench) {
   });
   let soak = null;
   if (SOAK_SECONDS > 0) {
-    await sleep(SETTLE_MS);
+    await untilQuiet();
     log(`soak (${SOAK_SECONDS} s)`);
     soak = await measureSoak();
   }
-  await sleep(SETTLE_MS);
+  await untilQuiet();
   log("devices");
   const devices = await measureDevices(deviceHelpers(bench));
 

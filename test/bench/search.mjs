@@ -2,13 +2,13 @@
 // validator baseline.
 
 import os from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
-import { CONNECTIONS, DURATION, LIST_FILL, log, RUNS, SEND_HEADERS, SETTLE_MS, VALID_BODY, WARMUP } from "./lib/knobs.mjs";
+import { CONNECTIONS, DURATION, LIST_FILL, log, RUNS, SEND_HEADERS, VALID_BODY, WARMUP } from "./lib/knobs.mjs";
 import { fill, listMessages, measure } from "./lib/load.mjs";
 import { finish, int, table } from "./lib/report.mjs";
 import { configWithCapacity, makeTempDir, sendmock } from "./lib/sendmock.mjs";
 import { median } from "./lib/servers.mjs";
 import { benchScenarios } from "./scenarios.mjs";
+import { untilQuiet } from "./lib/settle.mjs";
 
 /** @typedef {import("./lib/load.mjs").Scenario} Scenario */
 /** @typedef {import("./lib/load.mjs").Outcome} Outcome */
@@ -55,9 +55,9 @@ export async function searchOnly(bench) {
   // Each search run is paired with a baseline run minutes apart at most: on a shared machine the ratio moves less than either figure.
   for (let run = 1; run <= RUNS; run += 1) {
     runs.push(await measure(scenario, run));
-    await sleep(SETTLE_MS);
+    await untilQuiet();
     baselineRuns.push(await measure(baseline, run));
-    await sleep(SETTLE_MS);
+    await untilQuiet();
   }
   const rps = median(runs.map((outcome) => outcome.rps));
   const cpu = median(runs.map((outcome) => outcome.serverCpuUsPerRequest));

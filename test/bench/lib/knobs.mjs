@@ -7,7 +7,6 @@ export const WARMUP = nonNegativeNumber("BENCH_WARMUP", 1);
 export const STRICT = process.env.BENCH_STRICT === "1";
 export const SOAK_SECONDS = nonNegativeNumber("BENCH_SOAK_SECONDS", 60);
 export const CONNECTIONS = 50;
-export const SETTLE_MS = 1000;
 export const LIST_FILL = 10_000;
 export const MB = 1024 * 1024;
 

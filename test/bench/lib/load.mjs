@@ -1,10 +1,10 @@
 // How the bench loads a server: autocannon's runs counted by status, filling the outbox, and
 // the measured runs of a scenario, round-robin over scenarios.
 
-import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
-import { CONNECTIONS, DURATION, log, RUNS, SEND_HEADERS, SETTLE_MS, VALID_BODY, WARMUP } from "./knobs.mjs";
+import { CONNECTIONS, DURATION, log, RUNS, SEND_HEADERS, VALID_BODY, WARMUP } from "./knobs.mjs";
 import { cpuMsOf, stopServer } from "./servers.mjs";
+import { untilQuiet } from "./settle.mjs";
 
 /**
  * @typedef {object} Load
@@ -141,7 +141,7 @@ export async function roundRobin(scenarios) {
   for (let run = 1; run <= RUNS; run += 1) {
     for (const scenario of scenarios) {
       outcomes.get(scenario.id)?.push(await measure(scenario, run));
-      await sleep(SETTLE_MS);
+      await untilQuiet();
     }
   }
   return outcomes;
