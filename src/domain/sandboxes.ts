@@ -49,6 +49,10 @@ export interface SandboxRegistry {
   names(): Promise<string[]>;
   /** Forgets every name. */
   clear(): Promise<void>;
+  /** Calls `listener` with each name claimed for the first time (on a shared store, by any replica); returns the unsubscribe. */
+  onClaimed(listener: (name: string) => void): () => void;
+  /** Calls `listener` after every clear (on a shared store, by any replica); returns the unsubscribe. */
+  onCleared(listener: () => void): () => void;
 }
 
 /** The failure of a new sandbox past `max_sandboxes`. */
