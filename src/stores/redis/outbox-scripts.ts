@@ -46,9 +46,7 @@ local function dropOldestIn(prefix)
   return keys.id, freed
 end
 
-local function dropPastBounds(capacity, maxBytes, environment, own)
-  local count = redis.call('ZCARD', KEYS[9])
-  local bytes = tonumber(redis.call('GET', KEYS[10]) or '0')
+local function dropPastBounds(capacity, maxBytes, environment, own, count, bytes)
   local mine = {}
   local others = {}
   while count > 1 and (count > capacity or bytes > maxBytes) do
@@ -94,8 +92,8 @@ if redis.call('INCR', KEYS[8]) == 1 then
   redis.call('SET', KEYS[8], string.format('%.0f', tonumber(time[1]) * 1000000 + tonumber(time[2])))
 end
 redis.call('ZADD', KEYS[9], redis.call('INCR', KEYS[11]), ARGV[12] .. '\\0' .. ARGV[2])
-redis.call('INCRBY', KEYS[10], tonumber(ARGV[9]))
-local dropped = dropPastBounds(tonumber(ARGV[4]), tonumber(ARGV[10]), ARGV[11], ARGV[12])
+local bytes = redis.call('INCRBY', KEYS[10], tonumber(ARGV[9]))
+local dropped = dropPastBounds(tonumber(ARGV[4]), tonumber(ARGV[10]), ARGV[11], ARGV[12], redis.call('ZCARD', KEYS[9]), bytes)
 redis.call('PUBLISH', ARGV[5], ARGV[6])
 return dropped`);
 
@@ -121,10 +119,12 @@ end
 redis.call('HSET', KEYS[7], ARGV[1], events)
 redis.call('HSET', KEYS[6], ARGV[1], ARGV[2])
 redis.call('INCRBY', KEYS[5], added)
-redis.call('INCRBY', KEYS[10], added)
+local bytes = redis.call('INCRBY', KEYS[10], added)
 local message = '{"status":' .. ARGV[5] .. ',"events":[' .. events .. '],' .. string.sub(rest, 2)
 redis.call('PUBLISH', ARGV[4], '{"type":"event","event":' .. ARGV[3] .. ',"message":' .. message .. '}')
-return {message, dropPastBounds(tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], ARGV[9])}`);
+-- An event adds bytes, never a message: the count need not be read unless the bytes went past their bound.
+if bytes <= tonumber(ARGV[7]) then return {message, {}} end
+return {message, dropPastBounds(tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], ARGV[9], redis.call('ZCARD', KEYS[9]), bytes)}`);
 
 // KEYS as for ADD_SCRIPT. ARGV: the opening of the message's keys JSON, `{"id":"…",` (ids are
 // written first; empty for the newest), prefix of the per-recipient lists, sandbox. Finds the
