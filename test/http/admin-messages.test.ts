@@ -183,14 +183,12 @@ describe("waiting for a message with wait_ms", () => {
     const { mock, scope } = await aMockAndScopeForThisTest();
     const { response: pending } = await aListeningWait(mock, scope, { to: "ada@example.com", wait_ms: 2000 });
 
-    const sentAt = performance.now();
     const sentId = await sendOk(mock, { to: "ada@example.com" });
     const response = await checked(await pending, "get", "/_mock/messages");
-    const elapsed = performance.now() - sentAt;
 
+    // A wait that ran out instead would have listed nothing.
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ total: 1, messages: [{ id: sentId, to: "ada@example.com" }] });
-    expect(elapsed).toBeLessThan(1_000);
   });
 
   it("keeps waiting past a message that does not match", async () => {
@@ -208,24 +206,22 @@ describe("waiting for a message with wait_ms", () => {
     const mock = await aTrackedMock();
     const sentId = await sendOk(mock);
 
-    const started = performance.now();
-    const list = await listMessages(mock, { to: "ada@example.com", wait_ms: 5000 });
+    // The longest wait there is, past the test's own timeout: waiting at all would fail the test.
+    const list = await listMessages(mock, { to: "ada@example.com", wait_ms: 60_000 });
 
     expect(list.messages.map((message) => message.id)).toEqual([sentId]);
-    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it("ends a pending wait with an empty list when the mock closes", async () => {
     const { mock, scope } = await aMockAndScopeForThisTest();
-    const { response: pending } = await aListeningWait(mock, scope, { to: "ada@example.com", wait_ms: 10_000 });
+    // Past the test's own timeout: only the close can end it in time.
+    const { response: pending } = await aListeningWait(mock, scope, { to: "ada@example.com", wait_ms: 60_000 });
 
-    const closedAt = performance.now();
     await mock.close();
     const response = await checked(await pending, "get", "/_mock/messages");
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ messages: [], total: 0 });
-    expect(performance.now() - closedAt).toBeLessThan(2_000);
   });
 
   it("answers an empty list once wait_ms runs out without a match", async () => {
@@ -238,6 +234,5 @@ describe("waiting for a message with wait_ms", () => {
 
     expect(list).toEqual({ messages: [], total: 0 });
     expect(elapsed).toBeGreaterThanOrEqual(90);
-    expect(elapsed).toBeLessThan(2_000);
   });
 });

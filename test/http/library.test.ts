@@ -133,12 +133,11 @@ describe("close", () => {
 describe("outbox.waitFor", () => {
   it("resolves with a message captured after the wait began, as soon as it is captured", async () => {
     const mock = await aRunningMockForThisTest();
-    const waiting = mock.outbox.waitFor({ to: "late@example.com" }, { timeoutMs: 5000 });
-    const started = performance.now();
+    // Past the test's own timeout: a wait that did not end on the capture fails the test.
+    const waiting = mock.outbox.waitFor({ to: "late@example.com" }, { timeoutMs: 60_000 });
     const { message_id } = await sendThrough(mock, aSendRequest({ to: "late@example.com" }));
     const message = await waiting;
     expect(message.id).toBe(message_id);
-    expect(performance.now() - started).toBeLessThan(2000);
   });
 
   it("resolves at once with a message captured before the wait", async () => {

@@ -70,11 +70,10 @@ it("a client that honours Retry-After gets through after two rate-limited attemp
 
 it("a client with its own deadline gives up on a timeout fault, and nothing is sent", async () => {
   mock = await startSendMock({ port: 0, watchTemplates: false });
-  await mock.faults.add({ fault: "timeout", delay_ms: 10_000 });
+  // Held past the test's own timeout: a close that waited for it would fail the test.
+  await mock.faults.add({ fault: "timeout", delay_ms: 60_000 });
 
-  const started = performance.now();
   expect(await sendWithDeadline(mock.url, aSendRequest(), 300)).toBe("gave up");
-  expect(performance.now() - started).toBeLessThan(2000);
 
   const running = mock;
   await vi.waitFor(async () => {
@@ -83,8 +82,12 @@ it("a client with its own deadline gives up on a timeout fault, and nothing is s
   expect((await running.outbox.list()).total).toBe(0);
 
   // The abandoned connection must not hold up a graceful close until its fault runs out.
-  const closing = performance.now();
   await running.close();
   mock = undefined;
-  expect(performance.now() - closing).toBeLessThan(2000);
+  expect(
+    await fetch(`${running.url}/_mock/health`).then(
+      () => "served",
+      () => "refused",
+    ),
+  ).toBe("refused");
 });

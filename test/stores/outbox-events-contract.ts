@@ -26,11 +26,10 @@ export function describeOutboxEventsContract(name: string, makeOutbox: MakeOutbo
         const newer = aMessage({ to: "ada@example.com" });
         const outbox = await anOutbox([older, newer, aMessage({ to: "grace@example.com" })]);
 
-        const started = performance.now();
-        const found = await outbox.waitFor({ to: "ada@example.com" }, { timeoutMs: 5_000 });
+        // Past the test's own timeout: a wait for a later capture fails the test instead of resolving.
+        const found = await outbox.waitFor({ to: "ada@example.com" }, { timeoutMs: 60_000 });
 
         expect(found).toEqual(newer);
-        expect(performance.now() - started).toBeLessThan(1_000);
       });
 
       it("resolves when a matching message is captured later, ignoring messages that do not match", async () => {

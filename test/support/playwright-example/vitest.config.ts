@@ -1,4 +1,4 @@
-// Runs the Playwright example of docs/sandboxes.md, written by test/e2e/playwright-example.test.ts into test-results/playwright-example/.
+// Runs the Playwright example of docs/sandboxes.md, written by test/e2e/sandboxes-in-parallel.test.ts into test-results/playwright-example/.
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 

@@ -1,4 +1,4 @@
-// Runs the two worker files side by side, each in a vitest worker of its own, against one sendmock (SENDMOCK_URL), for test/e2e/sandbox-workers.test.ts.
+// Runs the two worker files side by side, each in a vitest worker of its own, against one sendmock (SENDMOCK_URL), for test/e2e/sandboxes-in-parallel.test.ts.
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
