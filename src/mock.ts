@@ -12,7 +12,8 @@ import { createClientErrorResponder } from "./http/client-errors.js";
 import { loadTemplateCatalog } from "./domain/templates.js";
 import { templateParsedAhead } from "./contract/parsed-templates.js";
 import { listen } from "./server.js";
-import { openStores, type Stores } from "./stores/index.js";
+import { openStores, sharesOfMaxBytes, type Stores } from "./stores/index.js";
+import { createPayloadCache } from "./domain/webhook-delivery.js";
 import { checkSandboxName, DEFAULT_SANDBOX } from "./domain/sandboxes.js";
 import { buildSandboxScope, type SandboxScope, type ScopeParts } from "./sandboxes/scope.js";
 import { rejectingAsApiError } from "./errors.js";
@@ -71,7 +72,13 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     throw error;
   }
   const { settings } = stores;
-  const scopeParts: ScopeParts = { config, adminContract, sendContract, catalog: templates, shared: stores.shared };
+  const scopeParts: ScopeParts = {
+    config,
+    adminContract,
+    sendContract,
+    catalog: templates,
+    payloadCache: createPayloadCache(sharesOfMaxBytes(config.maxBytes).webhookPayloads),
+  };
   const openedStores = stores;
   const openedDefault = await stores.openScope(DEFAULT_SANDBOX);
   // The default sandbox's rules apply in every sandbox after its own: tracked, so that a sandbox skips them when there are none.
@@ -86,8 +93,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     shared: stores.shared,
     defaultScope: buildSandboxScope(DEFAULT_SANDBOX, defaultStores, scopeParts),
     build: async (name) => {
-      // The rules added without a sandbox apply in every sandbox, after its own.
-      const everywhere = { faults: defaultStores.faults, outcomes: defaultStores.outcomes };
+      // The rules and webhooks added without a sandbox apply in every sandbox, after its own.
+      const everywhere = { faults: defaultStores.faults, outcomes: defaultStores.outcomes, webhooks: defaultStores.webhooks };
       const scope = buildSandboxScope(name, await openedStores.openScope(name), { ...scopeParts, everywhere });
       scope.runLeftWork();
       return scope;
@@ -166,7 +173,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     reportUnexpected: (error) => logBug(describeUnexpected(error)),
   });
   // What /_mock calls act on: without a sandbox, every sandbox's view; with one, that sandbox's.
-  const everywhere: AdminScopeDeps = { ...everySandboxView(sandboxes, config.maxPageBytes), reset };
+  const everywhere: AdminScopeDeps = { ...everySandboxView(sandboxes, stores.bounds, config.maxPageBytes), reset };
   const adminScopes = new WeakMap<SandboxScope, AdminScopeDeps>();
   const adminScopeOf = (scope: SandboxScope): AdminScopeDeps => {
     let scoped = adminScopes.get(scope);

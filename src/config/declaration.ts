@@ -168,7 +168,7 @@ export const SETTINGS = {
   capacity: setting(Type.Integer({ minimum: 1, maximum: 10_000_000 }), {
     default: 10_000,
     view: "configured",
-    docs: { meaning: "captured messages (and journal entries) kept; the oldest is dropped past it" },
+    docs: { meaning: "captured messages (and journal entries) kept, every sandbox's together; the oldest of all is dropped past it" },
   }),
   body_limit: setting(Type.String({ pattern: SIZE_PATTERN, description: 'a size such as "1mb" or "500kb"' }), {
     default: "1mb",
@@ -375,7 +375,7 @@ export const SETTINGS = {
     view: "configured",
     docs: {
       meaning:
-        "total kept for messages (13/16), journal (1/8) and webhook payloads built for their attempts (1/16), as UTF-8 JSON (in memory, with the messages' search text and index, see [Inspection API](inspection-api.md)); the oldest go past it (the newest always stays)",
+        "total kept for messages (13/16), journal (1/8) and webhook payloads built for their attempts (1/16), as UTF-8 JSON (in memory, with the messages' search text and index, see [Inspection API](inspection-api.md)), every sandbox's together; the oldest of all go past it (the newest always stays)",
     },
   }),
   max_page_bytes: setting(size(), {

@@ -42,5 +42,6 @@ export function withCapturedMessageCheck(outbox: Outbox, adminContract: Contract
     onCapture: (listener) => outbox.onCapture(listener),
     onEvent: (listener) => outbox.onEvent(listener),
     onClear: (listener) => outbox.onClear(listener),
+    onDropped: (listener) => outbox.onDropped(listener),
   };
 }

@@ -12,6 +12,7 @@ import {
   type ParameterNames,
 } from "./faults.js";
 import { DomainFailure } from "./failure.js";
+import { isSandboxRecipientDomain } from "./sandboxes.js";
 import { meantValue } from "./suggestion.js";
 
 export const MAGIC_RECIPIENT_DOMAIN = "fault.sendmock.test";
@@ -134,11 +135,15 @@ function partsForm(kind: FaultKind): string {
  * `F@fault.sendmock.test`, or `F+P@fault.sendmock.test` where P is the Retry-After of a
  * rate_limit, the status of a server_error, or the delay in ms of a latency or timeout; and
  * `server_error+S+R@fault.sendmock.test` for a server_error with status S and Retry-After R.
+ * The same local part at a sandbox's address (`F+P@NAME.sandbox.sendmock.test`) is that fault
+ * in that sandbox; any other local part there is an ordinary recipient.
  */
 export function faultFromRecipient(to: string): ChosenFault | undefined {
   const at = to.lastIndexOf("@");
-  if (at < 0 || to.slice(at + 1).toLowerCase() !== MAGIC_RECIPIENT_DOMAIN) return undefined;
+  if (at < 0) return undefined;
+  const domain = to.slice(at + 1).toLowerCase();
   const [kind = "", ...values] = to.slice(0, at).toLowerCase().split("+");
+  if (domain !== MAGIC_RECIPIENT_DOMAIN && !(isSandboxRecipientDomain(domain) && isTriggeredKind(kind))) return undefined;
   const where = `to ${JSON.stringify(to)}`;
   if (!isTriggeredKind(kind)) throw unknownFault(where, kind, "/to");
   // A kind's + parts are its parameters, in the order PARAMETERS_OF lists them.

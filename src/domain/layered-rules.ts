@@ -1,7 +1,8 @@
-// A sandbox's rules over the default sandbox's: the rules added without a sandbox apply in every sandbox, after its own.
+// A sandbox's rules and webhooks over the default sandbox's: those added without a sandbox apply in every sandbox, after its own.
 
 import type { FaultPlan } from "./faults.js";
 import type { OutcomeBook } from "./outcomes.js";
+import type { WebhookStore } from "./webhooks.js";
 
 /** Rules that may say, without a store round trip, that they hold none: a layer with none is skipped. */
 export interface TrackedRules {
@@ -64,6 +65,27 @@ export function layeredOutcomeBook(own: OutcomeBook, everywhere: Pick<OutcomeBoo
         return wanted;
       });
       if (!decided.done) await everywhere.apply(target, accept);
+    },
+  };
+}
+
+/**
+ * The webhooks a sandbox's events are delivered to: its own, then those added without a sandbox
+ * (the default sandbox's), found by id in either; a 410 disables it where it is kept. Adding,
+ * removing and resetting stay the sandbox's own.
+ */
+export function layeredWebhookStore(own: WebhookStore, everywhere: WebhookStore): WebhookStore {
+  return {
+    ...own,
+    async list() {
+      const [mine, shared] = await Promise.all([own.list(), everywhere.list()]);
+      return [...mine, ...shared];
+    },
+    async get(id) {
+      return (await own.get(id)) ?? everywhere.get(id);
+    },
+    async disable(id) {
+      await ((await own.get(id)) === undefined ? everywhere : own).disable(id);
     },
   };
 }

@@ -67,11 +67,13 @@ export interface WaitOptions {
 
 export interface OutboxStats {
   count: number;
+  /** The bound on messages kept, shared by every sandbox's outbox. */
   capacity: number;
   /** UTF-8 bytes of the kept messages' JSON, with whatever a store keeps to search them (bounded by `maxBytes` alike). */
   bytes: number;
+  /** The bound on their bytes, shared by every sandbox's outbox. */
   maxBytes: number;
-  /** Messages dropped because the outbox was full (by count or by bytes). */
+  /** Messages of this outbox dropped because the bounds were reached (by count or by bytes), whichever sandbox's message took the room. */
   dropped: number;
 }
 
@@ -105,6 +107,12 @@ export interface Outbox {
   onEvent(listener: (message: CapturedMessage, event: MessageEvent) => void): () => void;
   /** Calls `listener` after every `clear`; returns the unsubscribe. */
   onClear(listener: () => void): () => void;
+  /**
+   * Calls `listener` with the ids of messages dropped for the room another sandbox's message
+   * took (the bounds are shared, docs/sandboxes.md#bounds); those an add or an event of this
+   * outbox drops are in its result instead. Returns the unsubscribe.
+   */
+  onDropped(listener: (ids: string[]) => void): () => void;
 }
 
 export class WaitTimeoutError extends Error {

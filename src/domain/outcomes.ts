@@ -3,6 +3,7 @@
 
 import { OUTCOMES, type Outcome, type OutcomeRule, type OutcomeRuleInput } from "../wire.js";
 import type { RuleBook, RuleKind, RuleTarget } from "./rule-book.js";
+import { isSandboxRecipientDomain } from "./sandboxes.js";
 
 export const OUTCOME_RECIPIENT_DOMAIN = "outcome.sendmock.test";
 
@@ -49,13 +50,17 @@ function isOutcome(value: string): value is Outcome {
 /**
  * `OUTCOME@outcome.sendmock.test` or `OUTCOME+anything@outcome.sendmock.test`, as the test
  * addresses of Resend and SES: the outcome it names, `unknown` for a name that is no outcome,
- * undefined for any other address.
+ * undefined for any other address. The same local part at a sandbox's address
+ * (`OUTCOME+anything@NAME.sandbox.sendmock.test`) is that outcome in that sandbox; any other
+ * local part there is an ordinary recipient.
  */
 export function outcomeFromRecipient(to: string): Outcome | "unknown" | undefined {
   const at = to.lastIndexOf("@");
-  if (at < 0 || to.slice(at + 1).toLowerCase() !== OUTCOME_RECIPIENT_DOMAIN) return undefined;
+  if (at < 0) return undefined;
+  const domain = to.slice(at + 1).toLowerCase();
   const [name = ""] = to.slice(0, at).toLowerCase().split("+", 1);
-  return isOutcome(name) ? name : "unknown";
+  if (domain === OUTCOME_RECIPIENT_DOMAIN) return isOutcome(name) ? name : "unknown";
+  return isSandboxRecipientDomain(domain) && isOutcome(name) ? name : undefined;
 }
 
 /**

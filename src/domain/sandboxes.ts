@@ -19,6 +19,15 @@ export const SANDBOX_HEADER = "x-sendmock-sandbox";
  */
 export const SANDBOX_RECIPIENT_DOMAIN = "sandbox.sendmock.test";
 
+/**
+ * Whether a recipient's domain (lowercased) names a sandbox. A magic recipient's local part
+ * (docs/errors-and-faults.md, docs/delivery-events.md) keeps its meaning there: a browser test
+ * that can only type an address asks for a fault or an outcome in its own sandbox so.
+ */
+export function isSandboxRecipientDomain(domain: string): boolean {
+  return domain.endsWith(`.${SANDBOX_RECIPIENT_DOMAIN}`);
+}
+
 /** `name` itself when it is a sandbox's name; else an `invalid_request` failure saying what `where` gave. */
 export function checkSandboxName(name: string, where: string): string {
   if (SANDBOX_NAME.test(name)) return name;
@@ -28,9 +37,8 @@ export function checkSandboxName(name: string, where: string): string {
 /** The sandbox a recipient names by the rule above, or undefined for any other address. */
 export function sandboxOfRecipient(to: string): string | undefined {
   const at = to.lastIndexOf("@");
-  const suffix = `.${SANDBOX_RECIPIENT_DOMAIN}`;
-  if (at < 0 || !to.toLowerCase().endsWith(suffix)) return undefined;
-  return checkSandboxName(to.slice(at + 1, to.length - suffix.length), `The sandbox named by to ${JSON.stringify(to)}`);
+  if (at < 0 || !isSandboxRecipientDomain(to.slice(at + 1).toLowerCase())) return undefined;
+  return checkSandboxName(to.slice(at + 1, to.length - SANDBOX_RECIPIENT_DOMAIN.length - 1), `The sandbox named by to ${JSON.stringify(to)}`);
 }
 
 /** The names of the sandboxes in use, bounded; shared by replicas on Redis. */
@@ -41,6 +49,10 @@ export interface SandboxRegistry {
   names(): Promise<string[]>;
   /** Forgets every name. */
   clear(): Promise<void>;
+  /** Calls `listener` with each name claimed for the first time (on a shared store, by any replica); returns the unsubscribe. */
+  onClaimed(listener: (name: string) => void): () => void;
+  /** Calls `listener` after every clear (on a shared store, by any replica); returns the unsubscribe. */
+  onCleared(listener: () => void): () => void;
 }
 
 /** The failure of a new sandbox past `max_sandboxes`. */

@@ -73,16 +73,20 @@ export interface Scheduler {
   stop(): void;
 }
 
+/**
+ * Wakes a scheduler when work it did not schedule may be due: with a shared store another replica
+ * may schedule earlier work or stop before running its own. One watch looks at every sandbox's
+ * store at once (stores/redis/due-watch.ts), so an idle scheduler holds no timer of its own.
+ * Returns the unwatch.
+ */
+export type WatchDue = (wake: () => void) => () => void;
+
 export interface SchedulerOptions {
   store: DueWorkStore;
   clock: Clock;
   handlers: Record<string, DueHandler>;
-  /**
-   * Longest sleep between two looks at the store. With a shared store another replica may
-   * schedule earlier work or stop before running its own; bounded, this replica picks it up.
-   * No bound when left out (the store is this mock's own).
-   */
-  maxSleepMs?: number;
+  /** Left out when the store is this mock's own: then only what it schedules is due. */
+  watch?: WatchDue;
   /** Where a failed item is reported; the scheduler goes on with the next. */
   onError?: (error: unknown, item: DueItem) => void;
   /**
@@ -126,8 +130,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
    */
   function arm(dueAtMs: number | undefined): void {
     if (stopped) return;
-    let delayMs = dueAtMs === undefined ? Number.POSITIVE_INFINITY : Math.max(0, dueAtMs - clock.nowMs());
-    if (options.maxSleepMs !== undefined) delayMs = Math.min(delayMs, options.maxSleepMs);
+    const delayMs = dueAtMs === undefined ? Number.POSITIVE_INFINITY : Math.max(0, dueAtMs - clock.nowMs());
     if (!Number.isFinite(delayMs)) return;
     const wakesAtRealMs = Date.now() + delayMs;
     if (timer !== undefined && wakesAtRealMs >= timerWakesAtRealMs) return;
@@ -208,6 +211,10 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     return run;
   }
 
+  const unwatch = options.watch?.(() => {
+    runDue().catch(() => undefined);
+  });
+
   return {
     async schedule(kind, key, payload, dueAtMs, group) {
       await store.put({ id: idOf(kind, key), kind, payload: JSON.stringify(payload), dueAtMs, ...(group !== undefined && { group }) });
@@ -221,6 +228,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       stopped = true;
       clearTimeout(timer);
       timer = undefined;
+      unwatch?.();
     },
   };
 }

@@ -11,7 +11,7 @@ import type { Clock } from "./clock.js";
 import { createDeliveryPool } from "./delivery-pool.js";
 import { STATUS_AFTER } from "./lifecycle.js";
 import type { RecordedEvent } from "./outbox.js";
-import { createScheduler, type DueItem, type DueWorkStore } from "./scheduler.js";
+import { createScheduler, type DueItem, type DueWorkStore, type WatchDue } from "./scheduler.js";
 import { signatureOf, type DeliveryLog, type WebhookStore } from "./webhooks.js";
 
 /** The scheduler's name for webhook attempts. */
@@ -39,14 +39,16 @@ export interface WebhookDeliveryDeps {
   concurrency: number;
   /** Attempts waiting to be made at once; an event's attempt past it is listed as not sent. */
   maxPending: number;
-  /** Payloads kept built for the attempts of the same event (their bytes); 0 builds each again. */
-  payloadCacheBytes: number;
+  /** Payloads kept built for the attempts of the same event; shared by every sandbox's delivering, so that max_bytes' share bounds them all. */
+  payloadCache: PayloadCache;
+  /** The sandbox whose events these are, named in each delivery's `x-sendmock-sandbox` header; none for the default sandbox. */
+  sandbox?: string;
   /** What is wrong with a payload against openapi/send.yaml `webhooks`, or undefined. */
   payloadProblem: (payload: WebhookPayload) => string | undefined;
   /** Where sendmock's own faults are told (a payload off the contract, an attempt that failed to run). */
   reportProblem: (line: string) => void;
-  /** Longest sleep between two looks at a store other replicas share; no bound when left out. */
-  maxSleepMs?: number;
+  /** Wakes the attempts' scheduler when a store other replicas share may hold work due that it did not schedule. */
+  watch?: WatchDue;
   /** Real time, for `webhook-timestamp`: a receiver's tolerance check compares it with its own clock. */
   realNowMs?: () => number;
 }
@@ -99,12 +101,15 @@ export function payloadOf(message: CapturedMessage, event: MessageEvent): Webhoo
   };
 }
 
+/** Payload bodies built lately, by event id (unique across sandboxes). */
+export type PayloadCache = ReturnType<typeof createPayloadCache>;
+
 /**
  * Bodies built lately, in UTF-8 bytes (what is signed and sent, encoded once), by event, the least
- * recently used going past `maxBytes`: the attempts of one event to many webhooks build it once,
- * and share it, so a large payload is neither encoded nor copied per attempt.
+ * recently used going past `maxBytes` (0 builds each again): the attempts of one event to many
+ * webhooks build it once, and share it, so a large payload is neither encoded nor copied per attempt.
  */
-function createPayloadCache(maxBytes: number) {
+export function createPayloadCache(maxBytes: number) {
   const bodies = new Map<string, { messageId: string; body: Buffer }>();
   let bytes = 0;
   const remove = (eventId: string): void => {
@@ -145,7 +150,7 @@ function createPayloadCache(maxBytes: number) {
 export function createWebhookDelivering(deps: WebhookDeliveryDeps): WebhookDelivering {
   const { store, log, clock, dueWork } = deps;
   const realNowMs = deps.realNowMs ?? Date.now;
-  const cache = createPayloadCache(deps.payloadCacheBytes);
+  const cache = deps.payloadCache;
   let stopped = false;
   // Filled once the scheduler exists: the pool tells it when there is room, it hands the pool attempts.
   let wakeScheduler: () => void = () => undefined;
@@ -165,7 +170,7 @@ export function createWebhookDelivering(deps: WebhookDeliveryDeps): WebhookDeliv
       [WEBHOOK_ATTEMPT]: (payload, dueAtMs) => Promise.resolve({ running: pool.add(jobOf(JSON.parse(payload) as AttemptItem, dueAtMs)) }),
     },
     room: () => pool.room(),
-    ...(deps.maxSleepMs !== undefined && { maxSleepMs: deps.maxSleepMs }),
+    ...(deps.watch !== undefined && { watch: deps.watch }),
     onError: (error: unknown, item: DueItem) =>
       deps.reportProblem(`sendmock: webhook attempt ${item.id} failed: ${error instanceof Error ? error.message : String(error)}`),
   });
@@ -215,6 +220,8 @@ export function createWebhookDelivering(deps: WebhookDeliveryDeps): WebhookDeliv
       "webhook-id": eventId,
       "webhook-timestamp": String(timestamp),
       "webhook-signature": signatureOf(webhook.secret, eventId, timestamp, body),
+      // The payload has no room for it (send.yaml's payloads allow no other field): a receiver of events from several sandboxes tells them apart by this.
+      ...(deps.sandbox !== undefined && { "x-sendmock-sandbox": deps.sandbox }),
     };
     const result = await deps.post({ url: webhook.url, headers, body, signal });
     if ("error" in result) return { status: null, error: result.error };
@@ -420,6 +427,7 @@ export function createWebhookDelivering(deps: WebhookDeliveryDeps): WebhookDeliv
 
     async clearPending() {
       pool.dropAll(MESSAGE_LEFT);
+      // Shared with the other sandboxes: theirs are built again when their attempts ask.
       cache.clear();
       await scheduler.clear(WEBHOOK_ATTEMPT);
     },
@@ -429,7 +437,6 @@ export function createWebhookDelivering(deps: WebhookDeliveryDeps): WebhookDeliv
       scheduler.stop();
       // Listed as waiting, each says why it ended (a shared store outlives this replica).
       pool.dropAll("abandoned: sendmock was closed while it waited for the receiver");
-      cache.clear();
     },
   };
 }

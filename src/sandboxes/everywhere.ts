@@ -11,6 +11,7 @@ import { DEFAULT_SANDBOX } from "../domain/sandboxes.js";
 import type { WebhookControl } from "../domain/webhooks.js";
 import type { Sandboxes } from "./index.js";
 import type { SandboxScope } from "./scope.js";
+import type { SharedBounds } from "../stores/shared-bounds.js";
 
 /** The outbox's operations a /_mock call and the events stream use. */
 export type OutboxView = Pick<Outbox, "list" | "listSerialized" | "get" | "delete" | "clear" | "waitFor" | "stats" | "onCapture" | "onEvent" | "onClear">;
@@ -76,7 +77,8 @@ async function findMessage(scopes: readonly SandboxScope[], id: string): Promise
   return held.sort((a, b) => newestFirst(a.message, b.message))[0];
 }
 
-export function everySandboxView(sandboxes: Sandboxes, maxPageBytes: number): ScopeView {
+/** `bounds`: what every sandbox's outbox charges together, read for the count and bytes of all. */
+export function everySandboxView(sandboxes: Sandboxes, bounds: SharedBounds, maxPageBytes: number): ScopeView {
   const { defaultScope } = sandboxes;
 
   const list: Outbox["list"] = async (filter = {}) => {
@@ -112,9 +114,8 @@ export function everySandboxView(sandboxes: Sandboxes, maxPageBytes: number): Sc
     async clear() {
       await Promise.all((await sandboxes.all()).map((scope) => scope.outbox.clear()));
     },
-    async waitFor(filter = {}, options = {}) {
-      // With no sandbox in use, the default sandbox's own wait (a sandbox first used during it is not heard).
-      if ((await sandboxes.all()).length === 1) return defaultScope.outbox.waitFor(filter, options);
+    waitFor(filter = {}, options = {}) {
+      // Every sandbox's captures, those of a sandbox first used during the wait included (on Redis, through another replica too).
       return waitForCapture({
         filter,
         options,
@@ -132,15 +133,11 @@ export function everySandboxView(sandboxes: Sandboxes, maxPageBytes: number): Sc
       });
     },
     async stats() {
-      const all = await Promise.all((await sandboxes.all()).map((scope) => scope.outbox.stats()));
-      const [first] = all;
-      if (first === undefined || all.length === 1) return defaultScope.outbox.stats();
-      return {
-        ...first,
-        count: all.reduce((sum, each) => sum + each.count, 0),
-        bytes: all.reduce((sum, each) => sum + each.bytes, 0),
-        dropped: all.reduce((sum, each) => sum + each.dropped, 0),
-      };
+      const scopes = await sandboxes.all();
+      if (scopes.length === 1) return defaultScope.outbox.stats();
+      const [all, usage] = await Promise.all([Promise.all(scopes.map((scope) => scope.outbox.stats())), bounds.usage()]);
+      // The bounds count every sandbox's messages together: the same figures as the sum, read at once.
+      return { ...bounds.messages, ...usage.messages, dropped: all.reduce((sum, each) => sum + each.dropped, 0) };
     },
     onCapture: (listener) => onEverySandbox(sandboxes, (scope) => scope.outbox.onCapture(listener)),
     onEvent: (listener) => onEverySandbox(sandboxes, (scope) => scope.outbox.onEvent(listener)),

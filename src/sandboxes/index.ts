@@ -28,7 +28,7 @@ export interface Sandboxes {
   current(): SandboxScope[];
   /** Calls `listener` with each scope built from now on; returns the unsubscribe. */
   onBuilt(listener: (scope: SandboxScope) => void): () => void;
-  /** Every sandbox back to its start-up state, and the named ones forgotten (their scopes stopped). */
+  /** Every sandbox back to its start-up state, and the named ones forgotten (their scopes closed, here and, on a shared registry, on every replica). */
   resetAll(): Promise<void>;
   /** Stops every scope's scheduler and webhook delivering. */
   stop(): void;
@@ -59,6 +59,32 @@ export function createSandboxes(deps: SandboxesDeps): Sandboxes {
     return scope;
   };
 
+  /** Closes the scopes built here whose names are no longer known (`keep` says which are). */
+  const forgetBuilt = (keep: (name: string) => boolean): void => {
+    for (const [name, scope] of built) {
+      if (keep(name)) continue;
+      built.delete(name);
+      ready.delete(name);
+      scope
+        .then(
+          (forgotten) => forgotten.close(),
+          () => undefined,
+        )
+        .catch(() => undefined);
+    }
+  };
+  // A reset through another replica forgot the names: their scopes here go too, unless a name was claimed again since.
+  registry.onCleared(() => {
+    registry.names().then(
+      (names) => forgetBuilt((name) => names.includes(name)),
+      () => undefined,
+    );
+  });
+  // A sandbox first used through another replica is built here while someone listens to every sandbox (an unscoped wait, the events stream).
+  registry.onClaimed((name) => {
+    if (builtListeners.size > 0) builtScope(name).catch(() => undefined);
+  });
+
   const all = async (): Promise<SandboxScope[]> => {
     const names = await registry.names();
     return [defaultScope, ...(await Promise.all(names.map(builtScope)))];
@@ -85,14 +111,7 @@ export function createSandboxes(deps: SandboxesDeps): Sandboxes {
       const scopes = await all();
       await Promise.all(scopes.map((scope) => scope.reset()));
       await registry.clear();
-      ready.clear();
-      for (const [name, scope] of built) {
-        built.delete(name);
-        void scope.then(
-          (forgotten) => forgotten.stop(),
-          () => undefined,
-        );
-      }
+      forgetBuilt(() => false);
     },
     stop() {
       defaultScope.stop();

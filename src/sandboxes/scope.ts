@@ -12,20 +12,17 @@ import type { Journal } from "../domain/journal.js";
 import { createLifecycle, LIFECYCLE_STEP, type Lifecycle } from "../domain/lifecycle.js";
 import type { Outbox } from "../domain/outbox.js";
 import { createOutcomeControl, type OutcomeBook, type OutcomeControl } from "../domain/outcomes.js";
-import { layeredFaultPlan, layeredOutcomeBook, type TrackedRules } from "../domain/layered-rules.js";
+import { layeredFaultPlan, layeredOutcomeBook, layeredWebhookStore, type TrackedRules } from "../domain/layered-rules.js";
 import type { RateLimiter } from "../domain/rate-limiter.js";
 import { DEFAULT_SANDBOX } from "../domain/sandboxes.js";
 import { createScheduler, type DueHandler } from "../domain/scheduler.js";
 import type { SendService } from "../domain/send.js";
 import type { TemplateCatalog } from "../domain/templates.js";
-import { createWebhookDelivering } from "../domain/webhook-delivery.js";
-import { createWebhookControl, type WebhookControl } from "../domain/webhooks.js";
+import { createWebhookDelivering, type PayloadCache } from "../domain/webhook-delivery.js";
+import { createWebhookControl, type WebhookControl, type WebhookStore } from "../domain/webhooks.js";
 import { postWebhook } from "../http/webhook-client.js";
 import { createApiSendService } from "../send/service.js";
-import { sharesOfMaxBytes, type ScopeStores } from "../stores/index.js";
-
-/** How often a replica on a shared store looks for due work it was not told about. */
-const SHARED_DUE_WORK_POLL_MS = 1000;
+import type { ScopeStores } from "../stores/index.js";
 
 /** What every sandbox's scope is built from: the same for all of them. */
 export interface ScopeParts {
@@ -35,10 +32,10 @@ export interface ScopeParts {
   /** send.yaml: each webhook payload is held to its webhooks. */
   sendContract: Contract;
   catalog: TemplateCatalog;
-  /** Whether other replicas share the stores: they may schedule work this one has to pick up. */
-  shared: boolean;
-  /** The default sandbox's rules, which apply in every other sandbox after its own; absent for the default sandbox itself. */
-  everywhere?: { faults: FaultPlan & TrackedRules; outcomes: OutcomeBook & TrackedRules };
+  /** Webhook payloads built for delivery, shared by every sandbox: max_bytes' share bounds them all. */
+  payloadCache: PayloadCache;
+  /** The default sandbox's rules and webhooks, which apply in every other sandbox after its own; absent for the default sandbox itself. */
+  everywhere?: { faults: FaultPlan & TrackedRules; outcomes: OutcomeBook & TrackedRules; webhooks: WebhookStore };
 }
 
 /** One sandbox's state and the controls over it: what a send in it and a /_mock call scoped to it use. */
@@ -66,10 +63,12 @@ export interface SandboxScope {
   runLeftWork(): void;
   /** Stops its scheduler and webhook delivering. */
   stop(): void;
+  /** Stops, and lets go of what this process holds for it (its channel on Redis): a forgotten sandbox's scope. */
+  close(): Promise<void>;
 }
 
 export function buildSandboxScope(name: string, stores: ScopeStores, parts: ScopeParts): SandboxScope {
-  const { config, shared } = parts;
+  const { config, everywhere } = parts;
   const { clock } = stores;
   const checkedOutbox = withCapturedMessageCheck(stores.outbox, parts.adminContract);
   // Filled once the lifecycle exists: the scheduler and the lifecycle need each other.
@@ -79,11 +78,15 @@ export function buildSandboxScope(name: string, stores: ScopeStores, parts: Scop
     clock,
     handlers,
     // Shared due work may be scheduled by another replica, or left by one that stopped.
-    ...(shared && { maxSleepMs: SHARED_DUE_WORK_POLL_MS }),
+    ...(stores.watchDue !== undefined && { watch: stores.watchDue.lifecycle }),
     onError: (error, item) => config.log(`sendmock: due ${item.kind} ${item.id} failed: ${error instanceof Error ? error.message : String(error)}`),
   });
+  // Each sandbox's events go to its own webhooks and to those added without a sandbox.
+  const deliveredTo = everywhere === undefined ? stores.webhooks : layeredWebhookStore(stores.webhooks, everywhere.webhooks);
+  // Each message names its sandbox; the default sandbox's name none, as before sandboxes.
+  const sandbox = name === DEFAULT_SANDBOX ? undefined : name;
   const delivering = createWebhookDelivering({
-    store: stores.webhooks,
+    store: deliveredTo,
     log: stores.deliveries,
     dueWork: stores.webhookDueWork,
     clock,
@@ -93,12 +96,12 @@ export function buildSandboxScope(name: string, stores: ScopeStores, parts: Scop
     retryMs: config.webhookRetryMs,
     concurrency: config.webhookConcurrency,
     maxPending: config.maxPendingWebhookAttempts,
-    payloadCacheBytes: sharesOfMaxBytes(config.maxBytes).webhookPayloads,
+    payloadCache: parts.payloadCache,
+    ...(sandbox !== undefined && { sandbox }),
     payloadProblem: webhookPayloadCheck(parts.sendContract),
     reportProblem: config.log,
-    ...(shared && { maxSleepMs: SHARED_DUE_WORK_POLL_MS }),
+    ...(stores.watchDue !== undefined && { watch: stores.watchDue.webhooks }),
   });
-  const { everywhere } = parts;
   const lifecycle: Lifecycle = createLifecycle({
     settings: config.lifecycle,
     outbox: checkedOutbox,
@@ -140,8 +143,16 @@ export function buildSandboxScope(name: string, stores: ScopeStores, parts: Scop
   });
   const respondLimits: RespondLimits = { bodyBytes: config.bodyLimitBytes, headerBytes: config.maxHeaderBytes, depth: config.maxRespondDepth };
   const now = (): Date => clock.now();
-  // Each message names its sandbox; the default sandbox's name none, as before sandboxes.
-  const sandbox = name === DEFAULT_SANDBOX ? undefined : name;
+  // Messages dropped for another sandbox's room take their pending steps and webhook attempts with them, as their own drops do.
+  const stopHearingDrops = stores.outbox.onDropped((ids) => {
+    lifecycle
+      .forget(ids)
+      .catch((error: unknown) => config.log(`sendmock: forgetting dropped messages failed: ${error instanceof Error ? error.message : String(error)}`));
+  });
+  const stop = (): void => {
+    scheduler.stop();
+    delivering.stop();
+  };
 
   return {
     name,
@@ -175,9 +186,11 @@ export function buildSandboxScope(name: string, stores: ScopeStores, parts: Scop
       void scheduler.runDue().catch(() => undefined);
       void delivering.runDue(clock.nowMs()).catch(() => undefined);
     },
-    stop() {
-      scheduler.stop();
-      delivering.stop();
+    stop,
+    async close() {
+      stop();
+      stopHearingDrops();
+      await stores.release();
     },
   };
 }

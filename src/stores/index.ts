@@ -6,7 +6,7 @@ import type { ResolvedConfig } from "../config/resolve.js";
 import { createClock, createLocalClockOffset, type Clock, type ClockOffsetStore } from "../domain/clock.js";
 import type { FaultPlan } from "../domain/faults.js";
 import { OUTCOME_RULES, type OutcomeBook } from "../domain/outcomes.js";
-import type { DueWorkStore } from "../domain/scheduler.js";
+import type { DueWorkStore, WatchDue } from "../domain/scheduler.js";
 import type { IdempotencyStore } from "../domain/idempotency.js";
 import type { Journal } from "../domain/journal.js";
 import type { Outbox } from "../domain/outbox.js";
@@ -14,7 +14,8 @@ import type { RateLimiter } from "../domain/rate-limiter.js";
 import type { SettingsStore } from "../domain/settings.js";
 import type { DeliveryLog, WebhookStore } from "../domain/webhooks.js";
 import { DEFAULT_SANDBOX, type SandboxRegistry } from "../domain/sandboxes.js";
-import type { StoreChannel } from "./redis/channel.js";
+import type { SharedBounds } from "./shared-bounds.js";
+import { createMemorySharedBounds } from "./memory/shared-bound.js";
 import {
   createMemoryDeliveryLog,
   createMemoryDueWork,
@@ -47,6 +48,10 @@ export interface ScopeStores {
   webhooks: WebhookStore;
   /** Webhook delivery attempts. */
   deliveries: DeliveryLog;
+  /** Wakes the schedulers of `dueWork` and `webhookDueWork` when work another replica scheduled or left falls due; absent when the stores are this mock's own. */
+  watchDue?: { lifecycle: WatchDue; webhooks: WatchDue };
+  /** Lets go of what this process holds for the sandbox (its channel on Redis); its data stays. */
+  release(): Promise<void>;
 }
 
 export interface Stores {
@@ -54,6 +59,8 @@ export interface Stores {
   settings: SettingsStore;
   /** The names of the sandboxes in use, the default one aside. */
   sandboxes: SandboxRegistry;
+  /** capacity and max_bytes' shares, held by every sandbox's outbox and journal together. */
+  bounds: SharedBounds;
   /** Whether other replicas share this state: they may schedule work this one has to pick up. */
   shared: boolean;
   /** The stores of the sandbox `name` (the default sandbox's are the ones a mock without sandboxes had); opened once per name by the caller. */
@@ -73,25 +80,33 @@ export function sharesOfMaxBytes(maxBytes: number): { messages: number; journal:
   return { messages: maxBytes - journal - webhookPayloads, journal, webhookPayloads };
 }
 
+/** How often a replica on a shared store looks for due work it was not told about: another replica's, or one left by a replica that stopped. */
+const SHARED_DUE_WORK_LOOK_MS = 1000;
+
 export async function openStores(config: ResolvedConfig): Promise<Stores> {
   const { messages: messageBytes, journal: journalBytes } = sharesOfMaxBytes(config.maxBytes);
   const outboxLimits = { capacity: config.capacity, maxBytes: messageBytes, maxPageBytes: config.maxPageBytes };
   const journalLimits = { capacity: config.capacity, maxBytes: journalBytes, maxPageBytes: config.maxPageBytes };
+  const boundLimits = { messages: { capacity: config.capacity, maxBytes: messageBytes }, journal: { capacity: config.capacity, maxBytes: journalBytes } };
   const faultOptions = { initialRules: config.faults, seed: config.seed, maxRules: config.maxRules };
   const outcomeOptions = { initialRules: config.outcomeRules, seed: config.seed, maxRules: config.maxRules };
   const idempotencyLimits = { ttlMs: config.idempotencyTtlS * 1000, maxKeys: config.maxIdempotencyKeys };
+  // The config's webhooks are added without a sandbox: the default sandbox's, heard in every sandbox.
+  const startUpWebhooksOf = (name: string) => (name === DEFAULT_SANDBOX ? config.webhooks : []);
   const startUpSettings = { responseShape: config.responseShape, strictData: config.strictData, rateLimit: config.rateLimit };
   if (config.store.kind === "memory") {
+    const bounds = createMemorySharedBounds(boundLimits);
     return {
       settings: createMemorySettingsStore(startUpSettings),
       sandboxes: createMemorySandboxRegistry(),
+      bounds,
       shared: false,
-      openScope() {
+      openScope(name) {
         const clockOffset = createLocalClockOffset();
         const clock = createClock(clockOffset);
         return Promise.resolve({
-          outbox: createMemoryOutbox(outboxLimits),
-          journal: createMemoryJournal(journalLimits),
+          outbox: createMemoryOutbox({ ...outboxLimits, bound: bounds.messageBound }),
+          journal: createMemoryJournal(journalLimits, bounds.journalBound),
           faults: createMemoryFaultPlan(faultOptions),
           outcomes: createMemoryRuleBook(OUTCOME_RULES, outcomeOptions),
           limiter: createMemoryRateLimiter({ nowMs: () => clock.nowMs(), maxBuckets: config.maxRateLimitBuckets }),
@@ -100,8 +115,9 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
           clock,
           dueWork: createMemoryDueWork(),
           webhookDueWork: createMemoryDueWork(),
-          webhooks: createMemoryWebhookStore(config.webhooks),
+          webhooks: createMemoryWebhookStore(startUpWebhooksOf(name)),
           deliveries: createMemoryDeliveryLog(config.maxWebhookDeliveries),
+          release: () => Promise.resolve(),
         });
       },
       close: () => Promise.resolve(),
@@ -115,40 +131,54 @@ export async function openStores(config: ResolvedConfig): Promise<Stores> {
     await connection.close();
     throw error;
   });
-  // Each sandbox's channel, closed with the store.
-  const channels: StoreChannel[] = [];
+  // The channels of the environment and of every named sandbox, closed with the store.
+  const channels: { close(): Promise<void> }[] = [];
   try {
     const settingsChannel = await redis.openStoreChannel(connection);
     channels.push(settingsChannel);
+    const sandboxChannels = await redis.openSandboxChannels(connection);
+    channels.push(sandboxChannels);
     const settings = await redis.createRedisSettingsStore(connection, settingsChannel, startUpSettings);
+    const bounds = redis.createRedisSharedBounds(connection, boundLimits);
+    const dueWatch = redis.createRedisDueWatch(connection, SHARED_DUE_WORK_LOOK_MS);
     const openScope = async (name: string): Promise<ScopeStores> => {
       // The default sandbox keeps the keys a mock without sandboxes had; another, the same keys under a prefix of its own.
-      const scoped = name === DEFAULT_SANDBOX ? connection : redis.withKeyPrefix(connection, `sandbox:${name}:`);
-      const channel = name === DEFAULT_SANDBOX ? settingsChannel : await redis.openStoreChannel(scoped);
-      if (channel !== settingsChannel) channels.push(channel);
+      const scoped = name === DEFAULT_SANDBOX ? connection : redis.withKeyPrefix(connection, redis.sandboxKeyPrefix(name));
+      const channel = name === DEFAULT_SANDBOX ? settingsChannel : sandboxChannels.channelOf(scoped);
       const clockOffset = await redis.createRedisClockOffset(scoped, channel);
       const clock = createClock(clockOffset);
+      const bound = bounds.forSandbox(name);
+      const dueWork = redis.createRedisDueWork(scoped, lease);
+      const webhookDueWork = redis.createRedisDueWork(scoped, lease, "webhooks:due");
+      const nowMs = (): number => clock.nowMs();
       return {
-        outbox: redis.createRedisOutbox(scoped, channel, outboxLimits),
-        journal: redis.createRedisJournal(scoped, channel, journalLimits),
+        outbox: redis.createRedisOutbox(scoped, channel, outboxLimits, bound.messages),
+        journal: redis.createRedisJournal(scoped, channel, journalLimits, bound.journal),
         faults: await redis.createRedisFaultPlan(scoped, faultOptions),
         outcomes: await redis.createRedisRuleBook(scoped, OUTCOME_RULES, outcomeOptions),
         limiter: redis.createRedisRateLimiter(scoped, () => clockOffset.current(), config.maxRateLimitBuckets),
         idempotency: redis.createRedisIdempotencyStore(scoped, idempotencyLimits, () => clock.nowMs(), lease),
         clockOffset,
         clock,
-        dueWork: redis.createRedisDueWork(scoped, lease),
-        webhookDueWork: redis.createRedisDueWork(scoped, lease, "webhooks:due"),
-        webhooks: await redis.createRedisWebhookStore(scoped, config.webhooks),
+        dueWork,
+        webhookDueWork,
+        watchDue: { lifecycle: dueWatch.of(dueWork, nowMs), webhooks: dueWatch.of(webhookDueWork, nowMs) },
+        webhooks: await redis.createRedisWebhookStore(scoped, startUpWebhooksOf(name)),
         deliveries: redis.createRedisDeliveryLog(scoped, channel, config.maxWebhookDeliveries),
+        async release() {
+          // The default sandbox's channel is the settings': it lives as long as the store.
+          if (channel !== settingsChannel) await channel.close();
+        },
       };
     };
     return {
       settings,
-      sandboxes: redis.createRedisSandboxRegistry(connection),
+      sandboxes: redis.createRedisSandboxRegistry(connection, settingsChannel),
+      bounds,
       shared: true,
       openScope,
       async close() {
+        dueWatch.stop();
         // First: the others take over at once what this replica still held, instead of a lease later.
         await lease.release().catch(() => undefined);
         await Promise.all(channels.map((channel) => channel.close()));

@@ -1,9 +1,9 @@
 // GET /_mock/messages: the list, its filters and paging, and waiting for a message with wait_ms.
 
 import request from "supertest";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { CapturedMessage, MessageList } from "../../src/index.js";
-import { checked, expectAdminError, listMessages, receipt, sendOk } from "../support/admin-calls.js";
+import { aListeningWait, checked, expectAdminError, listMessages, receipt, sendOk } from "../support/admin-calls.js";
 import { aMockAndScopeForThisTest, aMockForThisTest as aTrackedMock, aSendRequest, API_KEY, sharedMock } from "../support/helpers.js";
 
 /** Returns once the clock has moved past `time`, so the next capture gets a later created_at. */
@@ -181,17 +181,7 @@ describe("GET /_mock/messages", () => {
 describe("waiting for a message with wait_ms", () => {
   it("answers a waiting request with the message as soon as it is sent", async () => {
     const { mock, scope } = await aMockAndScopeForThisTest();
-    const waitFor = vi.spyOn(scope.outbox, "waitFor");
-    const pending = request(mock.app)
-      .get("/_mock/messages")
-      .query({ to: "ada@example.com", wait_ms: 2000 })
-      .then((response) => response);
-    await vi.waitFor(
-      () => {
-        expect(waitFor).toHaveBeenCalled();
-      },
-      { timeout: 2_000, interval: 2 },
-    );
+    const { response: pending } = await aListeningWait(mock, scope, { to: "ada@example.com", wait_ms: 2000 });
 
     const sentId = await sendOk(mock, { to: "ada@example.com" });
     const response = await checked(await pending, "get", "/_mock/messages");
@@ -203,17 +193,7 @@ describe("waiting for a message with wait_ms", () => {
 
   it("keeps waiting past a message that does not match", async () => {
     const { mock, scope } = await aMockAndScopeForThisTest();
-    const waitFor = vi.spyOn(scope.outbox, "waitFor");
-    const pending = request(mock.app)
-      .get("/_mock/messages")
-      .query({ template_id: "order-receipt", wait_ms: 2000 })
-      .then((response) => response);
-    await vi.waitFor(
-      () => {
-        expect(waitFor).toHaveBeenCalled();
-      },
-      { timeout: 2_000, interval: 2 },
-    );
+    const { response: pending } = await aListeningWait(mock, scope, { template_id: "order-receipt", wait_ms: 2000 });
 
     await sendOk(mock);
     const receiptId = await sendOk(mock, receipt());
@@ -234,18 +214,8 @@ describe("waiting for a message with wait_ms", () => {
 
   it("ends a pending wait with an empty list when the mock closes", async () => {
     const { mock, scope } = await aMockAndScopeForThisTest();
-    const waitFor = vi.spyOn(scope.outbox, "waitFor");
-    const pending = request(mock.app)
-      .get("/_mock/messages")
-      // Past the test's own timeout: only the close can end it in time.
-      .query({ to: "ada@example.com", wait_ms: 60_000 })
-      .then((response) => response);
-    await vi.waitFor(
-      () => {
-        expect(waitFor).toHaveBeenCalled();
-      },
-      { timeout: 2_000, interval: 2 },
-    );
+    // Past the test's own timeout: only the close can end it in time.
+    const { response: pending } = await aListeningWait(mock, scope, { to: "ada@example.com", wait_ms: 60_000 });
 
     await mock.close();
     const response = await checked(await pending, "get", "/_mock/messages");

@@ -3,9 +3,10 @@
 
 import request from "supertest";
 import { describe, expect, it } from "vitest";
+import { aListeningWait } from "../support/admin-calls.js";
 import type { SendMock } from "../../src/mock.js";
 import type { CapturedMessage, ClockView, JournalEntry } from "../../src/wire.js";
-import { aMockForThisTest, aRunningMockForThisTest, aSendRequest, bearer } from "../support/helpers.js";
+import { aMockAndScopeForThisTest, aMockForThisTest, aRunningMockForThisTest, aSendRequest, bearer } from "../support/helpers.js";
 import { aWebhookReceiverForThisTest } from "../support/webhook-receiver.js";
 
 async function sendIn(mock: SendMock, sandbox: string | undefined, to = "ada@example.com"): Promise<{ status: number; id: string }> {
@@ -198,6 +199,38 @@ describe("/_mock rules and webhooks without a sandbox", () => {
     expect((await request(mock.app).get("/_mock/webhooks/deliveries")).body).toMatchObject({ deliveries: [{ message_id: inOne.id, sandbox: "one" }] });
     expect((await request(mock.app).get("/_mock/webhooks/deliveries").query({ sandbox: "two" })).body).toEqual({ deliveries: [] });
   });
+
+  it("a webhook added without a sandbox hears every sandbox's events, naming the sandbox in a header; its deliveries are listed without a sandbox and in that sandbox", async () => {
+    const mock = await aMockForThisTest();
+    const receiver = await aWebhookReceiverForThisTest();
+    await request(mock.app)
+      .post("/_mock/webhooks")
+      .send({ url: receiver.url, events: ["message.sent"] })
+      .expect(201);
+    const inOne = await sendIn(mock, "one");
+    const inDefault = await sendIn(mock, undefined);
+
+    await request(mock.app).post("/_mock/clock").send({ advance_ms: 1000 });
+
+    await expect.poll(() => receiver.received.length).toBe(2);
+    const sandboxOf = new Map(receiver.received.map((delivery) => [delivery.payload.data.message_id, delivery.headers["x-sendmock-sandbox"]]));
+    expect(sandboxOf).toEqual(
+      new Map([
+        [inOne.id, "one"],
+        [inDefault.id, undefined],
+      ]),
+    );
+    const scoped = (await request(mock.app).get("/_mock/webhooks/deliveries").query({ sandbox: "one" })).body as { deliveries: { message_id: string }[] };
+    expect(scoped.deliveries.map((delivery) => delivery.message_id)).toEqual([inOne.id]);
+    const everywhere = (await request(mock.app).get("/_mock/webhooks/deliveries")).body as { deliveries: { message_id: string; sandbox?: string }[] };
+    expect(everywhere.deliveries.map((delivery) => [delivery.message_id, delivery.sandbox]).sort()).toEqual(
+      [
+        [inOne.id, "one"],
+        [inDefault.id, undefined],
+      ].sort(),
+    );
+    expect((await request(mock.app).get("/_mock/webhooks").query({ sandbox: "one" })).body).toEqual({ webhooks: [] });
+  });
 });
 
 /** The captured messages a /_mock/events stream tells, until `count` of them came, while `act` runs once the stream is open. */
@@ -225,6 +258,17 @@ async function messageEvents(url: string, count: number, act: () => Promise<void
   controller.abort();
   return messages;
 }
+
+describe("waiting without a sandbox", () => {
+  it("GET /_mock/messages?wait_ms= without a sandbox resolves with a message captured in a sandbox first used during the wait", async () => {
+    const { mock, scope } = await aMockAndScopeForThisTest();
+    const { response: pending } = await aListeningWait(mock, scope, { to: "grace@example.com", wait_ms: 5000 });
+
+    const sent = await sendIn(mock, "brand-new", "grace@example.com");
+
+    expect((await pending).body).toMatchObject({ total: 1, messages: [{ id: sent.id, sandbox: "brand-new" }] });
+  });
+});
 
 describe("/_mock/events and sandboxes", () => {
   it("a stream with ?sandbox=NAME tells that sandbox's captures alone; one without tells every sandbox's, a sandbox new since it opened too", async () => {

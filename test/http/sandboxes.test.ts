@@ -171,3 +171,45 @@ describe("inside a sandbox", () => {
     expect(await ids(await mock.sandbox("two"))).toHaveLength(1);
   });
 });
+
+describe("magic recipients in a sandbox", () => {
+  it("a fault's local part at a sandbox's address is that fault, in that sandbox", async () => {
+    const mock = await aMockForThisTest();
+    const failed = await send(mock, aSendRequest({ to: "server_error+503@worker-1.sandbox.sendmock.test" }));
+
+    expect(failed.status).toBe(503);
+    expect((await (await mock.sandbox("worker-1")).journal.list()).requests).toMatchObject([{ status: 503, fault: "server_error" }]);
+    expect((await mock.journal.list()).total).toBe(0);
+  });
+
+  it("an outcome's local part at a sandbox's address is that outcome, on that sandbox's clock", async () => {
+    const mock = await aMockForThisTest();
+    const sent = await send(mock, aSendRequest({ to: "bounced+signup-42@worker-1.sandbox.sendmock.test" }));
+    const box = await mock.sandbox("worker-1");
+
+    await box.clock.advance(60_000);
+
+    expect(await box.outbox.get(sent.body.message_id)).toMatchObject({ status: "bounced", to: "bounced+signup-42@worker-1.sandbox.sendmock.test" });
+  });
+
+  it("any other local part at a sandbox's address is an ordinary recipient, delivered", async () => {
+    const mock = await aMockForThisTest();
+    const sent = await send(mock, aSendRequest({ to: "timeouts-are-fine@worker-1.sandbox.sendmock.test" }));
+    const box = await mock.sandbox("worker-1");
+
+    await box.clock.advance(60_000);
+
+    expect(sent.status).toBe(200);
+    expect((await box.outbox.get(sent.body.message_id))?.status).toBe("delivered");
+  });
+
+  it("the header with a magic recipient's address works as it does without sandboxes", async () => {
+    const mock = await aMockForThisTest();
+    const sent = await send(mock, aSendRequest({ to: "complained@outcome.sendmock.test" }), { [SANDBOX_HEADER]: "worker-2" });
+    const box = await mock.sandbox("worker-2");
+
+    await box.clock.advance(60_000);
+
+    expect((await box.outbox.get(sent.body.message_id))?.status).toBe("complained");
+  });
+});

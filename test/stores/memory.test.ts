@@ -28,6 +28,8 @@ import { describeDeliveryLogContract, describeWebhookStoreContract } from "./web
 import { describeClockOffsetContract } from "./clock-offset-contract.js";
 import { describeSandboxRegistryContract } from "./sandbox-registry-contract.js";
 import { createLocalClockOffset } from "../../src/domain/clock.js";
+import { createMemorySharedBounds } from "../../src/stores/memory/shared-bound.js";
+import { describeSharedBoundsContract } from "./shared-bounds-contract.js";
 
 const aMemoryOutbox: MakeOutbox = (options) => Promise.resolve(createMemoryOutbox(options));
 describeOutboxReadingContract("memory outbox", aMemoryOutbox);
@@ -44,6 +46,14 @@ describeIdempotencyContract("memory idempotency keys", (limits, nowMs) => Promis
 describeSandboxRegistryContract("memory sandbox registry", () => {
   const registry = createMemorySandboxRegistry();
   return Promise.resolve([registry, registry]);
+});
+describeSharedBoundsContract("memory bounds shared by sandboxes", (limits) => {
+  const bounds = createMemorySharedBounds(limits);
+  return Promise.resolve({
+    bounds,
+    outboxOf: () => Promise.resolve(createMemoryOutbox({ capacity: limits.messages.capacity, bound: bounds.messageBound })),
+    journalOf: () => Promise.resolve(createMemoryJournal({ capacity: limits.journal.capacity }, bounds.journalBound)),
+  });
 });
 describeClockOffsetContract("memory clock offset", () => {
   const offset = createLocalClockOffset();

@@ -6,15 +6,51 @@ import { resolveConfig } from "../../src/config/resolve.js";
 import { DEFAULT_SANDBOX } from "../../src/domain/sandboxes.js";
 import { openStores } from "../../src/stores/index.js";
 import { createRedisSandboxRegistry } from "../../src/stores/redis/sandboxes.js";
+import { openStoreChannel } from "../../src/stores/redis/channel.js";
 import { aKeyPrefix, sharedRedis } from "../support/redis.js";
 import { aMessage } from "./outbox-contract.js";
 import { describeRedisStores } from "./redis-stores.js";
 import { describeSandboxRegistryContract } from "./sandbox-registry-contract.js";
+import { describeSharedBoundsContract } from "./shared-bounds-contract.js";
+import { createRedisSharedBounds } from "../../src/stores/redis/shared-bounds.js";
+import { createRedisOutbox } from "../../src/stores/redis/outbox.js";
+import { createRedisJournal } from "../../src/stores/redis/journal.js";
+import { sandboxKeyPrefix, withKeyPrefix } from "../../src/stores/redis/key-prefix.js";
+import type { RedisConnection } from "../../src/stores/redis/connection.js";
 
 describeRedisStores(({ closers, aConnection }) => {
   describeSandboxRegistryContract("redis sandbox registry, two replicas", async () => {
     const prefix = aKeyPrefix();
-    return [createRedisSandboxRegistry(await aConnection(prefix)), createRedisSandboxRegistry(await aConnection(prefix))];
+    const aReplica = async () => {
+      const connection = await aConnection(prefix);
+      const channel = await openStoreChannel(connection);
+      closers.push(() => channel.close());
+      return createRedisSandboxRegistry(connection, channel);
+    };
+    return [await aReplica(), await aReplica()];
+  });
+
+  describeSharedBoundsContract("redis bounds shared by sandboxes, each sandbox on a replica of its own", async (limits) => {
+    const prefix = aKeyPrefix();
+    const bounds = createRedisSharedBounds(await aConnection(prefix), limits);
+    /** The sandbox's keys and channel on a replica's connection of its own. */
+    const sandboxOn = async (sandbox: string): Promise<[RedisConnection, Awaited<ReturnType<typeof openStoreChannel>>]> => {
+      const connection = withKeyPrefix(await aConnection(prefix), sandboxKeyPrefix(sandbox));
+      const channel = await openStoreChannel(connection);
+      closers.push(() => channel.close());
+      return [connection, channel];
+    };
+    return {
+      bounds,
+      async outboxOf(sandbox) {
+        const [connection, channel] = await sandboxOn(sandbox);
+        return createRedisOutbox(connection, channel, { capacity: limits.messages.capacity }, bounds.forSandbox(sandbox).messages);
+      },
+      async journalOf(sandbox) {
+        const [connection, channel] = await sandboxOn(sandbox);
+        return createRedisJournal(connection, channel, { capacity: limits.journal.capacity }, bounds.forSandbox(sandbox).journal);
+      },
+    };
   });
 
   describe("sandboxes on one prefix", () => {

@@ -4,9 +4,10 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import request from "supertest";
-import { expect, onTestFinished } from "vitest";
+import { expect, onTestFinished, vi } from "vitest";
 import type { ConfigView, JournalList, MessageList, SendMock, SendRequest } from "../../src/index.js";
 import { aSendRequest, API_KEY, bearer, expectContract } from "./helpers.js";
+import type { HandleScope } from "../../src/handles/index.js";
 
 export type AdminResponse = request.Response;
 
@@ -83,4 +84,28 @@ export async function listRequests(mock: SendMock, query: Record<string, number>
   const response = await checked(await request(mock.app).get("/_mock/requests").query(query), "get", "/_mock/requests");
   expect(response.status).toBe(200);
   return response.body as JournalList;
+}
+
+/**
+ * `GET /_mock/messages` with a `wait_ms` in `query`, handed back once the wait listens for captures
+ * (the default sandbox's outbox has a listener from it): what is sent from then on is heard.
+ */
+export async function aListeningWait(
+  mock: SendMock,
+  scope: HandleScope,
+  query: Record<string, string | number>,
+): Promise<{ response: Promise<AdminResponse> }> {
+  const listening = vi.spyOn(scope.outbox, "onCapture");
+  const pending = request(mock.app)
+    .get("/_mock/messages")
+    .query(query)
+    .then((response) => response);
+  await vi.waitFor(
+    () => {
+      expect(listening).toHaveBeenCalled();
+    },
+    { timeout: 2_000, interval: 2 },
+  );
+  // Wrapped: an async function's promise would take the response's place and wait for it.
+  return { response: pending };
 }

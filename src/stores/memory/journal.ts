@@ -3,9 +3,15 @@
 import type { Journal, JournalLimits } from "../../domain/journal.js";
 import type { JournalEntry } from "../../wire.js";
 import { TextArena } from "./text-arena.js";
+import { createMemoryBound, type MemoryBound } from "./shared-bound.js";
 
-export function createMemoryJournal(options: JournalLimits): Journal {
-  const { capacity, maxBytes = Number.MAX_SAFE_INTEGER, maxPageBytes = Number.MAX_SAFE_INTEGER } = options;
+/**
+ * `bound`: the one shared with the other sandboxes' journals, whose capacity and bytes replace
+ * the options' (past them the oldest entry of all goes, in whichever journal); one of its own when left out.
+ */
+export function createMemoryJournal(options: JournalLimits, bound?: MemoryBound): Journal {
+  const { maxPageBytes = Number.MAX_SAFE_INTEGER } = options;
+  const shared = bound ?? createMemoryBound({ capacity: options.capacity, maxBytes: options.maxBytes ?? Number.MAX_SAFE_INTEGER });
   // Kept as JSON text, as UTF-8 bytes off the heap: the size is what the byte bound counts, and
   // a list response parses only the page it returns. As strings, 100k entries took ~190 MB of
   // live heap (two bytes a character: the key hint's `…`), ~2.6 times that in RSS before V8
@@ -22,6 +28,25 @@ export function createMemoryJournal(options: JournalLimits): Journal {
 
   const bytesOf = (index: number): number => (ends[index] ?? 0) - (starts[index] ?? 0);
 
+  const member = shared.join({
+    dropOldest() {
+      if (chunks.length - oldest === 0) return;
+      bytes -= bytesOf(oldest);
+      // Let go of the text at once: kept until the next cut, the dropped entries doubled the
+      // journal's heap at times (a 10-20 MB sawtooth at capacity 10,000 in the soak).
+      chunks[oldest] = undefined;
+      oldest += 1;
+      // Cut once half the arrays are spent, so that recording stays O(1) amortised.
+      if (oldest * 2 >= chunks.length && oldest > 16) {
+        chunks = chunks.slice(oldest);
+        starts = starts.slice(oldest);
+        ends = ends.slice(oldest);
+        oldest = 0;
+      }
+    },
+    keptBytes: () => bytes,
+  });
+
   return {
     record(entry) {
       const json = JSON.stringify(entry);
@@ -30,20 +55,7 @@ export function createMemoryJournal(options: JournalLimits): Journal {
       starts.push(span.start);
       ends.push(span.end);
       bytes += span.byteLength;
-      while (chunks.length - oldest > capacity || (bytes > maxBytes && chunks.length - oldest > 1)) {
-        bytes -= bytesOf(oldest);
-        // Let go of the text at once: kept until the next cut, the dropped entries doubled the
-        // journal's heap at times (a 10-20 MB sawtooth at capacity 10,000 in the soak).
-        chunks[oldest] = undefined;
-        oldest += 1;
-      }
-      // Cut once half the arrays are spent, so that recording stays O(1) amortised.
-      if (oldest * 2 >= chunks.length && oldest > 16) {
-        chunks = chunks.slice(oldest);
-        starts = starts.slice(oldest);
-        ends = ends.slice(oldest);
-        oldest = 0;
-      }
+      member.added();
       for (const listener of listeners) listener(entry);
       return Promise.resolve();
     },
@@ -71,6 +83,7 @@ export function createMemoryJournal(options: JournalLimits): Journal {
       oldest = 0;
       bytes = 0;
       texts.reset();
+      member.cleared();
       return Promise.resolve();
     },
 

@@ -15,6 +15,7 @@ import {
 import { stringBytes, WordIndex } from "../../domain/word-index.js";
 import { entryOf, headOf, jsonOf, messageOf, type Entry } from "./outbox-entry.js";
 import { TextArena } from "./text-arena.js";
+import { createMemoryBound, type MemoryBound } from "./shared-bound.js";
 
 /**
  * Entries in capture order. The oldest leave one at a time and the array is cut once half of
@@ -46,14 +47,15 @@ class CaptureQueue {
   }
 
   /**
-   * Takes one entry out from anywhere in the queue. A linear search and splice: deleting one
-   * message is a rare admin call, and keeping adding and dropping O(1) matters more.
+   * Takes one entry out from anywhere in the queue; resolves with its place counted from the
+   * oldest (-1 when it was not there). A linear search and splice: deleting one message is a rare
+   * admin call, and keeping adding and dropping O(1) matters more.
    */
-  remove(entry: Entry): boolean {
+  remove(entry: Entry): number {
     const index = this.entries.lastIndexOf(entry);
-    if (index < this.oldest) return false;
+    if (index < this.oldest) return -1;
     this.entries.splice(index, 1);
-    return true;
+    return index - this.oldest;
   }
 
   latest(): Entry | undefined {
@@ -92,10 +94,18 @@ const MAX_ENTRY_NUMBER = 0xffff_ffff;
 export interface MemoryOutboxOptions extends OutboxLimits {
   /** The number the first capture is filed under (0): a test starts near 2^32 to see the numbers begin again. */
   firstEntryNumber?: number;
+  /**
+   * The bound shared with the other sandboxes' outboxes, whose `capacity` and `maxBytes` replace
+   * the options': past them the oldest message of all goes, in whichever outbox. One of its own
+   * when left out.
+   */
+  bound?: MemoryBound;
 }
 
 export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
-  const { capacity, maxBytes = Number.MAX_SAFE_INTEGER, maxPageBytes = Number.MAX_SAFE_INTEGER } = options;
+  const { maxPageBytes = Number.MAX_SAFE_INTEGER } = options;
+  const bound = options.bound ?? createMemoryBound({ capacity: options.capacity, maxBytes: options.maxBytes ?? Number.MAX_SAFE_INTEGER });
+  const { capacity, maxBytes } = bound.limits;
   /** The kept entries' `bytes`; the word index's own are added to it wherever `maxBytes` is compared. */
   let entryBytes = 0;
   let captured = new CaptureQueue();
@@ -113,7 +123,10 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
   const listeners = new Set<(message: CapturedMessage) => void>();
   const eventListeners = new Set<(message: CapturedMessage, event: MessageEvent) => void>();
   const clearListeners = new Set<() => void>();
+  const dropListeners = new Set<(ids: string[]) => void>();
   let dropped = 0;
+  /** The ids the bound drops here during this outbox's own add or event, which returns them; undefined otherwise (another sandbox's add). */
+  let droppingForSelf: string[] | undefined;
 
   function findNewest(predicate: (keys: SearchableKeys) => boolean): CapturedMessage | undefined {
     for (const entry of captured.newestFirst()) if (predicate(entry)) return messageOf(entry);
@@ -191,12 +204,24 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
     return gone.id;
   }
 
-  /** Drops the oldest while past `capacity` or `maxBytes`, the newest always kept; returns their ids. */
-  function dropPastBounds(): string[] {
-    const ids: string[] = [];
-    while (captured.size > capacity || (keptBytes() > maxBytes && captured.size > 1)) {
+  const member = bound.join({
+    dropOldest() {
       const id = dropOldest();
-      if (id !== undefined) ids.push(id);
+      if (id === undefined) return;
+      if (droppingForSelf !== undefined) droppingForSelf.push(id);
+      else for (const listener of dropListeners) listener([id]);
+    },
+    keptBytes,
+  });
+
+  /** Tells the bound of a change (`added` or `resized`), which drops the oldest of all past it; returns the ids it dropped here. */
+  function charged(change: () => void): string[] {
+    const ids: string[] = [];
+    droppingForSelf = ids;
+    try {
+      change();
+    } finally {
+      droppingForSelf = undefined;
     }
     return ids;
   }
@@ -242,7 +267,7 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
       entryBytes += entry.bytes;
       if (words !== undefined) fileWords(words, entry);
       // 900 KB messages under the count alone filled a default heap after ~900 sends.
-      const dropped = dropPastBounds();
+      const dropped = charged(() => member.added());
       for (const listener of listeners) listener(message);
       return Promise.resolve({ dropped });
     },
@@ -267,7 +292,7 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
       entry.bytes += grown;
       entryBytes += grown;
       // 100 clicks on a message with an 800 KB link once grew it past max_bytes, and nothing went.
-      const dropped = dropPastBounds();
+      const dropped = charged(() => member.resized());
       for (const listener of eventListeners) listener(messageOf(entry), event);
       // As it is now: a later event must not show in what this one is read as (the text after the events never changes).
       const head = headOf(entry);
@@ -299,8 +324,9 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
     delete(id) {
       const entry = id === "latest" ? captured.latest() : byId.get(id);
       if (entry === undefined) return Promise.resolve(undefined);
-      captured.remove(entry);
+      const place = captured.remove(entry);
       forget(entry);
+      if (place >= 0) member.removed(place);
       const sameTo = byTo.get(entry.to);
       sameTo?.remove(entry);
       if (sameTo?.size === 0) byTo.delete(entry.to);
@@ -317,6 +343,7 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
       words = undefined;
       entryBytes = 0;
       dropped = 0;
+      member.cleared();
       for (const listener of clearListeners) listener();
       return Promise.resolve();
     },
@@ -361,6 +388,11 @@ export function createMemoryOutbox(options: MemoryOutboxOptions): Outbox {
     onClear(listener) {
       clearListeners.add(listener);
       return () => clearListeners.delete(listener);
+    },
+
+    onDropped(listener) {
+      dropListeners.add(listener);
+      return () => dropListeners.delete(listener);
     },
   };
 }

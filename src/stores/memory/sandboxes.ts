@@ -4,16 +4,29 @@ import type { SandboxRegistry } from "../../domain/sandboxes.js";
 
 export function createMemorySandboxRegistry(): SandboxRegistry {
   const known = new Set<string>();
+  const claimedListeners = new Set<(name: string) => void>();
+  const clearedListeners = new Set<() => void>();
   return {
     claim(name, max) {
-      if (!known.has(name) && known.size >= max) return Promise.resolve(false);
+      if (known.has(name)) return Promise.resolve(true);
+      if (known.size >= max) return Promise.resolve(false);
       known.add(name);
+      for (const listener of claimedListeners) listener(name);
       return Promise.resolve(true);
     },
     names: () => Promise.resolve([...known].sort()),
     clear() {
       known.clear();
+      for (const listener of clearedListeners) listener();
       return Promise.resolve();
+    },
+    onClaimed(listener) {
+      claimedListeners.add(listener);
+      return () => claimedListeners.delete(listener);
+    },
+    onCleared(listener) {
+      clearedListeners.add(listener);
+      return () => clearedListeners.delete(listener);
     },
   };
 }

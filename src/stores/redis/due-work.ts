@@ -100,11 +100,17 @@ for i = 1, #fields, 2 do
 end
 return 0`);
 
+/** Due work in Redis, with the keys a watch looks at (due-watch.ts). */
+export interface RedisDueWork extends DueWorkStore {
+  readonly dueSet: string;
+  readonly heldHash: string;
+}
+
 /**
  * @param lease this replica's: what it takes is held under it, and taken over once it is gone
  * @param name the keys' name under the prefix: each store of due work has its own.
  */
-export function createRedisDueWork(connection: RedisConnection, lease: ReplicaLease, name = "due"): DueWorkStore {
+export function createRedisDueWork(connection: RedisConnection, lease: ReplicaLease, name = "due"): RedisDueWork {
   const dueSet = connection.key(name);
   const itemsHash = connection.key(`${name}:items`);
   const heldHash = connection.key(`${name}:held`);
@@ -117,6 +123,8 @@ export function createRedisDueWork(connection: RedisConnection, lease: ReplicaLe
   let claims = 0;
 
   return {
+    dueSet,
+    heldHash,
     async put(item) {
       await connection.script(PUT_SCRIPT, [dueSet, itemsHash, heldHash], [item.id, item.dueAtMs, JSON.stringify(item)]);
       const held = heldHere.get(item.id);

@@ -1,6 +1,6 @@
 // The outbox in Redis: a list of small match keys, newest first, beside a hash of the messages'
 // JSON by id, and each message's status and lifecycle events in hashes of their own. Adding,
-// trimming to capacity, counting drops and telling the other replicas happen in one script, so
+// trimming to the bounds every sandbox shares, counting drops and telling the other replicas happen in one script, so
 // no replica ever sees a half-added message; so do recording an event and telling them, and
 // deleting one message. The word index for `q` is each replica's own (replica-word-index.ts).
 
@@ -20,143 +20,9 @@ import {
 import { ReplicaWordIndex, type CapturesSince } from "../../domain/replica-word-index.js";
 import type { CapturedMessage, MessageEvent, MessageStatus } from "../../wire.js";
 import type { StoreChannel } from "./channel.js";
-import { luaScript, type RedisConnection } from "./connection.js";
-
-// KEYS as for ADD_SCRIPT (below). Drops the oldest while past capacity or max_bytes, the
-// newest always kept, and returns their ids. In the same script as the add (or the event) that
-// went past a bound, so that the count, the bytes and the list agree for every replica: trimmed
-// by the caller after a read, two replicas adding at once both saw one message too many and
-// dropped two, or neither dropped any.
-const DROP_PAST_BOUNDS = `
-local function dropPastBounds(capacity, maxBytes, sameToPrefix)
-  local bytes = tonumber(redis.call('GET', KEYS[5]) or '0')
-  local count = redis.call('LLEN', KEYS[1])
-  local dropped = {}
-  while count > 1 and (count > capacity or bytes > maxBytes) do
-    local keys = cjson.decode(redis.call('RPOP', KEYS[1]))
-    redis.call('HDEL', KEYS[2], keys.id)
-    redis.call('HDEL', KEYS[6], keys.id)
-    local events = redis.call('HGET', KEYS[7], keys.id)
-    if events then
-      bytes = redis.call('DECRBY', KEYS[5], string.len(events))
-      redis.call('HDEL', KEYS[7], keys.id)
-    end
-    local sameTo = sameToPrefix .. keys.to
-    redis.call('RPOP', sameTo)
-    if redis.call('LLEN', sameTo) == 0 then redis.call('SREM', KEYS[4], keys.to) end
-    bytes = redis.call('DECRBY', KEYS[5], keys.bytes or 0)
-    count = count - 1
-    dropped[#dropped + 1] = keys.id
-  end
-  if #dropped > 0 then redis.call('INCRBY', KEYS[3], #dropped) end
-  return dropped
-end
-`;
-
-// KEYS: key list, messages hash, drop counter, set of recipients, bytes counter, status hash,
-// events hash, capture sequence. ARGV: keys JSON, id, message JSON (without status and events),
-// capacity, channel, event, prefix of the per-recipient lists, lowercased to, the message's bytes,
-// max_bytes. The message, its indexes, the bounds and the notice to the other replicas in one
-// step: no replica ever reads a half-added message, and every one hears of each capture. The
-// sequence starts at Redis's clock in µs, so that after Redis restarts empty it still outnumbers
-// what a replica's word index has seen (replica-word-index.ts). Returns the dropped ids.
-// Measured (one at a time, 2,000 each): ~22 µs of Redis CPU per add, ~24 µs when it drops the
-// oldest, in one round trip; it was 79 and 132 µs with q's word index filed here.
-const ADD_SCRIPT = luaScript(`${DROP_PAST_BOUNDS}
-redis.call('LPUSH', KEYS[1], ARGV[1])
-redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-redis.call('HSET', KEYS[6], ARGV[2], 'queued')
-redis.call('LPUSH', ARGV[7] .. ARGV[8], ARGV[2])
-redis.call('SADD', KEYS[4], ARGV[8])
-redis.call('INCRBY', KEYS[5], tonumber(ARGV[9]))
-if redis.call('INCR', KEYS[8]) == 1 then
-  local time = redis.call('TIME')
-  redis.call('SET', KEYS[8], string.format('%.0f', tonumber(time[1]) * 1000000 + tonumber(time[2])))
-end
-local dropped = dropPastBounds(tonumber(ARGV[4]), tonumber(ARGV[10]), ARGV[7])
-redis.call('PUBLISH', ARGV[5], ARGV[6])
-return dropped`);
-
-// KEYS as for ADD_SCRIPT. ARGV: id, status, event JSON, channel, status as JSON, capacity,
-// max_bytes, prefix of the per-recipient lists, most events ("" for no bound). Appends the event
-// to the message's comma-joined events, told to every replica in the same step, then drops the
-// oldest past max_bytes (an event grows its message). Returns the message as it is now and the
-// dropped ids (nil when the message is gone or already has the most events). Counted here, not
-// by the caller beforehand: by-hand events racing through two replicas both read 99 and made it 101.
-// ~16 µs of Redis CPU per event, one round trip; the lifecycle records two per send.
-const EVENT_SCRIPT = luaScript(`${DROP_PAST_BOUNDS}
-local rest = redis.call('HGET', KEYS[2], ARGV[1])
-if not rest then return false end
-local events = redis.call('HGET', KEYS[7], ARGV[1])
-if ARGV[9] ~= '' and events and events ~= '' and #cjson.decode('[' .. events .. ']') >= tonumber(ARGV[9]) then return false end
-local added = string.len(ARGV[3])
-if events and events ~= '' then
-  events = events .. ',' .. ARGV[3]
-  added = added + 1
-else
-  events = ARGV[3]
-end
-redis.call('HSET', KEYS[7], ARGV[1], events)
-redis.call('HSET', KEYS[6], ARGV[1], ARGV[2])
-redis.call('INCRBY', KEYS[5], added)
-local message = '{"status":' .. ARGV[5] .. ',"events":[' .. events .. '],' .. string.sub(rest, 2)
-redis.call('PUBLISH', ARGV[4], '{"type":"event","event":' .. ARGV[3] .. ',"message":' .. message .. '}')
-return {message, dropPastBounds(tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8])}`);
-
-// KEYS as for ADD_SCRIPT. ARGV: the opening of the message's keys JSON, `{"id":"…",` (ids are
-// written first; empty for the newest), prefix of the per-recipient lists. Finds the keys, then
-// takes out everything indexed for it and gives its bytes back, in one step for the same reason
-// as the drops. Returns the id deleted, or nil. A scan of the key list: deleting one message is
-// a rare admin call, and an index by id would cost every capture a write.
-const DELETE_SCRIPT = luaScript(`
-local found
-if ARGV[1] == '' then
-  found = redis.call('LINDEX', KEYS[1], 0)
-else
-  local opening = ARGV[1]
-  for _, item in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
-    if string.sub(item, 1, string.len(opening)) == opening then
-      found = item
-      break
-    end
-  end
-end
-if not found then return false end
-local keys = cjson.decode(found)
-redis.call('LREM', KEYS[1], 1, found)
-redis.call('HDEL', KEYS[2], keys.id)
-redis.call('HDEL', KEYS[6], keys.id)
-local events = redis.call('HGET', KEYS[7], keys.id)
-if events then
-  redis.call('DECRBY', KEYS[5], string.len(events))
-  redis.call('HDEL', KEYS[7], keys.id)
-end
-redis.call('DECRBY', KEYS[5], keys.bytes or 0)
-local sameTo = ARGV[2] .. keys.to
-redis.call('LREM', sameTo, 1, keys.id)
-if redis.call('LLEN', sameTo) == 0 then redis.call('SREM', KEYS[4], keys.to) end
-return keys.id`);
-
-// KEYS as for ADD_SCRIPT. ARGV: prefix of the per-recipient lists, channel, event. The capture
-// sequence stays: it counts captures for the replicas' word indexes, which a clear does not undo.
-const CLEAR_SCRIPT = luaScript(`
-for _, to in ipairs(redis.call('SMEMBERS', KEYS[4])) do redis.call('DEL', ARGV[1] .. to) end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
-redis.call('PUBLISH', ARGV[2], ARGV[3])
-return 0`);
-
-// KEYS: capture sequence, key list. ARGV: the sequence a replica's word index has seen ("" for
-// none). Returns the sequence, the count kept and the keys of the kept messages captured since
-// (all of them for ""), newest first: read in one step, so that no capture falls between the
-// sequence and the list.
-const CAPTURED_SINCE_SCRIPT = luaScript(`
-local captured = tonumber(redis.call('GET', KEYS[1]) or '0')
-local kept = redis.call('LLEN', KEYS[2])
-local count = kept
-if ARGV[1] ~= '' then count = math.min(kept, captured - tonumber(ARGV[1])) end
-local keys = {}
-if count > 0 then keys = redis.call('LRANGE', KEYS[2], 0, count - 1) end
-return {string.format('%.0f', captured), kept, keys}`);
+import type { RedisConnection } from "./connection.js";
+import { ADD_SCRIPT, CAPTURED_SINCE_SCRIPT, CLEAR_SCRIPT, DELETE_SCRIPT, EVENT_SCRIPT, OUTBOX_KEYS } from "./outbox-scripts.js";
+import { ownBound, type RedisSandboxBound } from "./shared-bounds.js";
 
 /**
  * A message as it is read: its stored text (without status and events, which change) with its
@@ -182,20 +48,38 @@ interface StoredKeys extends MatchKeys {
   bytes: number;
 }
 
-export function createRedisOutbox(connection: RedisConnection, channel: StoreChannel, options: OutboxLimits): Outbox {
-  const keysList = connection.key("outbox:keys");
-  const messagesHash = connection.key("outbox:messages");
-  const droppedCounter = connection.key("outbox:dropped");
-  const recipientsSet = connection.key("outbox:recipients");
-  const bytesCounter = connection.key("outbox:bytes");
+/**
+ * `bound`: the one every sandbox's outbox shares, whose limits replace the options' capacity and
+ * max_bytes (past them the oldest message of all goes, in whichever sandbox); one of its own when left out.
+ */
+export function createRedisOutbox(connection: RedisConnection, channel: StoreChannel, options: OutboxLimits, bound?: RedisSandboxBound): Outbox {
+  const keysList = connection.key(OUTBOX_KEYS.list);
+  const messagesHash = connection.key(OUTBOX_KEYS.messages);
+  const droppedCounter = connection.key(OUTBOX_KEYS.dropped);
+  const recipientsSet = connection.key(OUTBOX_KEYS.recipients);
+  const bytesCounter = connection.key(OUTBOX_KEYS.bytes);
   // As in memory, a list of ids per lowercased `to`, newest first: the usual list (one
   // recipient's newest messages) reads a page and a length instead of every message's keys.
-  const sameToPrefix = connection.key("outbox:to:");
-  const statusHash = connection.key("outbox:status");
-  const eventsHash = connection.key("outbox:events");
-  const captureSequence = connection.key("outbox:captured");
-  const scriptKeys = [keysList, messagesHash, droppedCounter, recipientsSet, bytesCounter, statusHash, eventsHash, captureSequence];
-  const { capacity, maxBytes = Number.MAX_SAFE_INTEGER, maxPageBytes = Number.MAX_SAFE_INTEGER } = options;
+  const sameToPrefix = connection.key(OUTBOX_KEYS.sameTo);
+  const statusHash = connection.key(OUTBOX_KEYS.status);
+  const eventsHash = connection.key(OUTBOX_KEYS.events);
+  const captureSequence = connection.key(OUTBOX_KEYS.captured);
+  const { maxPageBytes = Number.MAX_SAFE_INTEGER } = options;
+  const shared = bound ?? ownBound(connection, "outbox", { capacity: options.capacity, maxBytes: options.maxBytes ?? Number.MAX_SAFE_INTEGER });
+  const { capacity, maxBytes } = shared.limits;
+  const scriptKeys = [
+    keysList,
+    messagesHash,
+    droppedCounter,
+    recipientsSet,
+    bytesCounter,
+    statusHash,
+    eventsHash,
+    captureSequence,
+    shared.order,
+    shared.bytes,
+    shared.sequence,
+  ];
 
   const allKeys = (): Promise<StoredKeys[]> =>
     connection.run(async (redis) => (await redis.lrange(keysList, 0, -1)).map((text) => JSON.parse(text) as StoredKeys));
@@ -326,6 +210,8 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
         keys.to,
         keys.bytes,
         maxBytes,
+        shared.environment,
+        shared.sandbox,
       ]);
       return { dropped: dropped as string[] };
     },
@@ -339,7 +225,8 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
         JSON.stringify(status),
         capacity,
         maxBytes,
-        sameToPrefix,
+        shared.environment,
+        shared.sandbox,
         maxEvents === undefined ? "" : String(maxEvents),
       ]);
       if (!Array.isArray(response)) return undefined;
@@ -363,12 +250,12 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
     },
 
     async delete(id) {
-      const deleted = await connection.script(DELETE_SCRIPT, scriptKeys, [id === "latest" ? "" : keysOpening(id), sameToPrefix]);
+      const deleted = await connection.script(DELETE_SCRIPT, scriptKeys, [id === "latest" ? "" : keysOpening(id), sameToPrefix, shared.sandbox]);
       return typeof deleted === "string" ? deleted : undefined;
     },
 
     async clear() {
-      await connection.script(CLEAR_SCRIPT, scriptKeys, [sameToPrefix, channel.name, JSON.stringify({ type: "clear" })]);
+      await connection.script(CLEAR_SCRIPT, scriptKeys, [sameToPrefix, channel.name, JSON.stringify({ type: "clear" }), shared.sandbox]);
     },
 
     waitFor(filter = {}, waitOptions = {}) {
@@ -403,5 +290,7 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
     onEvent,
 
     onClear: (listener) => channel.on("clear", () => listener()),
+
+    onDropped: (listener) => channel.on("dropped", (event) => listener(event.ids)),
   };
 }

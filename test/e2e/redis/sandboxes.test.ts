@@ -1,6 +1,7 @@
 // Sandboxes on the Redis store are shared by every replica like the rest of the state: a sandbox's messages, clock and rules
 // are one whichever replica is asked, its name counts toward max_sandboxes once, and a reset through any forgets them all.
 
+import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startSendMock, type RunningSendMock, type SendMockOptions } from "../../../src/index.js";
 import { aSendRequest, bearer } from "../../support/helpers.js";
@@ -19,6 +20,10 @@ afterAll(async () => {
 
 async function twoReplicas(options: SendMockOptions = {}): Promise<[RunningSendMock, RunningSendMock]> {
   const shared = { port: 0, watchTemplates: false, redisUrl: (await sharedRedis()).url, keyPrefix: aKeyPrefix(), ...options };
+  return twoReplicasOn(shared);
+}
+
+async function twoReplicasOn(shared: SendMockOptions): Promise<[RunningSendMock, RunningSendMock]> {
   const a = await startSendMock(shared);
   replicas.push(a);
   const b = await startSendMock(shared);
@@ -70,6 +75,88 @@ describe.skipIf(skipReason !== undefined)(`sandboxes on replicas${skipReason ===
     // worker-1 was forgotten with its messages: it is a new name again, one past the bound.
     expect((await sendIn(b, "worker-1")).status).toBe(400);
     expect((await (await b.sandbox("worker-2")).outbox.list()).total).toBe(1);
+  });
+
+  it("let go of a forgotten sandbox on every replica: once a reset through one forgets its name, neither watches its due work", async () => {
+    const keyPrefix = aKeyPrefix();
+    const [a, b] = await twoReplicasOn({ port: 0, watchTemplates: false, redisUrl: (await sharedRedis()).url, keyPrefix });
+    expect((await sendIn(b, "worker-1")).status).toBe(200);
+    const monitor = await new Redis((await sharedRedis()).url).monitor();
+    // Each replica looks at the due work of every sandbox it built once a second, in one script naming their keys.
+    const looks: boolean[] = [];
+    monitor.on("monitor", (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === "evalsha" && args.includes(`${keyPrefix}due`))
+        looks.push(args.some((arg) => arg.startsWith(`${keyPrefix}sandbox:worker-1:`)));
+    });
+    try {
+      await expect.poll(() => looks.includes(true), { timeout: 5000, interval: 10 }).toBe(true);
+
+      await a.reset();
+      const sinceReset = looks.length;
+
+      // The replicas' looks alternate: two in a row without the sandbox's keys, and neither replica watches it.
+      await expect
+        .poll(() => looks.slice(sinceReset).some((withIt, index, after) => !withIt && after[index + 1] === false), { timeout: 8000, interval: 20 })
+        .toBe(true);
+      // Used again, the name is claimed and its scope built again, shared as before.
+      expect((await sendIn(b, "worker-1")).status).toBe(200);
+      expect((await (await a.sandbox("worker-1")).outbox.list()).total).toBe(1);
+    } finally {
+      monitor.disconnect();
+    }
+  });
+
+  it("hold no connection, subscription or polling of their own while idle: a replica looks at every sandbox's due work in one call a second", async () => {
+    const keyPrefix = aKeyPrefix();
+    const replica = await startSendMock({ port: 0, watchTemplates: false, redisUrl: (await sharedRedis()).url, keyPrefix, maxSandboxes: 500 });
+    replicas.push(replica);
+    const redis = new Redis((await sharedRedis()).url);
+    const connections = async (): Promise<number> => ((await redis.client("LIST")) as string).trim().split("\n").length;
+    const subscriptions = async (): Promise<number> =>
+      ((await redis.pubsub("CHANNELS", `${keyPrefix}*`)) as string[]).length + Number(await redis.pubsub("NUMPAT"));
+    try {
+      const [connectionsBefore, subscriptionsBefore] = [await connections(), await subscriptions()];
+      for (let index = 0; index < 200; index += 1) await replica.sandbox(`idle-${index}`);
+      expect([await connections(), await subscriptions()]).toEqual([connectionsBefore, subscriptionsBefore]);
+
+      const monitor = await redis.duplicate().monitor();
+      // The commands the replica sends (a script's own commands aside) from one look at the due work to the next.
+      const between: number[] = [0];
+      monitor.on("monitor", (_time: string, args: string[], source: string) => {
+        if (source === "lua" || !args.some((arg) => arg.startsWith(keyPrefix))) return;
+        if (args[0]?.toLowerCase() === "evalsha" && args.includes(`${keyPrefix}sandbox:idle-199:due`)) between.push(0);
+        else between[between.length - 1] = (between.at(-1) ?? 0) + 1;
+      });
+      try {
+        await expect.poll(() => between.length, { timeout: 5000, interval: 20 }).toBeGreaterThanOrEqual(3);
+        // Between two looks, the lease's renewal at most: nothing per sandbox.
+        expect(between[1]).toBeLessThan(5);
+      } finally {
+        monitor.disconnect();
+      }
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it("tell an event stream without a sandbox on one replica of a message sent through another into a sandbox new since it opened", async () => {
+    const [a, b] = await twoReplicas();
+    const controller = new AbortController();
+    const stream = await fetch(`${b.url}/_mock/events`, { signal: controller.signal });
+    const reader = stream.body?.pipeThrough(new TextDecoderStream()).getReader();
+    if (reader === undefined) throw new Error("no body");
+    try {
+      const sent = await sendIn(a, "brand-new");
+      let told = "";
+      while (!told.includes(sent.id)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        told += value;
+      }
+      expect(told).toContain(`"sandbox":"brand-new"`);
+    } finally {
+      controller.abort();
+    }
   });
 
   it("keep a fault rule of one sandbox to that sandbox's sends through every replica", async () => {
