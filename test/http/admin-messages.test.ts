@@ -1,14 +1,14 @@
 // GET /_mock/messages: the list, its filters and paging, and waiting for a message with wait_ms.
 
 import request from "supertest";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { CapturedMessage, MessageList } from "../../src/index.js";
 import { aListeningWait, checked, expectAdminError, listMessages, receipt, sendOk } from "../support/admin-calls.js";
 import { aMockAndScopeForThisTest, aMockForThisTest as aTrackedMock, aSendRequest, API_KEY, sharedMock } from "../support/helpers.js";
 
 /** Returns once the clock has moved past `time`, so the next capture gets a later created_at. */
 async function afterInstant(time: string): Promise<void> {
-  while (Date.now() <= Date.parse(time)) await new Promise((resolve) => setTimeout(resolve, 1));
+  await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(Date.parse(time)), { interval: 1 });
 }
 
 describe("GET /_mock/messages", () => {

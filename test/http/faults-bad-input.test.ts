@@ -1,6 +1,5 @@
 // Bad fault input: a rule the admin API, the library or the faults option refuses, and a send whose fault header or magic recipient is wrong.
 
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { ApiError, ConfigError } from "../../src/index.js";
 import { expectError } from "../support/error-responses.js";
@@ -160,11 +159,9 @@ describe("bad fault input", () => {
   ])("a send with $problem answers 400 invalid_request saying what is wrong, and is not faulted", async ({ call, says, path }) => {
     const mock = theMock();
 
-    // A bad delay that slipped through would hold the send for minutes: give up well before.
-    const response = await Promise.race([send(mock, call), sleep(1000).then(() => undefined)]);
+    // A bad delay that slipped through would hold the send for minutes, past the test's own timeout.
+    const response = await send(mock, call);
 
-    expect(response, "the mock answered at once").toBeDefined();
-    if (response === undefined) return;
     expect(expectError(response, { status: 400, code: "invalid_request" })).toMatch(says);
     expect(await capturedCount(mock)).toBe(0);
     const entry = await lastJournalEntry(mock);

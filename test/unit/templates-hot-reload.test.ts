@@ -139,14 +139,16 @@ describe("hot reload", () => {
   it("stops reloading after close, and close can be called twice", async () => {
     const folder = await aTemplatesFolder({ "welcome.yaml": WELCOME_YAML });
     const { catalog } = await load(folder, { watch: true });
+    // A catalog still open on the same folder: once it has reloaded, the closed one would have too.
+    const { catalog: witness } = await load(folder, { watch: true });
     let changes = 0;
     catalog.onChange(() => (changes += 1));
     catalog.close();
     catalog.close();
 
     await writeFile(path.join(folder, "welcome.yaml"), "subject: After close\ntext: t\n");
-    // Proving that nothing happens needs a wait; a few debounce periods is enough.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await vi.waitFor(() => expect(witness.get("welcome")?.subjectSource).toBe("After close"), RELOAD_TIMEOUT);
+    witness.close();
     expect(catalog.get("welcome")?.subjectSource).toBe("Welcome {name}");
     expect(changes).toBe(0);
   });

@@ -235,15 +235,18 @@ describe("stopping while a client never finishes its request", () => {
       body: JSON.stringify({ to: "ada@example.com", template_id: "welcome", data: { name: "Ada", company: "Acme", login_url: "https://x.example" } }),
     });
     expect(responded.status).toBe(200);
-    // A slow uploader: headers and the first byte of a 1000-byte body, then nothing.
+    // A slow uploader: headers, then the first byte of a 1000-byte body, then nothing. With
+    // `Expect: 100-continue` the server says when it has taken the request in: it is in flight.
     const { port } = new URL(server.url);
     const uploader = net.connect(Number(port), "127.0.0.1");
     uploader.on("error", () => undefined);
     await once(uploader, "connect");
+    const inFlight = once(uploader, "data");
     uploader.write(
-      `POST /send HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key-0001\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`,
+      `POST /send HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key-0001\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(String((await inFlight)[0])).toMatch(/^HTTP\/1\.1 100 Continue/);
+    uploader.write("{");
 
     server.child.kill("SIGTERM");
 
