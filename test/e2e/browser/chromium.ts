@@ -2,6 +2,7 @@
 
 import { existsSync } from "node:fs";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 
 /**
  * Debian's headless shell first (package chromium-headless-shell): the same Chromium, built
@@ -54,6 +55,22 @@ export function launchChromium(): Promise<Browser> {
       "--disable-site-isolation-trials",
     ],
   });
+}
+
+/**
+ * Registers the enclosing describe's hooks: Chromium launched once before its tests and closed
+ * after them. The getter gives the browser, undefined when the launch failed, so that the closing
+ * hook does not hide that failure behind its own.
+ */
+export function chromiumForThisDescribe(): () => Browser | undefined {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  }, CHROMIUM_LAUNCH_TIMEOUT_MS);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => browser;
 }
 
 interface OpenPage {

@@ -1,11 +1,11 @@
 // The inbox page's sandbox picker in real Chromium: /_mock/?sandbox=NAME lists that sandbox's messages alone, live,
 // and the picker moves the page to another sandbox or back to every sandbox.
 
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startSendMock, type RunningSendMock } from "../../../src/index.js";
 import { aSendRequest, bearer } from "../../support/helpers.js";
-import { CHROMIUM_LAUNCH_TIMEOUT_MS, chromiumMissing, launchChromium, openInboxPage } from "./chromium.js";
+import { chromiumForThisDescribe, chromiumMissing, openInboxPage } from "./chromium.js";
 
 const skipReason = chromiumMissing();
 
@@ -26,21 +26,13 @@ async function waitLive(page: Page): Promise<void> {
 }
 
 describe.skipIf(skipReason !== undefined)("the inbox page's sandbox picker in Chromium", () => {
-  let browser: Browser | undefined;
+  const browser = chromiumForThisDescribe();
   let mock: RunningSendMock;
   let page: Page;
 
-  beforeAll(async () => {
-    browser = await launchChromium();
-  }, CHROMIUM_LAUNCH_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
-  });
-
   beforeEach(async () => {
     mock = await startSendMock({ port: 0, watchTemplates: false });
-    ({ page } = await openInboxPage(browser, mock.url));
+    ({ page } = await openInboxPage(browser(), mock.url));
   });
 
   afterEach(async () => {

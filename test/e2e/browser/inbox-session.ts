@@ -1,10 +1,10 @@
 // What the inbox message tools' files share: Chromium for the file, a mock and the inbox page open on it for each test, and what their tests ask of the page and of the API.
 
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import type { Page } from "playwright-core";
+import { afterEach, expect } from "vitest";
 import { startSendMock, type RunningSendMock, type SendMockOptions } from "../../../src/index.js";
 import { bearer } from "../../support/helpers.js";
-import { CHROMIUM_LAUNCH_TIMEOUT_MS, launchChromium, openInboxPage } from "./chromium.js";
+import { chromiumForThisDescribe, openInboxPage } from "./chromium.js";
 
 /** What a client app does: a plain HTTP call, as curl would make it. */
 export async function send(mock: RunningSendMock, body: object): Promise<string> {
@@ -51,19 +51,10 @@ export type InboxOptions = SendMockOptions & { width?: number; height?: number; 
  * after it) and returns openInbox and the page helpers, which work on the page openInbox opened last.
  */
 export function inboxSession() {
-  // Undefined when the launch failed, so afterAll does not hide that failure behind its own.
-  let browser: Browser | undefined;
+  const browser = chromiumForThisDescribe();
   let mock: RunningSendMock;
   let page: Page;
   let dialogs: string[];
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-  }, CHROMIUM_LAUNCH_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   afterEach(async () => {
     await mock.close();
@@ -72,7 +63,7 @@ export function inboxSession() {
   /** A mock and the inbox page open on it, live; confirm() questions are accepted and kept. */
   async function openInbox({ width = 1280, height = 800, token, ...options }: InboxOptions = {}) {
     mock = await startSendMock({ port: 0, watchTemplates: false, ...options });
-    ({ page, dialogs } = await openInboxPage(browser, mock.url, {
+    ({ page, dialogs } = await openInboxPage(browser(), mock.url, {
       width,
       height,
       acceptDownloads: true,

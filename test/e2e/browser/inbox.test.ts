@@ -3,12 +3,12 @@
 import { copyFile, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startSendMock, type RunningSendMock } from "../../../src/index.js";
 import { aSendRequest, bearer, SHIPPED_TEMPLATES } from "../../support/helpers.js";
 import { aWebhookReceiverForThisTest } from "../../support/webhook-receiver.js";
-import { CHROMIUM_LAUNCH_TIMEOUT_MS, chromiumMissing, launchChromium, openInboxPage } from "./chromium.js";
+import { chromiumForThisDescribe, chromiumMissing, openInboxPage } from "./chromium.js";
 
 const SCREENSHOTS = "test-results/screenshots";
 const skipReason = chromiumMissing();
@@ -25,19 +25,13 @@ async function send(mock: RunningSendMock, body: object, headers: Record<string,
 }
 
 describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
-  // Undefined when the launch failed, so afterAll does not hide that failure behind its own.
-  let browser: Browser | undefined;
+  const browser = chromiumForThisDescribe();
   let mock: RunningSendMock;
   let page: Page;
   let dialogs: string[];
 
   beforeAll(async () => {
-    browser = await launchChromium();
     await mkdir(SCREENSHOTS, { recursive: true });
-  }, CHROMIUM_LAUNCH_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
   });
 
   beforeEach(async () => {
@@ -55,7 +49,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
       ].join("\n"),
     );
     mock = await startSendMock({ port: 0, watchTemplates: false, templates });
-    ({ page, dialogs } = await openInboxPage(browser, mock.url));
+    ({ page, dialogs } = await openInboxPage(browser(), mock.url));
   });
 
   afterEach(async () => {
