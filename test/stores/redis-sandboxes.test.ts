@@ -6,7 +6,7 @@ import { resolveConfig } from "../../src/config/resolve.js";
 import { DEFAULT_SANDBOX } from "../../src/domain/sandboxes.js";
 import { openStores } from "../../src/stores/index.js";
 import { createRedisSandboxRegistry } from "../../src/stores/redis/sandboxes.js";
-import { openStoreChannel } from "../../src/stores/redis/channel.js";
+import type { StoreChannel } from "../../src/stores/redis/channel.js";
 import { aKeyPrefix, sharedRedis } from "../support/redis.js";
 import { aMessage } from "./outbox-contract.js";
 import { describeRedisStores } from "./redis-stores.js";
@@ -18,14 +18,12 @@ import { createRedisJournal } from "../../src/stores/redis/journal.js";
 import { sandboxKeyPrefix, withKeyPrefix } from "../../src/stores/redis/key-prefix.js";
 import type { RedisConnection } from "../../src/stores/redis/connection.js";
 
-describeRedisStores(({ closers, aConnection }) => {
+describeRedisStores(({ closers, aConnection, aChannelOn }) => {
   describeSandboxRegistryContract("redis sandbox registry, two replicas", async () => {
     const prefix = aKeyPrefix();
     const aReplica = async () => {
       const connection = await aConnection(prefix);
-      const channel = await openStoreChannel(connection);
-      closers.push(() => channel.close());
-      return createRedisSandboxRegistry(connection, channel);
+      return createRedisSandboxRegistry(connection, await aChannelOn(connection));
     };
     return [await aReplica(), await aReplica()];
   });
@@ -34,11 +32,9 @@ describeRedisStores(({ closers, aConnection }) => {
     const prefix = aKeyPrefix();
     const bounds = createRedisSharedBounds(await aConnection(prefix), limits);
     /** The sandbox's keys and channel on a replica's connection of its own. */
-    const sandboxOn = async (sandbox: string): Promise<[RedisConnection, Awaited<ReturnType<typeof openStoreChannel>>]> => {
+    const sandboxOn = async (sandbox: string): Promise<[RedisConnection, StoreChannel]> => {
       const connection = withKeyPrefix(await aConnection(prefix), sandboxKeyPrefix(sandbox));
-      const channel = await openStoreChannel(connection);
-      closers.push(() => channel.close());
-      return [connection, channel];
+      return [connection, await aChannelOn(connection)];
     };
     return {
       bounds,

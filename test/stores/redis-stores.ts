@@ -3,7 +3,7 @@
 // shared Redis stops after the file.
 
 import { afterAll, afterEach, describe } from "vitest";
-import { openStoreChannel } from "../../src/stores/redis/channel.js";
+import { openStoreChannel, type StoreChannel } from "../../src/stores/redis/channel.js";
 import { connectRedis, type RedisConnection } from "../../src/stores/redis/connection.js";
 import { createRedisOutbox } from "../../src/stores/redis/outbox.js";
 import { startReplicaLease, type ReplicaLease } from "../../src/stores/redis/replica-lease.js";
@@ -19,6 +19,8 @@ export interface RedisStoreTests {
   readonly closers: (() => Promise<void>)[];
   /** A replica's connection; every call without a prefix starts a store of its own. */
   readonly aConnection: (keyPrefix?: string) => Promise<RedisConnection>;
+  /** A replica's store channel on `connection`, closed after the test. */
+  readonly aChannelOn: (connection: RedisConnection) => Promise<StoreChannel>;
   readonly anOutboxOn: (connection: RedisConnection, limits: OutboxLimits) => Promise<Outbox>;
   /** A replica's settings on its own connection; a change by another replica reaches it over the channel. */
   readonly settingsOn: (connection: RedisConnection, startUp?: RuntimeSettings) => Promise<SettingsStore>;
@@ -40,16 +42,18 @@ export function describeRedisStores(declareTests: (stores: RedisStoreTests) => v
       return connection;
     }
 
-    async function anOutboxOn(connection: RedisConnection, limits: OutboxLimits): Promise<Outbox> {
+    async function aChannelOn(connection: RedisConnection): Promise<StoreChannel> {
       const channel = await openStoreChannel(connection);
       closers.push(() => channel.close());
-      return createRedisOutbox(connection, channel, limits);
+      return channel;
+    }
+
+    async function anOutboxOn(connection: RedisConnection, limits: OutboxLimits): Promise<Outbox> {
+      return createRedisOutbox(connection, await aChannelOn(connection), limits);
     }
 
     async function settingsOn(connection: RedisConnection, startUp: RuntimeSettings = startUpSettings): Promise<SettingsStore> {
-      const channel = await openStoreChannel(connection);
-      closers.push(() => channel.close());
-      return createRedisSettingsStore(connection, channel, startUp);
+      return createRedisSettingsStore(connection, await aChannelOn(connection), startUp);
     }
 
     async function aLeaseOn(connection: RedisConnection, leaseMs = 10_000): Promise<ReplicaLease> {
@@ -70,6 +74,6 @@ export function describeRedisStores(declareTests: (stores: RedisStoreTests) => v
       await (await sharedRedis()).stop();
     });
 
-    declareTests({ closers, aConnection, anOutboxOn, settingsOn, aLeaseOn });
+    declareTests({ closers, aConnection, aChannelOn, anOutboxOn, settingsOn, aLeaseOn });
   });
 }

@@ -7,7 +7,6 @@ import { it, describe, expect } from "vitest";
 import { createRedisFaultPlan } from "../../src/stores/redis/faults.js";
 import { createRedisIdempotencyStore } from "../../src/stores/redis/idempotency.js";
 import { describeIdempotencyContract } from "./idempotency-contract.js";
-import { openStoreChannel } from "../../src/stores/redis/channel.js";
 import type { RedisConnection } from "../../src/stores/redis/connection.js";
 import { createRedisJournal } from "../../src/stores/redis/journal.js";
 import { createRedisRateLimiter } from "../../src/stores/redis/rate-limiter.js";
@@ -28,7 +27,7 @@ import { describeRateLimiterContract } from "./rate-limiter-contract.js";
 import { describeRedisStores } from "./redis-stores.js";
 import { describeSettingsContract } from "./settings-contract.js";
 
-describeRedisStores(({ closers, aConnection, anOutboxOn, settingsOn, aLeaseOn }) => {
+describeRedisStores(({ aConnection, aChannelOn, anOutboxOn, settingsOn, aLeaseOn }) => {
   const aRedisOutbox: MakeOutbox = async (options) => anOutboxOn(await aConnection(), options);
   describeOutboxReadingContract("redis outbox", aRedisOutbox);
   describeOutboxCapacityContract("redis outbox", aRedisOutbox, { propertyRuns: 30 });
@@ -36,9 +35,7 @@ describeRedisStores(({ closers, aConnection, anOutboxOn, settingsOn, aLeaseOn })
 
   describeJournalContract("redis journal", async (options) => {
     const connection = await aConnection();
-    const channel = await openStoreChannel(connection);
-    closers.push(() => channel.close());
-    return createRedisJournal(connection, channel, options);
+    return createRedisJournal(connection, await aChannelOn(connection), options);
   });
 
   describeFaultPlanContract("redis fault plan", async (options) => createRedisFaultPlan(await aConnection(), options));
@@ -97,9 +94,7 @@ describeRedisStores(({ closers, aConnection, anOutboxOn, settingsOn, aLeaseOn })
     const prefix = aKeyPrefix();
     const replica = async () => {
       const connection = await aConnection(prefix);
-      const channel = await openStoreChannel(connection);
-      closers.push(() => channel.close());
-      return createRedisClockOffset(connection, channel);
+      return createRedisClockOffset(connection, await aChannelOn(connection));
     };
     return [await replica(), await replica()];
   });
@@ -117,9 +112,7 @@ describeRedisStores(({ closers, aConnection, anOutboxOn, settingsOn, aLeaseOn })
   describeWebhookStoreContract("redis webhooks", async (startUp) => createRedisWebhookStore(await aConnection(), startUp));
 
   async function aDeliveryLogOn(connection: RedisConnection, capacity: number): Promise<DeliveryLog> {
-    const channel = await openStoreChannel(connection);
-    closers.push(() => channel.close());
-    return createRedisDeliveryLog(connection, channel, capacity);
+    return createRedisDeliveryLog(connection, await aChannelOn(connection), capacity);
   }
 
   describeDeliveryLogContract("redis webhook deliveries", async (capacity) => aDeliveryLogOn(await aConnection(), capacity));
