@@ -2,12 +2,13 @@
 // are one whichever replica is asked, its name counts toward max_sandboxes once, and a reset through any forgets them all.
 
 import { Redis } from "ioredis";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { startSendMock, type RunningSendMock, type SendMockOptions } from "../../../src/index.js";
 import { aSendRequest, bearer } from "../../support/helpers.js";
-import { aKeyPrefix, redisUnavailableReason, sharedRedis } from "../../support/redis.js";
+import { aKeyPrefix, redisUnavailableReason, sharedRedis, startRedisServer } from "../../support/redis.js";
 
 const skipReason = redisUnavailableReason();
+const ownServerSkip = skipReason ?? redisUnavailableReason({ needsOwnServer: true });
 const replicas: RunningSendMock[] = [];
 
 afterEach(async () => {
@@ -106,38 +107,44 @@ describe.skipIf(skipReason !== undefined)(`sandboxes on replicas${skipReason ===
     }
   });
 
-  it("hold no connection, subscription or polling of their own while idle: a replica looks at every sandbox's due work in one call a second", async () => {
-    const keyPrefix = aKeyPrefix();
-    const replica = await startSendMock({ port: 0, watchTemplates: false, redisUrl: (await sharedRedis()).url, keyPrefix, maxSandboxes: 500 });
-    replicas.push(replica);
-    const redis = new Redis((await sharedRedis()).url);
-    const connections = async (): Promise<number> => ((await redis.client("LIST")) as string).trim().split("\n").length;
-    const subscriptions = async (): Promise<number> =>
-      ((await redis.pubsub("CHANNELS", `${keyPrefix}*`)) as string[]).length + Number(await redis.pubsub("NUMPAT"));
-    try {
-      const [connectionsBefore, subscriptionsBefore] = [await connections(), await subscriptions()];
-      for (let index = 0; index < 200; index += 1) await replica.sandbox(`idle-${index}`);
-      expect([await connections(), await subscriptions()]).toEqual([connectionsBefore, subscriptionsBefore]);
-
-      const monitor = await redis.duplicate().monitor();
-      // The commands the replica sends (a script's own commands aside) from one look at the due work to the next.
-      const between: number[] = [0];
-      monitor.on("monitor", (_time: string, args: string[], source: string) => {
-        if (source === "lua" || !args.some((arg) => arg.startsWith(keyPrefix))) return;
-        if (args[0]?.toLowerCase() === "evalsha" && args.includes(`${keyPrefix}sandbox:idle-199:due`)) between.push(0);
-        else between[between.length - 1] = (between.at(-1) ?? 0) + 1;
-      });
+  // On a Redis of its own: the shared one's connections and patterns come and go with the other files' tests.
+  it.skipIf(ownServerSkip !== undefined)(
+    "hold no connection, subscription or polling of their own while idle: a replica looks at every sandbox's due work in one call a second",
+    async () => {
+      const keyPrefix = aKeyPrefix();
+      const server = await startRedisServer();
+      onTestFinished(() => server.stop());
+      const replica = await startSendMock({ port: 0, watchTemplates: false, redisUrl: server.url, keyPrefix, maxSandboxes: 500 });
+      replicas.push(replica);
+      const redis = new Redis(server.url);
+      const connections = async (): Promise<number> => ((await redis.client("LIST")) as string).trim().split("\n").length;
+      const subscriptions = async (): Promise<number> =>
+        ((await redis.pubsub("CHANNELS", `${keyPrefix}*`)) as string[]).length + Number(await redis.pubsub("NUMPAT"));
       try {
-        await expect.poll(() => between.length, { timeout: 5000, interval: 20 }).toBeGreaterThanOrEqual(3);
-        // Between two looks, the lease's renewal at most: nothing per sandbox.
-        expect(between[1]).toBeLessThan(5);
+        const [connectionsBefore, subscriptionsBefore] = [await connections(), await subscriptions()];
+        for (let index = 0; index < 200; index += 1) await replica.sandbox(`idle-${index}`);
+        expect([await connections(), await subscriptions()]).toEqual([connectionsBefore, subscriptionsBefore]);
+
+        const monitor = await redis.duplicate().monitor();
+        // The commands the replica sends (a script's own commands aside) from one look at the due work to the next.
+        const between: number[] = [0];
+        monitor.on("monitor", (_time: string, args: string[], source: string) => {
+          if (source === "lua" || !args.some((arg) => arg.startsWith(keyPrefix))) return;
+          if (args[0]?.toLowerCase() === "evalsha" && args.includes(`${keyPrefix}sandbox:idle-199:due`)) between.push(0);
+          else between[between.length - 1] = (between.at(-1) ?? 0) + 1;
+        });
+        try {
+          await expect.poll(() => between.length, { timeout: 5000, interval: 20 }).toBeGreaterThanOrEqual(3);
+          // Between two looks, the lease's renewal at most: nothing per sandbox.
+          expect(between[1]).toBeLessThan(5);
+        } finally {
+          monitor.disconnect();
+        }
       } finally {
-        monitor.disconnect();
+        redis.disconnect();
       }
-    } finally {
-      redis.disconnect();
-    }
-  });
+    },
+  );
 
   it("tell an event stream without a sandbox on one replica of a message sent through another into a sandbox new since it opened", async () => {
     const [a, b] = await twoReplicas();
