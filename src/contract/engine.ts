@@ -186,10 +186,17 @@ export type KnownKeys = (schemaPath: string) => readonly string[] | undefined;
  * of that object's `properties`, so that an unknown key can be told the one it was meant to be.
  */
 export function knownKeysIn(contract: Contract, checkedPointer: string): KnownKeys {
+  // Looked up once per schema path: ajv's paths are the compiled schema's own, so the memo holds at
+  // most one entry per object schema in the document. Walked again for each error, a body of 60,000
+  // unknown keys (857 KB) held the event loop ~200 ms, 44% of it in this walk.
+  const known = new Map<string, readonly string[] | undefined>();
   return (schemaPath) => {
+    if (known.has(schemaPath)) return known.get(schemaPath);
     const holder = schemaPath.replace(/\/additionalProperties$/, "").slice(1);
     const properties = schemaAlong(contract.document, holder.startsWith("/components/") ? "#" : checkedPointer, holder)?.properties;
-    return typeof properties === "object" && properties !== null ? Object.keys(properties) : undefined;
+    const keys = typeof properties === "object" && properties !== null ? Object.keys(properties) : undefined;
+    known.set(schemaPath, keys);
+    return keys;
   };
 }
 
