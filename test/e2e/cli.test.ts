@@ -1,3 +1,5 @@
+// The sendmock serve command as a user runs it: the built bin on a port, its banner and answers, a start that cannot work, and how it stops.
+
 import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { cp, mkdtemp, mkdir, symlink, writeFile } from "node:fs/promises";

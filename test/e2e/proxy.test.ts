@@ -1,3 +1,5 @@
+// sendmock proxy in front of a stand-in service: each exchange relayed and judged against the contract, in the library and on the command line.
+
 import { spawn } from "node:child_process";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -1,3 +1,5 @@
+// The library as a test file uses it: startSendMock and close, waits, inspecting and resetting, the reference page beside it, and the templates folder.
+
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";

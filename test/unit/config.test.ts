@@ -1,3 +1,5 @@
+// Settings from defaults, config files and options: their values, their one-line errors, keys, proxy targets, binding and respond rules.
+
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { aConfigFile, configErrorOf } from "../support/config-files.js";
