@@ -28,7 +28,10 @@ export interface SendPipelineDeps extends Omit<FaultSources, "faults">, Pipeline
  * checking, rendering and capturing a 900 KB value take ~20 ms of the event loop together, and
  * four of them in a row held a small send behind them for ~85 ms (p99) in the bench's abuse
  * section. Yielding once the body is read and again before the send itself cut that to 71-78 ms;
- * either yield alone made it worse (83-108 ms).
+ * either yield alone made it worse (83-108 ms). A refusal yields before it is worded: a body of
+ * 60,000 unknown keys (857 KB) takes ~17 ms to parse, ~14 to check and ~12 to word, and with four
+ * such sends at a time a small send every 20 ms waited 70-79 ms (p50) and 181-230 ms (p99)
+ * without this yield, 52-54 and 134-143 ms with it.
  */
 const LARGE_BODY_BYTES = 64 * 1024;
 
@@ -159,6 +162,7 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
       if (fault?.kind === "lost_answer") return { kind: "lost", response: sent, notes, claim, sandbox };
       return { kind: "response", response: sent, judge: "enforce", notes, claim, sandbox };
     } catch (thrown) {
+      await yieldIfLarge(call);
       const error = deps.toApiError(thrown, value);
       return { kind: "response", response: errorResponse(error, writing, headers), judge: "enforce", notes: errorNotes(notes, error), claim, sandbox };
     }
