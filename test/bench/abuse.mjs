@@ -84,6 +84,21 @@ async function bigSends(url, count) {
   }
 }
 
+/** A send of 60,000 keys the contract does not know (857 KB): each is a violation to check and word. */
+const manyKeysBody = JSON.stringify({
+  to: "ada@example.com",
+  template_id: "welcome",
+  data: {},
+  ...Object.fromEntries(Array.from({ length: 60_000 }, (_, index) => [`x${index}`, index])),
+});
+
+/** Refused sends, four at a time, whose refusals name tens of thousands of problems. */
+async function manyKeysSends(url, count) {
+  for (let index = 0; index < count; index += 4) {
+    await Promise.all([0, 1, 2, 3].map(() => call(`${url}/send`, "POST", manyKeysBody)));
+  }
+}
+
 async function unreadStreams(url, streams, messages) {
   const { port } = new URL(url);
   const sockets = await Promise.all(
@@ -371,6 +386,7 @@ export async function measureAbuse() {
       : [];
   const cases = [
     ["big", "300 sends of 900 KB values", (url) => bigSends(url, 300), plain],
+    ["many-keys", "100 sends of 60,000 unknown keys (857 KB)", (url) => manyKeysSends(url, 100), plain],
     ["streams", "20 event streams never read, 500 large messages", (url) => unreadStreams(url, 20, 500), plain],
     ["glob", "hostile glob +(*a)b and a 70,000-char glob", (url) => hostileGlob(url), plain],
     ["clicked-link", "~800 KB first link, 101 message.clicked by hand", (url) => clickedHugeLink(url), plain],
