@@ -3,6 +3,7 @@
 import { excerpt } from "../domain/excerpt.js";
 import { bodyFingerprint, IDEMPOTENCY_KEY_PATTERN, idempotencyScope, type IdempotencyStore, type KeptResponse } from "../domain/idempotency.js";
 import { ApiError } from "../errors.js";
+import { headerText } from "./header-text.js";
 import type { KeyClaim } from "./exchange.js";
 
 export const REPLAYED_HEADER = "idempotency-replayed";
@@ -13,7 +14,8 @@ export const REPLAYED_HEADER = "idempotency-replayed";
  */
 export function checkKeyForm(key: string | undefined): void {
   if (key === undefined || IDEMPOTENCY_KEY_PATTERN.test(key)) return;
-  const found = key.length === 0 ? "an empty key" : `${JSON.stringify(excerpt(key, 80))} (${key.length} characters)`;
+  const written = headerText(key);
+  const found = written.length === 0 ? "an empty key" : `${JSON.stringify(excerpt(written, 80))} (${written.length} characters)`;
   throw new ApiError("invalid_idempotency_key", `Invalid Idempotency-Key: it must be 1 to 255 visible ASCII characters, got ${found}`, {
     violations: [{ path: "/headers/idempotency-key", message: "idempotency-key must be 1 to 255 visible ASCII characters" }],
   });

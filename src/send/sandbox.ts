@@ -8,6 +8,7 @@ import type { RateLimiter } from "../domain/rate-limiter.js";
 import { checkSandboxName, DEFAULT_SANDBOX, SANDBOX_HEADER, sandboxOfRecipient } from "../domain/sandboxes.js";
 import type { SendService } from "../domain/send.js";
 import { headerOf, type SendCall } from "./exchange.js";
+import { headerText } from "./header-text.js";
 
 /** What the steps after the choice use of one sandbox; the writer journals and keeps responses in it too. */
 export interface SendSandbox {
@@ -26,7 +27,7 @@ export interface SendSandbox {
  */
 export function sandboxNameOf(call: SendCall, body: unknown): string {
   const fromHeader = headerOf(call, SANDBOX_HEADER);
-  if (fromHeader !== undefined) return checkSandboxName(fromHeader, `The ${SANDBOX_HEADER} header`);
+  if (fromHeader !== undefined) return checkSandboxName(headerText(fromHeader), `The ${SANDBOX_HEADER} header`);
   const to = body !== null && typeof body === "object" ? (body as Record<string, unknown>).to : undefined;
   return (typeof to === "string" ? sandboxOfRecipient(to) : undefined) ?? DEFAULT_SANDBOX;
 }

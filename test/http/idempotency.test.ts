@@ -78,6 +78,15 @@ describe("Idempotency-Key", () => {
     await expectContract(response);
   });
 
+  it("quotes a key sent as UTF-8 as it was written", async () => {
+    // Sent with a body, Node's client writes the header in the body's UTF-8, as curl sends what is typed.
+    const response = await send(mock(), aSendRequest(), { "Idempotency-Key": "commande-é" });
+    expect(response.status).toBe(400);
+    expect((response.body as { error: { message: string } }).error.message).toBe(
+      'Invalid Idempotency-Key: it must be 1 to 255 visible ASCII characters, got "commande-é" (10 characters)',
+    );
+  });
+
   it("accepts a key of 255 visible characters", async () => {
     const response = await send(mock(), aSendRequest(), { "Idempotency-Key": "k".repeat(255) });
     expect(response.status).toBe(200);

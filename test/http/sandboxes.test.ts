@@ -70,6 +70,14 @@ describe("a send's sandbox", () => {
     expect((await mock.outbox.list()).total).toBe(0);
   });
 
+  it("quotes a header name sent as UTF-8 as it was written, not as the latin1 Node reads it", async () => {
+    const mock = await aMockForThisTest();
+    // Sent with a body, Node's client writes the header in the body's UTF-8, as curl sends what is typed.
+    const response = await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "héllo" });
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toContain('got "héllo"');
+  });
+
   it("refuses a recipient naming a bad sandbox with 400 invalid_request", async () => {
     const mock = await aMockForThisTest();
     const response = await send(mock, aSendRequest({ to: "ada@a+b.sandbox.sendmock.test" }));

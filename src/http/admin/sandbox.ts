@@ -2,6 +2,7 @@
 
 import type { Request } from "express";
 import { checkSandboxName, SANDBOX_HEADER } from "../../domain/sandboxes.js";
+import { headerText } from "../../send/header-text.js";
 import { queryString } from "./params.js";
 
 /** The sandbox the call names, or undefined when it names none; a header breaking the rule is an `invalid_request` failure. */
@@ -9,5 +10,5 @@ export function sandboxOfCall(req: Request): string | undefined {
   const fromQuery = queryString(req.query, "sandbox");
   if (fromQuery !== undefined) return fromQuery;
   const fromHeader = req.get(SANDBOX_HEADER);
-  return fromHeader === undefined ? undefined : checkSandboxName(fromHeader, `The ${SANDBOX_HEADER} header`);
+  return fromHeader === undefined ? undefined : checkSandboxName(headerText(fromHeader), `The ${SANDBOX_HEADER} header`);
 }
