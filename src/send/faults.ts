@@ -6,8 +6,8 @@ import { DEFAULT_RETRY_AFTER_S, type ChosenFault, type FaultPlan } from "../doma
 import { ApiError, DEFAULT_ERROR_STATUS, type ErrorCode } from "../errors.js";
 import { headerOf, type SendCall } from "./exchange.js";
 
+/** Where one-off faults may come from, and what ends a latency early; the rules are the sandbox's plan. */
 export interface FaultSources {
-  faults: FaultPlan;
   allowFaultHeader: boolean;
   allowMagicRecipients: boolean;
   /** Aborted when the server closes: a latency ends at once. */
@@ -20,8 +20,13 @@ export interface FaultDecision {
   fault: ChosenFault | undefined;
 }
 
-/** Decides the fault (one-offs from a header or a magic recipient first, then the rules), and waits out any latency. */
-export async function decideFault(call: SendCall, target: { to: string; templateId: string; apiKey: string }, sources: FaultSources): Promise<FaultDecision> {
+/** Decides the fault (one-offs from a header or a magic recipient first, then `plan`'s rules), and waits out any latency. */
+export async function decideFault(
+  call: SendCall,
+  target: { to: string; templateId: string; apiKey: string },
+  plan: FaultPlan,
+  sources: FaultSources,
+): Promise<FaultDecision> {
   const oneOffs: ChosenFault[] = [];
   if (sources.allowFaultHeader) {
     const fromHeader = faultFromHeaders({
@@ -35,7 +40,7 @@ export async function decideFault(call: SendCall, target: { to: string; template
   const fromRecipient = sources.allowMagicRecipients ? faultFromRecipient(target.to) : undefined;
   if (fromRecipient) oneOffs.push(fromRecipient);
 
-  const outcome = await sources.faults.decide(target, oneOffs);
+  const outcome = await plan.decide(target, oneOffs);
   if (outcome.latencyMs > 0) await sleep(outcome.latencyMs, undefined, { signal: sources.shutdown }).catch(() => undefined);
   return { delayed: outcome.latencyMs > 0, fault: outcome.fault };
 }

@@ -15,7 +15,7 @@ import { limitRate } from "./rate-limit.js";
 import { sandboxNameOf, type SendSandbox } from "./sandbox.js";
 import { ERROR_CODE_HEADER, errorResponse, JSON_TYPE } from "./shapes.js";
 
-export interface SendPipelineDeps extends Omit<FaultSources, "faults">, PipelineBasics {
+export interface SendPipelineDeps extends FaultSources, PipelineBasics {
   keys: KeyCheck;
   /** The state of the sandbox `name` (a checked name); a new name past max_sandboxes fails with an invalid_request. */
   sandboxOf(name: string): Promise<SendSandbox>;
@@ -114,7 +114,7 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
       }
 
       const target = { to: send.to, templateId: send.template_id, apiKey };
-      const { delayed, fault } = await decideFault(call, target, { ...deps, faults: sandbox.faultPlan });
+      const { delayed, fault } = await decideFault(call, target, sandbox.faultPlan, deps);
       if (delayed) notes = { ...notes, fault: "latency" };
       if (fault !== undefined) notes = { ...notes, fault: fault.kind };
       if (fault !== undefined && fault.kind !== "lost_answer") {
