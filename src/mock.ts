@@ -174,15 +174,6 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   });
   // What /_mock calls act on: without a sandbox, every sandbox's view; with one, that sandbox's.
   const everywhere: AdminScopeDeps = { ...everySandboxView(sandboxes, stores.bounds, config.maxPageBytes), reset };
-  const adminScopes = new WeakMap<SandboxScope, AdminScopeDeps>();
-  const adminScopeOf = (scope: SandboxScope): AdminScopeDeps => {
-    let scoped = adminScopes.get(scope);
-    if (scoped === undefined) {
-      scoped = { ...scope, reset: () => scope.reset() };
-      adminScopes.set(scope, scoped);
-    }
-    return scoped;
-  };
   const app = createApp({
     send: sendEdge,
     admin: {
@@ -194,7 +185,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       keys,
       settings,
       ...everywhere,
-      scopeOf: (name) => (name === undefined ? Promise.resolve(everywhere) : sandboxes.scopeOf(name).then(adminScopeOf)),
+      // A sandbox's scope is what its /_mock calls act on, as it is: the same object each time, so its routes are built once.
+      scopeOf: (name): Promise<AdminScopeDeps> => (name === undefined ? Promise.resolve(everywhere) : sandboxes.scopeOf(name)),
       catalog: templates,
       listeningPort,
       shutdown: shutdown.signal,
