@@ -59,7 +59,7 @@ function rulesEverywhere<Input, Rule extends object>(
 }
 
 /** Attaches `attach` to every scope built so far and to each built later; the result detaches all. */
-export function onEverySandbox(sandboxes: Sandboxes, attach: (scope: SandboxScope) => () => void): () => void {
+function onEverySandbox(sandboxes: Sandboxes, attach: (scope: SandboxScope) => () => void): () => void {
   const detachers = sandboxes.current().map(attach);
   const stopHearing = sandboxes.onBuilt((scope) => detachers.push(attach(scope)));
   return () => {
