@@ -95,7 +95,7 @@ function inLibraryNames(refusal: ContractRefusal, naming: ReturnType<typeof nami
     const known = issue.known !== undefined && issue.keyword === "additionalProperties" ? issue.known.map(naming.libraryKey) : issue.known;
     return { ...issue, path, ...(known !== undefined && { known }) };
   });
-  return new ContractRefusal(refusal.kind, refusal.message, issues);
+  return new ContractRefusal(refusal.kind, refusal.message, issues, refusal.unlisted);
 }
 
 /** The check of `method path` in `contract`, built at the first call (the /_mock routes have compiled its validators). */

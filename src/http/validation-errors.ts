@@ -179,10 +179,10 @@ function isRecipientIssue(issue: ValidatorIssue): boolean {
 const VIOLATIONS_KEPT = 50;
 const PROBLEMS_NAMED_IN_MESSAGE = 10;
 
-/** `a; b; c; and 7 more`: the first issues described, and how many more there are. */
-function listIssues(issues: readonly ValidatorIssue[], describe: (issue: ValidatorIssue) => string, separator: string): string {
+/** `a; b; c; and 7 more`: the first issues described, and how many more there are (`unlisted` of them counted only). */
+function listIssues(issues: readonly ValidatorIssue[], describe: (issue: ValidatorIssue) => string, separator: string, unlisted: number): string {
   const named = issues.slice(0, PROBLEMS_NAMED_IN_MESSAGE).map(describe);
-  const more = issues.length - named.length;
+  const more = issues.length - named.length + unlisted;
   return more > 0 ? `${named.join(separator)}${separator}and ${more} more` : named.join(separator);
 }
 
@@ -197,10 +197,10 @@ function sendRequestError(refusal: ContractRefusal, body: unknown): ApiError {
     return new ApiError("missing_required_field", `Missing required field${names.length > 1 ? "s" : ""}: ${names.join(", ")}`, { violations });
   }
   if (issues.length > 0 && issues.every(isRecipientIssue)) {
-    const addresses = listIssues(issues, (issue) => `${fieldName(issue.pointer)} (${shortJson(valueAt(body, issue.pointer))})`, ", ");
+    const addresses = listIssues(issues, (issue) => `${fieldName(issue.pointer)} (${shortJson(valueAt(body, issue.pointer))})`, ", ", refusal.unlisted);
     return new ApiError("invalid_recipient", `Invalid recipient email address in ${addresses}`, { violations });
   }
-  const problems = listIssues(issues, (issue) => violationOf(issue, missing, body).message, "; ");
+  const problems = listIssues(issues, (issue) => violationOf(issue, missing, body).message, "; ", refusal.unlisted);
   return new ApiError("invalid_request", `Invalid request: ${problems}`, { violations });
 }
 

@@ -252,3 +252,27 @@ describe("recipient lists", () => {
     });
   });
 });
+
+describe("unknown keys", () => {
+  it("answers a body of 60,000 unknown keys as if each were checked: the first named, every problem counted, none taken as a prototype", async () => {
+    const unknownKeys = Array.from({ length: 60_000 }, (_, index) => (index === 59_000 ? "__proto__" : `x${index}`));
+    // 60,000 unknown keys and, after them, a subject of the wrong type: 60,001 problems.
+    const raw = `{"to":"ada@example.com","template_id":"welcome","data":${JSON.stringify(WELCOME_DATA)},${unknownKeys.map((key) => `"${key}":${key === "__proto__" ? '{"polluted":"yes"}' : 1}`).join(",")},"subject":5}`;
+    expect(raw.length).toBeLessThan(DEFAULT_BODY_LIMIT_BYTES);
+
+    const response = await sendRaw(mock, raw);
+
+    const firstTen = unknownKeys.slice(0, 10).map((key) => `${key} is not a known field`);
+    expectRejected(response, { status: 400, code: "invalid_request", says: new RegExp(`^Invalid request: ${firstTen.join("; ")}; and ${60_001 - 10} more$`) });
+    const { violations } = await lastJournalEntry(mock);
+    expect(violations.map((violation) => violation.path)).toEqual(unknownKeys.slice(0, 50).map((key) => `/${key}`));
+    expectPrototypeClean();
+  });
+
+  it("finds a missing required field in a body of 60,000 unknown keys, whatever their order", async () => {
+    const unknown = Object.fromEntries(Array.from({ length: 60_000 }, (_, index) => [`x${index}`, index]));
+    const response = await sendJson(mock, { ...unknown, template_id: "welcome", data: WELCOME_DATA });
+
+    expectRejected(response, { status: 400, code: "missing_required_field", says: "Missing required field: to" });
+  });
+});
