@@ -24,14 +24,16 @@ export interface SendPipelineDeps extends FaultSources, PipelineBasics {
 }
 
 /**
- * A send whose body is past this size lets other requests go between its steps. Parsing,
+ * A send whose body is past this size lets other requests go between its steps: before it is
+ * parsed, once it is parsed, before the send itself, and before a refusal is worded. Parsing,
  * checking, rendering and capturing a 900 KB value take ~20 ms of the event loop together, and
  * four of them in a row held a small send behind them for ~85 ms (p99) in the bench's abuse
- * section. Yielding once the body is read and again before the send itself cut that to 71-78 ms;
- * either yield alone made it worse (83-108 ms). A refusal yields before it is worded: a body of
- * 60,000 unknown keys (857 KB) takes ~17 ms to parse, ~14 to check and ~12 to word, and with four
- * such sends at a time a small send every 20 ms waited 70-79 ms (p50) and 181-230 ms (p99)
- * without this yield, 52-54 and 134-143 ms with it.
+ * section; yielding after the parse and before the send cut that to 71-78 ms (either alone made
+ * it worse, 83-108 ms). The yield before the parse is there because bodies that arrive together
+ * were all parsed in one turn of the loop: four sends of 60,000 unknown keys (857 KB, ~17 ms each to parse) held
+ * a small send 121-140 ms (p99), 90-97 ms with the yield before the parse; with the unknown keys
+ * counted past the first thousand (contract/operation-checks.ts) 65-70 ms, and four 900 KB sends
+ * 30-43 ms. Without the yield after the parse, 69-78 and 38-41 ms.
  */
 const LARGE_BODY_BYTES = 64 * 1024;
 
@@ -51,6 +53,7 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
   const { settings, statusCodes } = deps;
 
   return async function respondToSend(call: SendCall): Promise<Outcome> {
+    await yieldIfLarge(call);
     const current = settings.current();
     const writing = { shape: current.responseShape, statusCodes };
     // Parsed on arrival, so the journal names `to` and `template_id` of a request refused before the JSON step.
