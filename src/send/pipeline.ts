@@ -29,16 +29,32 @@ export interface SendPipelineDeps extends FaultSources, PipelineBasics {
  * checking, rendering and capturing a 900 KB value take ~20 ms of the event loop together, and
  * four of them in a row held a small send behind them for ~85 ms (p99) in the bench's abuse
  * section; yielding after the parse and before the send cut that to 71-78 ms (either alone made
- * it worse, 83-108 ms). The yield before the parse is there because bodies that arrive together
- * were all parsed in one turn of the loop: four sends of 60,000 unknown keys (857 KB, ~17 ms each to parse) held
- * a small send 121-140 ms (p99), 90-97 ms with the yield before the parse; with the unknown keys
- * counted past the first thousand (contract/operation-checks.ts) 65-70 ms, and four 900 KB sends
- * 30-43 ms. Without the yield after the parse, 69-78 and 38-41 ms.
+ * it worse, 83-108 ms). A refusal of a body of 60,000 unknown keys (857 KB) took ~17 ms to parse,
+ * ~14 to check and ~12 to word: with four such sends at a time, a small send every 20 ms waited
+ * 181-230 ms (p99) without the yield before the wording, 134-143 ms with it; 90-97 ms with the
+ * yield before the parse as well, and 65-70 ms with the unknown keys past a thousand counted,
+ * not checked (contract/operation-checks.ts). Large sends then still ran their steps back to
+ * back in one turn of the event loop when they yielded together; taking turns, one step a turn,
+ * the same hour on a slower host: 28-45 ms instead of 67-99, and four 900 KB sends 25-36 ms
+ * instead of 34-49. A small send awaits none of this.
  */
 const LARGE_BODY_BYTES = 64 * 1024;
 
-function yieldIfLarge(call: SendCall): Promise<void> | undefined {
-  return (call.body?.length ?? 0) > LARGE_BODY_BYTES ? new Promise((resolve) => setImmediate(resolve)) : undefined;
+/**
+ * Turns for large sends: each call resolves in a turn of the event loop of its own, in the order
+ * of the calls, so that the requests waiting between them get every other turn.
+ */
+function takingTurns(): () => Promise<void> {
+  const waiting: (() => void)[] = [];
+  const release = (): void => {
+    waiting.shift()?.();
+    if (waiting.length > 0) setImmediate(release);
+  };
+  return () =>
+    new Promise((resolve) => {
+      waiting.push(resolve);
+      if (waiting.length === 1) setImmediate(release);
+    });
 }
 
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
@@ -51,9 +67,11 @@ function methodNotAllowed(method: string): ApiError {
 
 export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => Promise<Outcome> {
   const { settings, statusCodes } = deps;
+  const nextTurn = takingTurns();
 
   return async function respondToSend(call: SendCall): Promise<Outcome> {
-    await yieldIfLarge(call);
+    const large = (call.body?.length ?? 0) > LARGE_BODY_BYTES;
+    if (large) await nextTurn();
     const current = settings.current();
     const writing = { shape: current.responseShape, statusCodes };
     // Parsed on arrival, so the journal names `to` and `template_id` of a request refused before the JSON step.
@@ -70,7 +88,7 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
       const foreignHost = deps.checkHost(headerOf(call, "host"));
       if (foreignHost) throw foreignHost;
       if (call.method !== "POST") throw methodNotAllowed(call.method);
-      await yieldIfLarge(call);
+      if (large) await nextTurn();
       const apiKey = authenticate(headerOf(call, "authorization"), deps.keys);
       notes = { ...notes, apiKey };
       sandbox = await deps.sandboxOf(sandboxNameOf(call, value));
@@ -157,7 +175,7 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
         }
       }
 
-      await yieldIfLarge(call);
+      if (large) await nextTurn();
       const { message, response } = await capture(send, apiKey, current, sandbox.sendService);
       notes = { ...notes, messageId: message.id };
       const sent: SendResponse = { ...response, headers: { ...headers, ...response.headers } };
@@ -165,7 +183,7 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
       if (fault?.kind === "lost_answer") return { kind: "lost", response: sent, notes, claim, sandbox };
       return { kind: "response", response: sent, judge: "enforce", notes, claim, sandbox };
     } catch (thrown) {
-      await yieldIfLarge(call);
+      if (large) await nextTurn();
       const error = deps.toApiError(thrown, value);
       return { kind: "response", response: errorResponse(error, writing, headers), judge: "enforce", notes: errorNotes(notes, error), claim, sandbox };
     }

@@ -180,6 +180,30 @@ describe("body size", () => {
   });
 });
 
+describe("large sends arriving together", () => {
+  it("answers and captures each of twelve 200 KB sends sent at once, the refused ones refused, and a small send among them", async () => {
+    const mockOfItsOwn = await aRunningMockForThisTest();
+    const name = "x".repeat(200_000);
+    const large = Array.from({ length: 12 }, (_, index) =>
+      index % 3 === 2
+        ? { ...aSendRequest({ data: { ...WELCOME_DATA, name } }), unknown_key: index }
+        : aSendRequest({ to: `ada+${index}@example.com`, data: { ...WELCOME_DATA, name } }),
+    );
+
+    const [small, ...answers] = await Promise.all([
+      sendJson(mockOfItsOwn, aSendRequest({ to: "small@example.com" })),
+      ...large.map((body) => sendJson(mockOfItsOwn, body)),
+    ]);
+
+    expect(small.status).toBe(200);
+    expect(answers.map((answer) => answer.status)).toEqual(large.map((_, index) => (index % 3 === 2 ? 400 : 200)));
+    const captured = await mockOfItsOwn.outbox.list({ limit: 100 });
+    expect(captured.messages.map((message) => message.to).sort()).toEqual(
+      ["small@example.com", ...large.filter((_, index) => index % 3 !== 2).map((body) => body.to)].sort(),
+    );
+  });
+});
+
 describe("deep nesting", () => {
   it("rejects 10,000 levels of nesting inside data with 400 invalid_request naming the field, and keeps serving", async () => {
     const depth = 10_000;
