@@ -12,6 +12,7 @@ import { ApiError, boundedViolations, type ErrorCode, type Violation } from "../
 import { WARNING_HEADER } from "../send/capture.js";
 import { errorNotes, type SendResponse, type Outcome, type SendCall, type SendNotes } from "../send/exchange.js";
 import { ERROR_CODE_HEADER, errorResponse, JSON_TYPE } from "../send/shapes.js";
+import { turnEnds } from "../send/turns.js";
 import type { JournalEntry } from "../wire.js";
 import { journalEntryOf, type SentResponse } from "./journal-entry.js";
 
@@ -87,6 +88,8 @@ export type SendWriter = (
 ) => Promise<void>;
 
 export function createSendWriter(deps: SendWriterDeps): SendWriter {
+  const endOfTurn = turnEnds();
+
   /** The response judged as its outcome says: one that breaks the contract where sendmock enforces it becomes a server_error naming why. */
   function enforced(response: SendResponse, notes: SendNotes): { response: SendResponse; notes: SendNotes } {
     if (!("json" in response.body)) return { response, notes };
@@ -150,6 +153,8 @@ export function createSendWriter(deps: SendWriterDeps): SendWriter {
       record(call, outcome, { notes, sent: undefined, clientGone: false, responseViolations });
       return;
     }
+    // With the other responses that end in this turn, at its end (send/turns.ts says what that saves).
+    await endOfTurn();
     const delivered = !res.destroyed && !req.socket.destroyed;
     if (delivered) {
       // A string body goes out in one write with the header block; bytes (a relayed response) in the same writev.

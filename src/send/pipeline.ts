@@ -13,6 +13,7 @@ import { checkKeyForm, claimKey, REPLAYED_HEADER } from "./idempotency.js";
 import { parseBody, requireJsonMediaType, requireJsonObject } from "./json-body.js";
 import { limitRate } from "./rate-limit.js";
 import { sandboxNameOf, type SendSandbox } from "./sandbox.js";
+import { takingTurns } from "./turns.js";
 import { ERROR_CODE_HEADER, errorResponse, JSON_TYPE } from "./shapes.js";
 
 export interface SendPipelineDeps extends FaultSources, PipelineBasics {
@@ -39,23 +40,6 @@ export interface SendPipelineDeps extends FaultSources, PipelineBasics {
  * instead of 34-49. A small send awaits none of this.
  */
 const LARGE_BODY_BYTES = 64 * 1024;
-
-/**
- * Turns for large sends: each call resolves in a turn of the event loop of its own, in the order
- * of the calls, so that the requests waiting between them get every other turn.
- */
-function takingTurns(): () => Promise<void> {
-  const waiting: (() => void)[] = [];
-  const release = (): void => {
-    waiting.shift()?.();
-    if (waiting.length > 0) setImmediate(release);
-  };
-  return () =>
-    new Promise((resolve) => {
-      waiting.push(resolve);
-      if (waiting.length === 1) setImmediate(release);
-    });
-}
 
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 const INJECTED_MALFORMED_BODY = '{"success": true, "message_id": "msg_';

@@ -90,6 +90,22 @@ async function respondedOnAKeptAliveConnection(mock: RunningSendMock): Promise<{
   });
 }
 
+describe("a test that fakes its timers", () => {
+  it("still gets its answers, a small send's and a large one's, with every timer faked", async () => {
+    const mock = await aRunningMockForThisTest();
+    // A large send takes turns of the event loop, and every response waits for the end of its turn.
+    const large = aSendRequest({ data: { name: "Ada", company: "x".repeat(100_000), login_url: "https://app.example.com/login" } });
+    vi.useFakeTimers();
+    try {
+      const answers = await Promise.all([sendThrough(mock, aSendRequest({ to: "small@example.com" })), sendThrough(mock, large)]);
+      expect(answers.map((answer) => answer.success)).toEqual([true, true]);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect((await mock.outbox.list()).total).toBe(2);
+  });
+});
+
 describe("close", () => {
   it("closes idle keep-alive connections at once: no timer stands between close() and its end", async () => {
     const mock = await startSendMock({ port: 0, watchTemplates: false });
