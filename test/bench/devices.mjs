@@ -1,6 +1,6 @@
 // The bench's devices section (BENCH_ONLY=devices): what each speed device of the core earns, measured with it and without, so that each stays or goes on a figure (issue 30, item 5).
 
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { CLI, median, ROOT, startServer, stopServer } from "./lib/servers.mjs";
 import { untilQuiet } from "./lib/settle.mjs";
@@ -33,6 +33,32 @@ function packageWithoutBuiltAhead(tempDir) {
   if (builtAhead.some((file) => existsSync(path.join(copy, file))) || builtAhead.length === 0)
     throw new Error(`devices: the copy without built-ahead files is wrong (package.json lists ${JSON.stringify(builtAhead)})`);
   return { bin: path.join(copy, path.relative(ROOT, CLI)), removed: builtAhead };
+}
+
+/** The one line of the built CLI that holds a /send response until the end of its turn (src/send/turns.ts). */
+const TURN_END_WAIT = "await endOfTurn();";
+
+/**
+ * A copy of the package as it ships whose POST /send writes each response at once, as it did
+ * before device (d): the built CLI with its one wait for the end of the turn taken out.
+ * @param {string} tempDir
+ */
+function packageWritingAtOnce(tempDir) {
+  const copy = path.join(tempDir, "writing-at-once");
+  mkdirSync(copy, { recursive: true });
+  for (const part of ["package.json", "dist", "openapi", "fixtures", "src/ui"]) cpSync(path.join(ROOT, part), path.join(copy, part), { recursive: true });
+  symlinkSync(path.join(ROOT, "node_modules"), path.join(copy, "node_modules"));
+  const binDir = path.join(copy, path.dirname(path.relative(ROOT, CLI)));
+  let waits = 0;
+  for (const file of readdirSync(binDir).filter((name) => name.endsWith(".js"))) {
+    const source = readFileSync(path.join(binDir, file), "utf8");
+    const found = source.split(TURN_END_WAIT).length - 1;
+    if (found === 0) continue;
+    waits += found;
+    writeFileSync(path.join(binDir, file), source.replaceAll(TURN_END_WAIT, ""));
+  }
+  if (waits !== 1) throw new Error(`devices: expected the built CLI to hold "${TURN_END_WAIT}" once, found it ${waits} times`);
+  return { bin: path.join(copy, path.relative(ROOT, CLI)) };
 }
 
 /**
@@ -128,13 +154,15 @@ function splitTextModel(captured) {
 
 /**
  * The devices section: (a) the build-time caches, (b) the outbox's split JSON text (a model, see
- * splitTextModel), (c) the word index. Runs round-robin within each device.
+ * splitTextModel), (c) the word index, (d) /send's responses at the end of the turn. Runs round-robin within each device.
  * @param {Helpers} h
  */
 export async function measureDevices(h) {
   const { runs, log } = h;
   const without = packageWithoutBuiltAhead(h.tempDir);
   log(`devices: a copy of the package without ${without.removed.join(", ")}`);
+  const atOnce = packageWritingAtOnce(h.tempDir);
+  log(`devices: a copy of the package whose /send writes each response at once`);
 
   // (a) startup and first send, alternating.
   /** @type {{ with: { listeningMs: number, firstSendMs: number }[], without: { listeningMs: number, firstSendMs: number }[] }} */
@@ -209,6 +237,20 @@ export async function measureDevices(h) {
       device: "c",
       start: () => startServer("sendmock", [CLI, "serve", "--port", "0", "--quiet", "--config", capacityConfig()]),
       prepare: (url) => fillForSearch(url, false),
+      load: validLoad,
+    },
+    {
+      id: "send_turn_end",
+      label: "(d) POST /send, responses written at the end of the turn",
+      device: "d",
+      start: () => startServer("sendmock", [CLI, "serve", "--port", "0"]),
+      load: validLoad,
+    },
+    {
+      id: "send_at_once",
+      label: "(d) POST /send, each response written at once",
+      device: "d",
+      start: () => startServer("sendmock", [atOnce.bin, "serve", "--port", "0"]),
       load: validLoad,
     },
   ];
@@ -287,5 +329,9 @@ export function deviceLines(devices, runs) {
     row("send_index_live"),
     row("send_index_none"),
     `  a send with the index kept up: ${int((t.send_index_live?.cpuUsPerRequest ?? 0) - (t.send_index_none?.cpuUsPerRequest ?? 0))} µs of CPU more per send (${((t.send_index_live?.rps ?? 0) / (t.send_index_none?.rps ?? 1)).toFixed(2)}x the req/s)`,
+    `(d) /send's responses written together at the end of each turn of the event loop vs each at once (a copy of the built CLI without the wait)`,
+    row("send_turn_end"),
+    row("send_at_once"),
+    `  at the end of the turn: ${int((t.send_at_once?.cpuUsPerRequest ?? 0) - (t.send_turn_end?.cpuUsPerRequest ?? 0))} µs of CPU less per send (${((t.send_turn_end?.rps ?? 0) / (t.send_at_once?.rps ?? 1)).toFixed(2)}x the req/s)`,
   ];
 }
