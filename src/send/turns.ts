@@ -3,25 +3,29 @@
 import timers from "node:timers";
 
 /**
- * Node's own setImmediate, taken when this module loads: a test that fakes timers later (vitest
- * and jest fake the global one, vitest `node:timers` too) must still get its answers.
+ * Node's own timers, taken when this module loads: a test that fakes timers later (vitest and
+ * jest fake the global ones, vitest `node:timers` too) must still get its answers.
  */
-const { setImmediate: immediate } = timers;
+const { setImmediate: immediate, setTimeout: soon } = timers;
 
 /**
  * Turns for large sends: each call resolves in a turn of the event loop of its own, in the order
- * of the calls, so that the requests waiting between them get every other turn.
+ * of the calls, so that the requests waiting between them get every other turn. A step runs at
+ * the start of its turn, with the timers, and the turn's responses go out at its end: with both
+ * at the end, a small send's response waited behind a large step, and beside four sends of
+ * 60,000 unknown keys at a time it was answered in 90-119 ms (p99) instead of 43-44 (33-43
+ * before responses waited for the end of the turn).
  */
 export function takingTurns(): () => Promise<void> {
   const waiting: (() => void)[] = [];
   const release = (): void => {
     waiting.shift()?.();
-    if (waiting.length > 0) immediate(release);
+    if (waiting.length > 0) soon(release, 0);
   };
   return () =>
     new Promise((resolve) => {
       waiting.push(resolve);
-      if (waiting.length === 1) immediate(release);
+      if (waiting.length === 1) soon(release, 0);
     });
 }
 
