@@ -13,8 +13,8 @@ import { checkKeyForm, claimKey, REPLAYED_HEADER } from "./idempotency.js";
 import { parseBody, requireJsonMediaType, requireJsonObject } from "./json-body.js";
 import { limitRate } from "./rate-limit.js";
 import { sandboxNameOf, type SendSandbox } from "./sandbox.js";
-import { takingTurns } from "./turns.js";
 import { ERROR_CODE_HEADER, errorResponse, JSON_TYPE } from "./shapes.js";
+import { takingTurns } from "./turns.js";
 
 export interface SendPipelineDeps extends FaultSources, PipelineBasics {
   keys: KeyCheck;
