@@ -13,7 +13,7 @@ const { setImmediate: immediate, setTimeout: soon } = timers;
  * of the calls, so that the requests waiting between them get every other turn. A step runs at
  * the start of its turn, with the timers, and the turn's responses go out at its end: with both
  * at the end, a small send's response waited behind a large step, and beside four sends of
- * 60,000 unknown keys at a time it was answered in 90-119 ms (p99) instead of 43-44 (33-43
+ * 60,000 unknown keys at a time it was answered in 90-119 ms (p99) instead of 43-49 (33-43
  * before responses waited for the end of the turn).
  */
 export function takingTurns(): () => Promise<void> {
