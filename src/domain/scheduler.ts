@@ -3,8 +3,8 @@
 // in time order, each item once even with several replicas on one store.
 
 import { performance } from "node:perf_hooks";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Clock } from "./clock.js";
+import { turnStart } from "./turns.js";
 
 /** One piece of due work. `id` is `<kind>:<key>`: scheduling the same id again replaces it. */
 export interface DueItem {
@@ -103,10 +103,9 @@ const CLAIM_BATCH = 100;
  * Longest stretch a run keeps the event loop before it lets other work in. 40,000 steps in one
  * go (10,000 messages advanced over 4 events) held every request 613-731 ms; a request now waits
  * for the few stretches it needs turns of the loop in (20-60 ms measured). The next stretch
- * starts with the timers, at the start of a turn (at least 1 ms later when nothing else waits):
- * /send's responses go out at the end of the turn, and a stretch started there held them, so a
- * small send beside 600 sends of an 800 KB subject to one webhook waited 82-84 ms (p99) instead
- * of 43.
+ * waits for the start of a turn (turns.ts): /send's responses go out at the end of the turn, and
+ * a stretch resumed there held them, so a small send beside 600 sends of an 800 KB subject to
+ * one webhook waited 82-84 ms (p99) instead of 43.
  */
 const SLICE_MS = 10;
 /** A store that could not be read is looked at again after this long. */
@@ -187,7 +186,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         }
         await runItem(item);
         if (performance.now() - sliceStartedAt >= SLICE_MS) {
-          await sleep(0);
+          await turnStart();
           sliceStartedAt = performance.now();
           // Stopped meanwhile: what this batch still holds is dropped here, and on a shared store
           // taken over by another replica once this one's lease is gone.

@@ -7,12 +7,12 @@ import { ContractRefusal } from "../contract/refusal.js";
 import type { IdempotencyStore, KeptResponse } from "../domain/idempotency.js";
 import { isKeptResponse } from "../send/idempotency.js";
 import type { Journal } from "../domain/journal.js";
+import { turnEnds } from "../domain/turns.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, boundedViolations, type ErrorCode, type Violation } from "../errors.js";
 import { WARNING_HEADER } from "../send/capture.js";
 import { errorNotes, type SendResponse, type Outcome, type SendCall, type SendNotes } from "../send/exchange.js";
 import { ERROR_CODE_HEADER, errorResponse, JSON_TYPE } from "../send/shapes.js";
-import { turnEnds } from "../send/turns.js";
 import type { JournalEntry } from "../wire.js";
 import { journalEntryOf, type SentResponse } from "./journal-entry.js";
 
@@ -153,7 +153,7 @@ export function createSendWriter(deps: SendWriterDeps): SendWriter {
       record(call, outcome, { notes, sent: undefined, clientGone: false, responseViolations });
       return;
     }
-    // With the other responses that end in this turn, at its end (send/turns.ts says what that saves).
+    // With the other responses that end in this turn, at its end (domain/turns.ts says what that saves).
     await endOfTurn();
     const delivered = !res.destroyed && !req.socket.destroyed;
     if (delivered) {

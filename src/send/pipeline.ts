@@ -3,6 +3,7 @@
 import type { OperationChecks } from "../contract/operation-checks.js";
 import type { KeyCheck } from "../domain/api-keys.js";
 import { fieldExcerpt } from "../domain/excerpt.js";
+import { takingTurns } from "../domain/turns.js";
 import { ApiError } from "../errors.js";
 import type { SendRequest } from "../wire.js";
 import { authenticate } from "./authenticate.js";
@@ -14,7 +15,6 @@ import { parseBody, requireJsonMediaType, requireJsonObject } from "./json-body.
 import { limitRate } from "./rate-limit.js";
 import { sandboxNameOf, type SendSandbox } from "./sandbox.js";
 import { ERROR_CODE_HEADER, errorResponse, JSON_TYPE } from "./shapes.js";
-import { takingTurns } from "./turns.js";
 
 export interface SendPipelineDeps extends FaultSources, PipelineBasics {
   keys: KeyCheck;

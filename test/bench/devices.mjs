@@ -35,7 +35,7 @@ function packageWithoutBuiltAhead(tempDir) {
   return { bin: path.join(copy, path.relative(ROOT, CLI)), removed: builtAhead };
 }
 
-/** The one line of the built CLI that holds a /send response until the end of its turn (src/send/turns.ts). */
+/** The one line of the built CLI that holds a /send response until the end of its turn (src/domain/turns.ts). */
 const TURN_END_WAIT = "await endOfTurn();";
 
 /**

@@ -1,4 +1,4 @@
-// Turns of the event loop: large sends take one step a turn, and the responses of a turn go out together at its end.
+// Turns of the event loop: background work resumes at the start of a turn, and the responses of a turn go out together at its end.
 
 import timers from "node:timers";
 
@@ -7,6 +7,11 @@ import timers from "node:timers";
  * jest fake the global ones, vitest `node:timers` too) must still get its answers.
  */
 const { setImmediate: immediate, setTimeout: soon } = timers;
+
+/** Resolves at the start of the next turn, with the timers (at least 1 ms later when nothing else waits). */
+export function turnStart(): Promise<void> {
+  return new Promise((resolve) => soon(resolve, 0));
+}
 
 /**
  * Turns for large sends: each call resolves in a turn of the event loop of its own, in the order
