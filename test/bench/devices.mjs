@@ -15,24 +15,36 @@ const MODEL_ITERATIONS = 20_000;
 
 /**
  * A copy of the package as it ships (package.json, dist/, openapi/, fixtures/, src/ui/, with the
- * project's node_modules linked) without what `npm run build` prepares ahead: the files under
- * dist/ that package.json's `files` lists by name. A mock then finds none of them and compiles,
- * checks and parses at run time, as its fallbacks do. A copy rather than moving the files aside:
- * an interrupted bench leaves the real dist/ whole. Copied, not linked: node follows a link to its
- * target, and the package root is found from where the code really is.
+ * project's node_modules linked) in `tempDir/name`, for a device to be taken out of. A copy
+ * rather than changing the real files: an interrupted bench leaves the real dist/ whole. Copied,
+ * not linked: node follows a link to its target, and the package root is found from where the
+ * code really is.
  * @param {string} tempDir
+ * @param {string} name
+ * @returns {{ copy: string, bin: string }} the copy's folder and its CLI
  */
-function packageWithoutBuiltAhead(tempDir) {
-  const copy = path.join(tempDir, "no-built-ahead");
-  const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8"));
-  const builtAhead = /** @type {string[]} */ (pkg.files).filter((file) => /^dist\/[^/]+\.(cjs|json)$/.test(file));
+function copyOfPackage(tempDir, name) {
+  const copy = path.join(tempDir, name);
   mkdirSync(copy, { recursive: true });
   for (const part of ["package.json", "dist", "openapi", "fixtures", "src/ui"]) cpSync(path.join(ROOT, part), path.join(copy, part), { recursive: true });
   symlinkSync(path.join(ROOT, "node_modules"), path.join(copy, "node_modules"));
+  return { copy, bin: path.join(copy, path.relative(ROOT, CLI)) };
+}
+
+/**
+ * A copy of the package without what `npm run build` prepares ahead: the files under dist/ that
+ * package.json's `files` lists by name. A mock then finds none of them and compiles, checks and
+ * parses at run time, as its fallbacks do.
+ * @param {string} tempDir
+ */
+function packageWithoutBuiltAhead(tempDir) {
+  const { copy, bin } = copyOfPackage(tempDir, "no-built-ahead");
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8"));
+  const builtAhead = /** @type {string[]} */ (pkg.files).filter((file) => /^dist\/[^/]+\.(cjs|json)$/.test(file));
   for (const file of builtAhead) rmSync(path.join(copy, file));
   if (builtAhead.some((file) => existsSync(path.join(copy, file))) || builtAhead.length === 0)
     throw new Error(`devices: the copy without built-ahead files is wrong (package.json lists ${JSON.stringify(builtAhead)})`);
-  return { bin: path.join(copy, path.relative(ROOT, CLI)), removed: builtAhead };
+  return { bin, removed: builtAhead };
 }
 
 /** The one line of the built CLI that holds a /send response until the end of its turn (src/domain/turns.ts). */
@@ -44,11 +56,8 @@ const TURN_END_WAIT = "await endOfTurn();";
  * @param {string} tempDir
  */
 function packageWritingAtOnce(tempDir) {
-  const copy = path.join(tempDir, "writing-at-once");
-  mkdirSync(copy, { recursive: true });
-  for (const part of ["package.json", "dist", "openapi", "fixtures", "src/ui"]) cpSync(path.join(ROOT, part), path.join(copy, part), { recursive: true });
-  symlinkSync(path.join(ROOT, "node_modules"), path.join(copy, "node_modules"));
-  const binDir = path.join(copy, path.dirname(path.relative(ROOT, CLI)));
+  const { bin } = copyOfPackage(tempDir, "writing-at-once");
+  const binDir = path.dirname(bin);
   let waits = 0;
   for (const file of readdirSync(binDir).filter((name) => name.endsWith(".js"))) {
     const source = readFileSync(path.join(binDir, file), "utf8");
@@ -58,7 +67,7 @@ function packageWritingAtOnce(tempDir) {
     writeFileSync(path.join(binDir, file), source.replaceAll(TURN_END_WAIT, ""));
   }
   if (waits !== 1) throw new Error(`devices: expected the built CLI to hold "${TURN_END_WAIT}" once, found it ${waits} times`);
-  return { bin: path.join(copy, path.relative(ROOT, CLI)) };
+  return { bin };
 }
 
 /**
