@@ -2,6 +2,7 @@
 // report the real address, close gracefully.
 
 import type { HttpResponse } from "./response.js";
+import { turnEnd } from "./domain/turns.js";
 import { once } from "node:events";
 import http, { STATUS_CODES, type RequestListener, type ServerResponse } from "node:http";
 import net, { type AddressInfo } from "node:net";
@@ -145,13 +146,13 @@ export async function listen(handler: RequestListener, options: ListenOptions): 
         // been read: the first turn may run before the event loop polls the sockets again, the
         // second runs after it. Closing idle sockets straight away reset such requests, and the
         // fixed 200 ms wait that replaced it made every close() take 200 ms.
-        setImmediate(() =>
-          setImmediate(() => {
+        void turnEnd()
+          .then(turnEnd)
+          .then(() => {
             idleClosed = true;
             server.closeIdleConnections();
             closeWhenDrained();
-          }),
-        );
+          });
       });
       return closing;
     },

@@ -1,6 +1,7 @@
 // Test helpers for any test framework: one mock per file, reset after each test, contract breaks reported on the test that made them.
 
 import type { SendMockOptions } from "./config/resolve.js";
+import { turnEnd } from "./domain/turns.js";
 import type { JournalEntry } from "./wire.js";
 import { startSendMock, type RunningSendMock } from "./mock.js";
 
@@ -53,11 +54,6 @@ export function describeContractBreaks(breaks: readonly JournalEntry[]): string 
   return lines.join("\n");
 }
 
-/** A journal entry is written when its response has gone out: let those already responded land first. */
-function settle(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 /**
  * Registers hooks that start a listening mock before the file's tests (`port: 0` unless given),
  * check the contract and reset it after each test, and close it after the last.
@@ -89,7 +85,8 @@ export function setupSendMock(options: SetupSendMockOptions, hooks: TestHooks): 
     if (mock === undefined) return; // beforeAll failed: the framework already reports that
     let report: string | undefined;
     if (onContractViolation !== "off") {
-      await settle();
+      // A journal entry is written when its response goes out: let those already responded land first.
+      await turnEnd();
       const breaks = contractBreaks((await mock.journal.list()).requests.toReversed());
       if (breaks.length > 0) report = describeContractBreaks(breaks);
     }

@@ -34,6 +34,11 @@ export function takingTurns(): () => Promise<void> {
     });
 }
 
+/** Resolves at the end of the current turn, once what the event loop polled in it has run. */
+export function turnEnd(): Promise<void> {
+  return new Promise((resolve) => immediate(resolve));
+}
+
 /**
  * The end of the current turn of the event loop: one promise, shared by all that wait for it in
  * that turn. Responses written together wake a client that sleeps between them once per burst
