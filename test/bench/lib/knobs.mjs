@@ -8,6 +8,8 @@ export const STRICT = process.env.BENCH_STRICT === "1";
 export const SOAK_SECONDS = nonNegativeNumber("BENCH_SOAK_SECONDS", 60);
 export const CONNECTIONS = 50;
 export const LIST_FILL = 10_000;
+/** The default lifecycle (delivered: two events, step_ms 1000) takes a send's last event this long after it. */
+export const LIFECYCLE_SPAN_MS = 2000;
 export const MB = 1024 * 1024;
 
 const API_KEY = "bench-key-0001";

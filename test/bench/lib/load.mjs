@@ -4,7 +4,7 @@
 import autocannon from "autocannon";
 import { CONNECTIONS, DURATION, log, RUNS, SEND_HEADERS, VALID_BODY, WARMUP } from "./knobs.mjs";
 import { cpuMsOf, stopServer } from "./servers.mjs";
-import { untilQuiet } from "./settle.mjs";
+import { untilIdle, untilQuiet } from "./settle.mjs";
 
 /**
  * @typedef {object} Load
@@ -29,6 +29,9 @@ import { untilQuiet } from "./settle.mjs";
  * @property {number} timeouts
  * @property {Record<string, number>} statuses
  * @property {number} [serverCpuUsPerRequest] the server's CPU time (user + system) over the measured run, per response
+ * @property {{ ms: number, cpuUsPerRequest: number, finished: boolean }} [afterLoad] for a scenario that
+ *   leaves work due (lifecycle steps): how long the server stayed busy once the load stopped, and
+ *   that CPU per response of the run; `finished` false when it was still busy after 60 s
  */
 
 /**
@@ -41,6 +44,8 @@ import { untilQuiet } from "./settle.mjs";
  * @property {"valid" | "invalid"} [peer] a peer the targets compare with, on the valid or the invalid body
  * @property {string} [notMeasured] why a peer's row has no figures (its install failed)
  * @property {number} [warmupS] seconds of discarded load before each run, when not WARMUP
+ * @property {number} [leavesWorkMs] the run leaves work falling due up to this long after it
+ *   (each send's lifecycle steps): the server is watched until it idles, and that is reported
  * @property {Load} load
  */
 
@@ -121,8 +126,17 @@ export async function measure(scenario, run) {
         `${scenario.id} run ${run}: ${server.name} (pid ${server.pid}) exited during the run (${JSON.stringify(outcome.statuses)}, ${outcome.errors} errors)${server.stderrTail() ? `:\n${server.stderrTail()}` : ""}`,
       );
     }
+    // A run's req/s and CPU count only the work done while it lasted: a store whose lifecycle falls
+    // behind the sends leaves part of their cost for after it, and that part is measured here.
+    if (scenario.leavesWorkMs !== undefined) {
+      const after = await untilIdle(server.pid, scenario.leavesWorkMs);
+      outcome.afterLoad = { ms: after.ms, cpuUsPerRequest: (after.cpuMs * 1000) / outcome.requests, finished: after.finished };
+    }
+    const afterLoad = outcome.afterLoad
+      ? `, then busy ${(outcome.afterLoad.ms / 1000).toFixed(1)} s${outcome.afterLoad.finished ? "" : " (still busy)"} after the load, +${outcome.afterLoad.cpuUsPerRequest.toFixed(0)} µs/request`
+      : "";
     log(
-      `${scenario.id} run ${run}/${RUNS}: ${outcome.rps.toFixed(0)} req/s, server CPU ${outcome.serverCpuUsPerRequest.toFixed(0)} µs/request, p50 ${outcome.p50} ms, p99 ${outcome.p99} ms, statuses ${JSON.stringify(outcome.statuses)}, errors ${outcome.errors}`,
+      `${scenario.id} run ${run}/${RUNS}: ${outcome.rps.toFixed(0)} req/s, server CPU ${outcome.serverCpuUsPerRequest.toFixed(0)} µs/request, p50 ${outcome.p50} ms, p99 ${outcome.p99} ms, statuses ${JSON.stringify(outcome.statuses)}, errors ${outcome.errors}${afterLoad}`,
     );
     return outcome;
   } finally {

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { setInterval as every } from "node:timers/promises";
 import { log } from "./knobs.mjs";
-import { memoryOf } from "./servers.mjs";
+import { cpuMsOf, memoryOf } from "./servers.mjs";
 
 /** One sample: an idle share and a change of RSS are measured over a span of time, this one. */
 const SAMPLE_MS = 100;
@@ -50,4 +50,35 @@ export function untilSteady(pid) {
     before = now;
     return steady;
   }, `a steady RSS of ${pid}`);
+}
+
+/** A server at most this busy (CPU time over wall time, of one core) for IDLE_SPAN_MS has finished what it had left. */
+const IDLE_SHARE = 0.05;
+const IDLE_SPAN_MS = 500;
+/** The longest wait for a server to idle: past it the figure says "more than". */
+const IDLE_LIMIT_MS = 60_000;
+
+/**
+ * Waits for process `pid` to finish the work a load left it (lifecycle steps falling due after
+ * the last send): at least `atLeastMs`, then until it used under 5% of a core over 500 ms, at most
+ * 60 s. Returns how long it stayed busy from the call (up to the idle span) and the CPU it used.
+ * @param {number} pid @param {number} atLeastMs
+ * @returns {Promise<{ ms: number, cpuMs: number, finished: boolean }>}
+ */
+export async function untilIdle(pid, atLeastMs) {
+  const started = performance.now();
+  const cpuAtStart = cpuMsOf(pid);
+  // The samples of the last IDLE_SPAN_MS, oldest first.
+  const span = [{ at: started, cpuMs: cpuAtStart }];
+  let last = span[0];
+  for await (const clock of every(SAMPLE_MS, performance)) {
+    last = { at: clock.now(), cpuMs: cpuMsOf(pid) };
+    span.push(last);
+    while (span.length > 2 && last.at - span[1].at >= IDLE_SPAN_MS) span.shift();
+    const first = span[0];
+    const idle = last.at - first.at >= IDLE_SPAN_MS && (last.cpuMs - first.cpuMs) / (last.at - first.at) < IDLE_SHARE;
+    if (idle && last.at - started >= atLeastMs) return { ms: first.at - started, cpuMs: last.cpuMs - cpuAtStart, finished: true };
+    if (last.at - started >= IDLE_LIMIT_MS) break;
+  }
+  return { ms: last.at - started, cpuMs: last.cpuMs - cpuAtStart, finished: false };
 }
