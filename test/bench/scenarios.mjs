@@ -4,7 +4,7 @@
 import { INVALID_BODY, LIFECYCLE_SPAN_MS, LIST_FILL, log, SEND_HEADERS, VALID_BODY, WARMUP } from "./lib/knobs.mjs";
 import { fill, listMessages } from "./lib/load.mjs";
 import { preparePeers } from "./lib/peers.mjs";
-import { baselineHttp, baselineValidator, configWithCapacity, sendmock, sendmockOnRedis } from "./lib/sendmock.mjs";
+import { baselineExpress, baselineHttp, baselineValidator, configWithCapacity, sendmock, sendmockOnRedis } from "./lib/sendmock.mjs";
 import { stopServer } from "./lib/servers.mjs";
 
 /** @typedef {import("./lib/load.mjs").Scenario} Scenario */
@@ -105,11 +105,17 @@ export function benchScenarios(bench) {
       start: baselineHttp,
       load: { method: "POST", path: "/send", headers: SEND_HEADERS, body: VALID_BODY, expectStatus: 200 },
     },
+    {
+      id: "baseline_express",
+      label: "bare express 5, one GET route (the /_mock floor)",
+      start: baselineExpress,
+      load: { method: "GET", path: "/_mock/health", expectStatus: 200 },
+    },
   ];
 }
 
-/** The scenarios that BENCH_ONLY=stores runs: the memory store's send and list beside the redis store's. */
-export const STORE_SECTION_IDS = ["send_valid", "send_valid_redis", "list_10k", "list_10k_redis"];
+/** The scenarios that BENCH_ONLY=stores runs: the memory store's send and list beside the redis store's, and the floor of any /_mock call. */
+export const STORE_SECTION_IDS = ["send_valid", "send_valid_redis", "list_10k", "list_10k_redis", "baseline_express"];
 
 /** The scenarios that BENCH_ONLY=peers runs besides the installed peers' own. */
 export const PEER_SECTION_IDS = ["send_valid", "send_invalid_recipient", "baseline_http", "baseline_validator", "baseline_validator_invalid"];

@@ -76,3 +76,4 @@ export const sendmockOnRedis = (/** @type {BenchRun} */ bench, /** @type {string
 
 export const baselineValidator = () => startServer("baseline-validator", [path.join(ROOT, "test/bench/baseline-validator.mjs"), "0"]);
 export const baselineHttp = () => startServer("baseline-http", [path.join(ROOT, "test/bench/baseline-http.mjs"), "0"]);
+export const baselineExpress = () => startServer("baseline-express", [path.join(ROOT, "test/bench/baseline-express.mjs"), "0"]);
