@@ -64,7 +64,7 @@ function afterLoadOf(runs) {
   };
 }
 
-/** "busy 2.0 s after the load, +3 µs of CPU a request (61 in the run)". @param {NonNullable<ReturnType<typeof afterLoadOf>>} after */
+/** "busy 1.8 s after the load, +3 µs of server CPU a request (71 in the run)". @param {NonNullable<ReturnType<typeof afterLoadOf>>} after */
 function afterLoadText(after) {
   const busy = `${after.finished ? "" : "still "}busy ${(after.ms / 1000).toFixed(1)} s after the load`;
   return `${busy}, +${int(after.cpuUsPerRequest)} µs of server CPU a request (${int(after.cpuUsPerRequestInRun)} in the run)`;
