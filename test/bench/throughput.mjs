@@ -2,7 +2,7 @@
 // the targets judged on them, and the sections BENCH_ONLY=peers, stores and sandboxes.
 
 import os from "node:os";
-import { CONNECTIONS, DURATION, log, RUNS, VALID_BODY, WARMUP } from "./lib/knobs.mjs";
+import { CONNECTIONS, DURATION, LIFECYCLE_SPAN_MS, log, RUNS, VALID_BODY, WARMUP } from "./lib/knobs.mjs";
 import { roundRobin } from "./lib/load.mjs";
 import { finish, int, table } from "./lib/report.mjs";
 import { makeTempDir, startBenchRedis } from "./lib/sendmock.mjs";
@@ -117,10 +117,11 @@ export function throughputSection(scenarioList, outcomes) {
     scenarioList.filter((s) => s.notMeasured !== undefined).map((s) => `${s.label.replace(/ \([^)]*\)$/, "")}: not measured: ${s.notMeasured}`),
   );
   lines.push(...reasons);
-  // A send's lifecycle steps fall due 1 and 2 s after it: a store that keeps up is busy ~2 s after
-  // the load, one that fell behind longer, and its req/s left that part of the cost out.
+  // A store whose lifecycle keeps up is busy about LIFECYCLE_SPAN_MS after the load, one that fell
+  // behind longer, and its req/s left that part of the cost out.
   for (const s of scenarios)
-    if (s.afterLoad !== undefined) lines.push(`${s.label}: ${afterLoadText(s.afterLoad)} (medians; a send's last lifecycle step falls due 2 s after it)`);
+    if (s.afterLoad !== undefined)
+      lines.push(`${s.label}: ${afterLoadText(s.afterLoad)} (medians; a send's last lifecycle step falls due ${LIFECYCLE_SPAN_MS / 1000} s after it)`);
   lines.push(
     `fastest peer: valid body ${peerValid.fastest ? `${peerValid.fastest.label.replace(/^peer: /, "")} ${int(peerValid.fastest.rps)} req/s` : "none measured"}; invalid body ${peerInvalid.fastest ? `${peerInvalid.fastest.label.replace(/^peer: /, "")} ${int(peerInvalid.fastest.rps)} req/s` : "none measured"}`,
   );

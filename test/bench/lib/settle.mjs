@@ -20,14 +20,18 @@ function cpuTimes() {
   return { idle: (fields[3] ?? 0) + (fields[4] ?? 0), total: fields.reduce((sum, value) => sum + value, 0) };
 }
 
-/** Resolves at the end of the first sample after which `done` holds (at most LIMIT_MS). @param {() => boolean} done @param {string} what */
-async function until(done, what) {
-  const deadline = performance.now() + LIMIT_MS;
+/**
+ * Resolves at the end of the first sample after which `done` holds (at most `limitMs`), with
+ * whether it held. @param {() => boolean} done @param {string} what
+ */
+async function until(done, what, limitMs = LIMIT_MS) {
+  const deadline = performance.now() + limitMs;
   for await (const clock of every(SAMPLE_MS, performance)) {
-    if (done()) return;
+    if (done()) return true;
     if (clock.now() >= deadline) break;
   }
-  log(`(${what} not reached within ${LIMIT_MS / 1000} s; going on)`);
+  log(`(${what} not reached within ${limitMs / 1000} s; going on)`);
+  return false;
 }
 
 /** Resolves once the cores were at least 80% idle over a sample (at most 5 s). */
@@ -55,7 +59,7 @@ export function untilSteady(pid) {
 /** A server at most this busy (CPU time over wall time, of one core) for IDLE_SPAN_MS has finished what it had left. */
 const IDLE_SHARE = 0.05;
 const IDLE_SPAN_MS = 500;
-/** The longest wait for a server to idle: past it the figure says "more than". */
+/** The longest wait for a server to idle: past it the figure says "still busy". */
 const IDLE_LIMIT_MS = 60_000;
 
 /**
@@ -70,15 +74,19 @@ export async function untilIdle(pid, atLeastMs) {
   const cpuAtStart = cpuMsOf(pid);
   // The samples of the last IDLE_SPAN_MS, oldest first.
   const span = [{ at: started, cpuMs: cpuAtStart }];
-  let last = span[0];
-  for await (const clock of every(SAMPLE_MS, performance)) {
-    last = { at: clock.now(), cpuMs: cpuMsOf(pid) };
-    span.push(last);
-    while (span.length > 2 && last.at - span[1].at >= IDLE_SPAN_MS) span.shift();
-    const first = span[0];
-    const idle = last.at - first.at >= IDLE_SPAN_MS && (last.cpuMs - first.cpuMs) / (last.at - first.at) < IDLE_SHARE;
-    if (idle && last.at - started >= atLeastMs) return { ms: first.at - started, cpuMs: last.cpuMs - cpuAtStart, finished: true };
-    if (last.at - started >= IDLE_LIMIT_MS) break;
-  }
-  return { ms: last.at - started, cpuMs: last.cpuMs - cpuAtStart, finished: false };
+  const finished = await until(
+    () => {
+      const last = { at: performance.now(), cpuMs: cpuMsOf(pid) };
+      span.push(last);
+      while (span.length > 2 && last.at - span[1].at >= IDLE_SPAN_MS) span.shift();
+      const first = span[0];
+      const idle = last.at - first.at >= IDLE_SPAN_MS && (last.cpuMs - first.cpuMs) / (last.at - first.at) < IDLE_SHARE;
+      return idle && last.at - started >= atLeastMs;
+    },
+    `an idle server (pid ${pid})`,
+    IDLE_LIMIT_MS,
+  );
+  const last = span[span.length - 1];
+  // Busy until the idle span began; still busy at the limit, until then.
+  return { ms: (finished ? span[0].at : last.at) - started, cpuMs: last.cpuMs - cpuAtStart, finished };
 }
