@@ -14,10 +14,10 @@ const ENTRIES = "journal";
 const BYTES = "journal:bytes";
 
 // KEYS: entries list, bytes counter, the bound's order (a list of sandbox names, newest first)
-// and bytes. ARGV: entry JSON, capacity, max_bytes, channel, event, environment's prefix,
-// sandbox. The oldest entry of all goes past either bound, in whichever sandbox's journal; the
-// newest always stays. A list of names is enough to know whose entry is the oldest: a journal
-// loses entries only oldest first, or all at once. In one script for the outbox's reason
+// and bytes. ARGV: entry JSON, capacity, max_bytes, channel, the event's opening (the entry
+// goes after it), environment's prefix, sandbox. The oldest entry of all goes past either
+// bound, in whichever sandbox's journal; the newest always stays. A list of names is enough to
+// know whose entry is the oldest: a journal loses entries only oldest first, or all at once. In one script for the outbox's reason
 // (trimmed after a read, two replicas recording at once both trimmed, or neither): one command
 // per send, ~5 µs of Redis CPU, and the send does not wait for it.
 const RECORD_SCRIPT = luaScript(`${LUA_KEYS_OF}
@@ -37,7 +37,7 @@ while count > 1 and (count > capacity or bytes > maxBytes) do
   end
   count = count - 1
 end
-redis.call('PUBLISH', ARGV[4], ARGV[5])
+redis.call('PUBLISH', ARGV[4], ARGV[5] .. ARGV[1] .. '}')
 return count`);
 
 // KEYS as for RECORD_SCRIPT. ARGV: sandbox. Empties the journal and gives its entries' places and bytes back to the bound.
@@ -59,13 +59,14 @@ export function createRedisJournal(connection: RedisConnection, channel: StoreCh
   return {
     async record(entry) {
       const json = JSON.stringify(entry);
-      // The channel's event is the entry's JSON in an envelope: the entry is serialized once.
+      // The channel's event is the entry's JSON in an envelope, put around it by the script: the
+      // entry is serialized once and sent to Redis once.
       await connection.script(RECORD_SCRIPT, scriptKeys, [
         json,
         capacity,
         maxBytes,
         channel.name,
-        `{"type":"record","entry":${json}}`,
+        `{"type":"record","entry":`,
         shared.environment,
         shared.sandbox,
       ]);

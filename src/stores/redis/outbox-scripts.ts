@@ -72,14 +72,15 @@ end
 
 // KEYS: key list, messages hash, drop counter, set of recipients, bytes counter, status hash,
 // events hash, capture sequence, the bound's order, bytes and sequence. ARGV: keys JSON, id,
-// message JSON (without status and events), capacity, channel, event, prefix of the
-// per-recipient lists, lowercased to, the message's bytes, max_bytes, the environment's prefix,
-// sandbox. The message, its indexes, the bounds and the notice to the other replicas in one
-// step: no replica ever reads a half-added message, and every one hears of each capture. The
-// sequence starts at Redis's clock in µs, so that after Redis restarts empty it still outnumbers
-// what a replica's word index has seen (replica-word-index.ts). Returns the dropped ids.
-// Measured (one at a time, 2,000 each): ~22 µs of Redis CPU per add, ~24 µs when it drops the
-// oldest, in one round trip; it was 79 and 132 µs with q's word index filed here.
+// message JSON (without status and events), capacity, channel, the notice's opening (the
+// message JSON goes after it, from its second character), prefix of the per-recipient lists,
+// lowercased to, the message's bytes, max_bytes, the environment's prefix, sandbox. The message,
+// its indexes, the bounds and the notice to the other replicas in one step: no replica ever
+// reads a half-added message, and every one hears of each capture. The sequence starts at
+// Redis's clock in µs, so that after Redis restarts empty it still outnumbers what a replica's
+// word index has seen (replica-word-index.ts). Returns the dropped ids. Measured (one at a
+// time, 2,000 each): ~22 µs of Redis CPU per add, ~24 µs when it drops the oldest, in one round
+// trip; it was 79 and 132 µs with q's word index filed here.
 export const ADD_SCRIPT = luaScript(`${DROP_PAST_BOUNDS}
 redis.call('LPUSH', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
@@ -94,7 +95,7 @@ end
 redis.call('ZADD', KEYS[9], redis.call('INCR', KEYS[11]), ARGV[12] .. '\\0' .. ARGV[2])
 local bytes = redis.call('INCRBY', KEYS[10], tonumber(ARGV[9]))
 local dropped = dropPastBounds(tonumber(ARGV[4]), tonumber(ARGV[10]), ARGV[11], ARGV[12], redis.call('ZCARD', KEYS[9]), bytes)
-redis.call('PUBLISH', ARGV[5], ARGV[6])
+redis.call('PUBLISH', ARGV[5], ARGV[6] .. string.sub(ARGV[3], 2) .. '}')
 return dropped`);
 
 // KEYS as for ADD_SCRIPT. ARGV: id, status, event JSON, channel, status as JSON, capacity,

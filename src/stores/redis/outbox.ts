@@ -24,13 +24,18 @@ import type { RedisConnection } from "./connection.js";
 import { ADD_SCRIPT, CAPTURED_SINCE_SCRIPT, CLEAR_SCRIPT, DELETE_SCRIPT, EVENT_SCRIPT, OUTBOX_KEYS } from "./outbox-scripts.js";
 import { ownBound, type RedisSandboxBound } from "./shared-bounds.js";
 
+/** The opening of a message as it is read, up to the fields of its stored text: its status and its comma-joined events. */
+function messageOpening(status: string, events: string): string {
+  return `{"status":${JSON.stringify(status)},"events":[${events}],`;
+}
+
 /**
  * A message as it is read: its stored text (without status and events, which change) with its
  * status and its comma-joined events put in front. Joined as text: parsing each message of a
  * page to add two fields would cost what writing stored text as it is saves.
  */
 function composedMessage(rest: string, status: string, events: string): string {
-  return `{"status":${JSON.stringify(status)},"events":[${events}],${rest.slice(1)}`;
+  return `${messageOpening(status, events)}${rest.slice(1)}`;
 }
 
 /** Messages read per HMGET while searching text: large enough to amortize the round trip, small enough not to hold Redis up. */
@@ -204,8 +209,9 @@ export function createRedisOutbox(connection: RedisConnection, channel: StoreCha
         json,
         capacity,
         channel.name,
-        // The message as every read of this store composes it: its text is serialized once per send.
-        `{"type":"capture","message":${composedMessage(json, message.status, message.events.map((event) => JSON.stringify(event)).join(","))}}`,
+        // The notice's opening: the script puts the message's stored text after it, as every read
+        // of this store composes the message. Its text is serialized once per send and sent once.
+        `{"type":"capture","message":${messageOpening(message.status, message.events.map((event) => JSON.stringify(event)).join(","))}`,
         sameToPrefix,
         keys.to,
         keys.bytes,
