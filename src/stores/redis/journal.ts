@@ -14,22 +14,23 @@ const ENTRIES = "journal";
 const BYTES = "journal:bytes";
 
 // KEYS: entries list, bytes counter, the bound's order (a list of sandbox names, newest first)
-// and bytes. ARGV: entry JSON, capacity, max_bytes, channel, the event's opening (the entry
-// goes after it), environment's prefix, sandbox. The oldest entry of all goes past either
-// bound, in whichever sandbox's journal; the newest always stays. A list of names is enough to
-// know whose entry is the oldest: a journal loses entries only oldest first, or all at once. In one script for the outbox's reason
-// (trimmed after a read, two replicas recording at once both trimmed, or neither): one command
-// per send, ~5 µs of Redis CPU, and the send does not wait for it.
+// and bytes. ARGV: entry JSON, capacity, max_bytes, channel, environment's prefix, sandbox. The
+// oldest entry of all goes past either bound, in whichever sandbox's journal; the newest always
+// stays. A list of names is enough to know whose entry is the oldest: a journal loses entries
+// only oldest first, or all at once. In one script for the outbox's reason (trimmed after a
+// read, two replicas recording at once both trimmed, or neither): one command per send, ~5 µs of
+// Redis CPU, and the send does not wait for it. The channel's event is the entry in an envelope
+// put around it here: the entry goes to Redis once.
 const RECORD_SCRIPT = luaScript(`${LUA_KEYS_OF}
 local size = string.len(ARGV[1])
 redis.call('LPUSH', KEYS[1], ARGV[1])
 redis.call('INCRBY', KEYS[2], size)
-local count = redis.call('LPUSH', KEYS[3], ARGV[7])
+local count = redis.call('LPUSH', KEYS[3], ARGV[6])
 local bytes = redis.call('INCRBY', KEYS[4], size)
 local capacity = tonumber(ARGV[2])
 local maxBytes = tonumber(ARGV[3])
 while count > 1 and (count > capacity or bytes > maxBytes) do
-  local prefix = keysOf(ARGV[6], redis.call('RPOP', KEYS[3]))
+  local prefix = keysOf(ARGV[5], redis.call('RPOP', KEYS[3]))
   local dropped = redis.call('RPOP', prefix .. '${ENTRIES}')
   if dropped then
     redis.call('DECRBY', prefix .. '${BYTES}', string.len(dropped))
@@ -37,7 +38,7 @@ while count > 1 and (count > capacity or bytes > maxBytes) do
   end
   count = count - 1
 end
-redis.call('PUBLISH', ARGV[4], ARGV[5] .. ARGV[1] .. '}')
+redis.call('PUBLISH', ARGV[4], '{"type":"record","entry":' .. ARGV[1] .. '}')
 return count`);
 
 // KEYS as for RECORD_SCRIPT. ARGV: sandbox. Empties the journal and gives its entries' places and bytes back to the bound.
@@ -58,18 +59,7 @@ export function createRedisJournal(connection: RedisConnection, channel: StoreCh
 
   return {
     async record(entry) {
-      const json = JSON.stringify(entry);
-      // The channel's event is the entry's JSON in an envelope, put around it by the script: the
-      // entry is serialized once and sent to Redis once.
-      await connection.script(RECORD_SCRIPT, scriptKeys, [
-        json,
-        capacity,
-        maxBytes,
-        channel.name,
-        `{"type":"record","entry":`,
-        shared.environment,
-        shared.sandbox,
-      ]);
+      await connection.script(RECORD_SCRIPT, scriptKeys, [JSON.stringify(entry), capacity, maxBytes, channel.name, shared.environment, shared.sandbox]);
     },
 
     async list({ limit } = {}) {
