@@ -156,6 +156,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
           shutdown: shutdown.signal,
         }),
     watchClient: config.proxy !== null,
+    sandboxPaths: config.proxy === null,
     write: createSendWriter({
       checks: sendChecks,
       responseChecker,
@@ -187,6 +188,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       ...everywhere,
       // A sandbox's scope is what its /_mock calls act on, as it is: the same object each time, so its routes are built once.
       scopeOf: (name): Promise<AdminScopeDeps> => (name === undefined ? Promise.resolve(everywhere) : sandboxes.scopeOf(name)),
+      sandboxes,
       catalog: templates,
       listeningPort,
       shutdown: shutdown.signal,

@@ -11,6 +11,8 @@ export interface SendEdgeDeps {
   respond: (call: SendCall, clientGone?: AbortSignal) => Promise<Outcome>;
   /** Whether the pipeline is told of a client that goes away mid-request (the proxy aborts its upstream call). */
   watchClient: boolean;
+  /** Whether `/sandbox/NAME/send` is a send too: the local mock's sandboxes; the proxy relays `/send` alone. */
+  sandboxPaths: boolean;
   write: SendWriter;
   bodyLimitBytes: number;
   corsOrigins: readonly string[];
@@ -37,9 +39,16 @@ function splitUrl(url: string): [string, string] {
   return mark === -1 ? [url, ""] : [url.slice(0, mark), url.slice(mark + 1)];
 }
 
-/** As express routed it: case-insensitive, with or without a trailing slash. */
-function isSendPath(path: string): boolean {
-  return path === "/send" || /^\/send\/?$/i.test(path);
+/** `/send` as express routed it: case-insensitive, with or without a trailing slash. */
+const SEND_PATH = /^\/send\/?$/i;
+/** A sandbox base URL's `/sandbox/NAME/send` (docs/sandboxes.md): NAME is any one segment here, and the sandbox step checks it. */
+const SANDBOX_SEND_PATH = /^\/sandbox\/([^/]*)\/send\/?$/i;
+
+/** Whether `path` is the send operation's, and the sandbox a base URL's path names (undefined for `/send`). */
+function sendPathOf(path: string): { sandbox?: string } | undefined {
+  if (path === "/send" || SEND_PATH.test(path)) return {};
+  const named = SANDBOX_SEND_PATH.exec(path);
+  return named === null ? undefined : { sandbox: named[1] };
 }
 
 export function createSendEdge(deps: SendEdgeDeps): SendEdge {
@@ -80,6 +89,7 @@ export function createSendEdge(deps: SendEdgeDeps): SendEdge {
     const call: SendCall = {
       method,
       path,
+      pathSandbox: sendPathOf(path)?.sandbox,
       query: queryText === "" ? {} : (parseQuery(queryText) as Record<string, string | string[]>),
       headers: req.headers,
       rawHeaders: req.rawHeaders,
@@ -100,8 +110,9 @@ export function createSendEdge(deps: SendEdgeDeps): SendEdge {
 
   return {
     owns(req) {
-      const path = splitUrl(req.url ?? "/")[0];
-      return isSendPath(path) && !(req.method === "OPTIONS" && corsOrigins.size > 0);
+      const send = sendPathOf(splitUrl(req.url ?? "/")[0]);
+      if (send === undefined || (send.sandbox !== undefined && !deps.sandboxPaths)) return false;
+      return !(req.method === "OPTIONS" && corsOrigins.size > 0);
     },
     handle(req, res) {
       handle(req, res).catch((error: unknown) => {

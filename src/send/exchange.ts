@@ -12,6 +12,8 @@ export interface SendCall {
   readonly method: string;
   /** The path without its query, as the journal shows it. */
   readonly path: string;
+  /** The NAME of a sandbox base URL's path, `/sandbox/NAME/send`, as written (checked by the sandbox step); undefined for `/send`. */
+  readonly pathSandbox?: string;
   /** Parsed as `name=value` pairs: a value is a string, or a list of strings for a repeated name. */
   readonly query: Readonly<Record<string, string | string[]>>;
   /** By lower-case name, as Node gives them. */

@@ -23,6 +23,7 @@ function appResponding(status: number, response: unknown, bugs: unknown[] = []):
   const edge = createSendEdge({
     respond: () => Promise.resolve({ kind: "response", response: { status, headers: {}, body: { json: response } }, judge: "enforce", notes: {} }),
     watchClient: false,
+    sandboxPaths: false,
     write: createSendWriter({
       checks,
       responseChecker: () => Promise.reject(new Error("no respond fault here")),

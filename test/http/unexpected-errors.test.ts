@@ -51,6 +51,7 @@ async function sendmockWhoseSend(fail: () => never, shape: "a" | "b" = "a") {
       shutdown,
     }),
     watchClient: false,
+    sandboxPaths: false,
     write: createSendWriter({
       checks,
       responseChecker: () => Promise.reject(new Error("no respond fault here")),
