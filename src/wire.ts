@@ -216,6 +216,7 @@ export interface ConfigView {
   allow_fault_header: boolean;
   allow_magic_recipients: boolean;
   admin_token_set: boolean;
+  allow_open_admin: boolean;
   cors_origins: string[];
   captured_messages: number;
   dropped_messages: number;
@@ -312,6 +313,12 @@ export interface OutcomeRule extends RuleCommon {
 
 export interface OutcomeList {
   outcomes: OutcomeRule[];
+}
+
+/** `GET /_mock/sandboxes`: the names in use, sorted (the default sandbox aside), and their bound. */
+export interface SandboxList {
+  sandboxes: string[];
+  max_sandboxes: number;
 }
 
 /** `GET /_mock/clock`: the mock's time, and how far it is ahead of the real time. */

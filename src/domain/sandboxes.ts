@@ -49,16 +49,20 @@ export interface SandboxRegistry {
   names(): Promise<string[]>;
   /** Forgets every name. */
   clear(): Promise<void>;
+  /** Forgets `name` alone (nothing when it is not known), so it counts toward the bound no more. */
+  release(name: string): Promise<void>;
   /** Calls `listener` with each name claimed for the first time (on a shared store, by any replica); returns the unsubscribe. */
   onClaimed(listener: (name: string) => void): () => void;
   /** Calls `listener` after every clear (on a shared store, by any replica); returns the unsubscribe. */
   onCleared(listener: () => void): () => void;
+  /** Calls `listener` with each name released (on a shared store, by any replica); returns the unsubscribe. */
+  onReleased(listener: (name: string) => void): () => void;
 }
 
 /** The failure of a new sandbox past `max_sandboxes`. */
 export function tooManySandboxes(name: string, max: number): DomainFailure {
   return new DomainFailure(
     "invalid_request",
-    `Sandbox ${JSON.stringify(name)} would be one more than max_sandboxes (${max}): POST /_mock/reset without a sandbox forgets them all`,
+    `Sandbox ${JSON.stringify(name)} would be one more than max_sandboxes (${max}): DELETE /_mock/sandboxes/NAME forgets one, POST /_mock/reset without a sandbox forgets them all`,
   );
 }

@@ -268,6 +268,7 @@ export interface components {
             allow_fault_header: boolean;
             allow_magic_recipients: boolean;
             admin_token_set: boolean;
+            allow_open_admin: boolean;
             cors_origins: string[];
             captured_messages: number;
             dropped_messages: number;
@@ -278,6 +279,10 @@ export interface components {
             response_shape?: components["schemas"]["ResponseShape"];
             strict_data?: boolean;
             rate_limit?: components["schemas"]["RateLimitSettings"] | null;
+        };
+        SandboxList: {
+            sandboxes: components["schemas"]["SandboxName"][];
+            max_sandboxes: number;
         };
         Health: {
             ok: true;

@@ -30,6 +30,14 @@ export interface Sandboxes {
   onBuilt(listener: (scope: SandboxScope) => void): () => void;
   /** Every sandbox back to its start-up state, and the named ones forgotten (their scopes closed, here and, on a shared registry, on every replica). */
   resetAll(): Promise<void>;
+  /**
+   * The sandbox `name` (a checked name, not the default's) emptied and its name released, so it
+   * counts toward max_sandboxes no more; nothing when it is not known. Its scope is closed here
+   * and, on a shared registry, on every replica.
+   */
+  forget(name: string): Promise<void>;
+  /** The names in use (the default's aside), sorted. */
+  names(): Promise<string[]>;
   /** Stops every scope's scheduler and webhook delivering. */
   stop(): void;
 }
@@ -80,6 +88,8 @@ export function createSandboxes(deps: SandboxesDeps): Sandboxes {
       () => undefined,
     );
   });
+  // A name released through any replica: its scope here goes too.
+  registry.onReleased((released) => forgetBuilt((name) => name !== released));
   // A sandbox first used through another replica is built here while someone listens to every sandbox (an unscoped wait, the events stream).
   registry.onClaimed((name) => {
     if (builtListeners.size > 0) builtScope(name).catch(() => undefined);
@@ -113,6 +123,14 @@ export function createSandboxes(deps: SandboxesDeps): Sandboxes {
       await registry.clear();
       forgetBuilt(() => false);
     },
+    async forget(name) {
+      if (!(await registry.names()).includes(name)) return;
+      // Built here if another replica built it: its state is in the shared store all the same.
+      await (await builtScope(name)).reset();
+      await registry.release(name);
+      forgetBuilt((kept) => kept !== name);
+    },
+    names: () => registry.names(),
     stop() {
       defaultScope.stop();
       for (const scope of built.values())

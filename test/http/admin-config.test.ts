@@ -25,6 +25,7 @@ describe("GET /_mock/config", () => {
       allow_fault_header: true,
       allow_magic_recipients: true,
       admin_token_set: false,
+      allow_open_admin: false,
       cors_origins: [],
       captured_messages: 0,
       dropped_messages: 0,

@@ -48,5 +48,21 @@ export function describeSandboxRegistryContract(name: string, makeRegistries: Ma
       expect(await one.claim("b", 1)).toBe(true);
       expect(await other.names()).toEqual(["b"]);
     });
+
+    it("releases one name for both views, telling each, and the bound counts one fewer", async () => {
+      const [one, other] = await makeRegistries();
+      const heard: string[] = [];
+      const stop = other.onReleased((name) => heard.push(name));
+      await one.claim("a", 2);
+      await one.claim("b", 2);
+
+      await one.release("a");
+      await one.release("never-claimed");
+
+      expect(await other.names()).toEqual(["b"]);
+      expect(await other.claim("c", 2)).toBe(true);
+      await expect.poll(() => heard).toEqual(["a"]);
+      stop();
+    });
   });
 }

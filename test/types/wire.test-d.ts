@@ -43,6 +43,7 @@ test("the inspection API's bodies", () => {
   expectTypeOf<Wire.WebhookDelivery>().toEqualTypeOf<Admin["WebhookDelivery"]>();
   expectTypeOf<Wire.WebhookDeliveryList>().toEqualTypeOf<Admin["WebhookDeliveryList"]>();
   expectTypeOf<Wire.ClockView>().toEqualTypeOf<Admin["ClockView"]>();
+  expectTypeOf<Wire.SandboxList>().toEqualTypeOf<Admin["SandboxList"]>();
   expectTypeOf<Wire.ClockAdvance>().toEqualTypeOf<Admin["ClockAdvance"]>();
   expectTypeOf<Wire.CapturedMessage>().toEqualTypeOf<Admin["CapturedMessage"]>();
   expectTypeOf<Wire.MessageList>().toEqualTypeOf<Admin["MessageList"]>();

@@ -21,6 +21,7 @@ import { createMessageRoutes, type MessageRoutesDeps } from "./messages.js";
 import { createOutcomeRoutes, type OutcomeRoutesDeps } from "./outcomes.js";
 import { createRequestRoutes, type RequestRoutesDeps } from "./requests.js";
 import { createResetRoutes, type ResetRoutesDeps } from "./reset.js";
+import { createSandboxRoutes, type SandboxRoutesDeps } from "./sandboxes.js";
 import { createTemplateRoutes, type TemplateRoutesDeps } from "./templates.js";
 import { createWebhookRoutes, type WebhookRoutesDeps } from "./webhooks.js";
 import { sandboxOfCall } from "./sandbox.js";
@@ -31,7 +32,7 @@ export interface AdminFrameDeps {
   translate: (error: unknown, body: unknown) => ApiError;
   /** admin.yaml: every documented call is held to it, and its paths decide what is a 405. */
   contract: Contract;
-  config: Pick<ResolvedConfig, "adminToken">;
+  config: Pick<ResolvedConfig, "adminToken" | "maxSandboxes">;
 }
 
 /** What the resources a sandbox scopes act on: one sandbox's state, or every sandbox's at once. */
@@ -50,7 +51,8 @@ export type AdminRoutesDeps = AdminFrameDeps &
   OutcomeRoutesDeps &
   WebhookRoutesDeps &
   ClockRoutesDeps &
-  ResetRoutesDeps;
+  ResetRoutesDeps &
+  SandboxRoutesDeps;
 
 export interface AdminSandboxDeps {
   /**
@@ -99,7 +101,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
     return routes;
   };
 
-  router.use(createDocumentRoutes(deps), createHealthRoutes(), createTemplateRoutes(deps), createConfigRoutes(deps));
+  router.use(createDocumentRoutes(deps), createHealthRoutes(), createTemplateRoutes(deps), createConfigRoutes(deps), createSandboxRoutes(deps));
   router.use((req: Request, res: Response, next: NextFunction) => {
     if (!req.path.startsWith("/_mock/")) {
       next();

@@ -6,6 +6,7 @@ export function createMemorySandboxRegistry(): SandboxRegistry {
   const known = new Set<string>();
   const claimedListeners = new Set<(name: string) => void>();
   const clearedListeners = new Set<() => void>();
+  const releasedListeners = new Set<(name: string) => void>();
   return {
     claim(name, max) {
       if (known.has(name)) return Promise.resolve(true);
@@ -20,6 +21,10 @@ export function createMemorySandboxRegistry(): SandboxRegistry {
       for (const listener of clearedListeners) listener();
       return Promise.resolve();
     },
+    release(name) {
+      if (known.delete(name)) for (const listener of releasedListeners) listener(name);
+      return Promise.resolve();
+    },
     onClaimed(listener) {
       claimedListeners.add(listener);
       return () => claimedListeners.delete(listener);
@@ -27,6 +32,10 @@ export function createMemorySandboxRegistry(): SandboxRegistry {
     onCleared(listener) {
       clearedListeners.add(listener);
       return () => clearedListeners.delete(listener);
+    },
+    onReleased(listener) {
+      releasedListeners.add(listener);
+      return () => releasedListeners.delete(listener);
     },
   };
 }

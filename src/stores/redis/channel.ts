@@ -18,8 +18,9 @@ export type StoreEvent =
   /** The run-time settings changed: every change in force, as field and JSON value pairs, numbered in the order they were made. */
   | { type: "settings"; version: number; changes: string[] }
   | { type: "clock"; offsetMs: number; version: number }
-  /** A sandbox's name claimed for the first time, or every name forgotten (the registry's, on the environment's channel). */
+  /** A sandbox's name claimed for the first time, one name released, or every name forgotten (the registry's, on the environment's channel). */
   | { type: "claimed"; name: string }
+  | { type: "released"; name: string }
   | { type: "forgotten" };
 
 export interface StoreChannel {

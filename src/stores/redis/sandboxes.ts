@@ -1,5 +1,5 @@
 // The names of the sandboxes in use, one set in Redis for every replica: a new name is added and bounded in one script,
-// and every replica is told of a new name and of a clear.
+// and every replica is told of a new name, a name released and a clear.
 
 import type { SandboxRegistry } from "../../domain/sandboxes.js";
 import type { StoreChannel } from "./channel.js";
@@ -20,6 +20,12 @@ redis.call('DEL', KEYS[1])
 redis.call('PUBLISH', ARGV[1], '{"type":"forgotten"}')
 return 0`);
 
+// KEYS: the set of names. ARGV: the name, channel. Forgets that name and tells every replica, when it was known.
+const RELEASE_SCRIPT = luaScript(`
+if redis.call('SREM', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('PUBLISH', ARGV[2], '{"type":"released","name":' .. cjson.encode(ARGV[1]) .. '}')
+return 1`);
+
 /** `channel`: the environment's, which every replica hears. */
 export function createRedisSandboxRegistry(connection: RedisConnection, channel: StoreChannel): SandboxRegistry {
   const namesKey = connection.key("sandboxes");
@@ -33,7 +39,11 @@ export function createRedisSandboxRegistry(connection: RedisConnection, channel:
     async clear() {
       await connection.script(CLEAR_SCRIPT, [namesKey], [channel.name]);
     },
+    async release(name) {
+      await connection.script(RELEASE_SCRIPT, [namesKey], [name, channel.name]);
+    },
     onClaimed: (listener) => channel.on("claimed", (event) => listener(event.name)),
     onCleared: (listener) => channel.on("forgotten", () => listener()),
+    onReleased: (listener) => channel.on("released", (event) => listener(event.name)),
   };
 }
