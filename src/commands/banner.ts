@@ -1,5 +1,6 @@
 // The start banner of serve and proxy: where the mock is, what it loaded and which rules are in force.
 
+import { isLoopbackHost } from "../domain/addresses.js";
 import type { RunningSendMock } from "../mock.js";
 import type { RateLimitOptions } from "../domain/rate-limiter.js";
 import type { FaultRule } from "../wire.js";
@@ -74,6 +75,9 @@ export async function bannerOf(mock: RunningSendMock, options: BannerOptions): P
     ["store", store],
   ];
   if (options.rulesApply) lines.push(["rate limit", rateLimitText(rateLimit)], ...faultLines(rules));
+  // Said where it cannot be missed: allow_open_admin is the image's default, and a published port reaches every email.
+  const open = config.adminToken === null && !isLoopbackHost(config.host);
+  if (open) lines.push(["admin", `open: no admin_token, so whoever reaches ${mock.url} reads every email (docs/security-and-limits.md)`]);
   return {
     title: `${options.name} listening on ${mock.url}`,
     lines,
@@ -83,6 +87,7 @@ export async function bannerOf(mock: RunningSendMock, options: BannerOptions): P
       inbox: `${mock.url}/_mock/`,
       templates: { folder: config.templates, loaded, broken },
       config: options.configFile ?? null,
+      admin_open: open,
       store:
         config.store.kind === "memory" ? { kind: "memory" } : { kind: "redis", url: withoutPassword(config.store.url), key_prefix: config.store.keyPrefix },
       ...(options.rulesApply && {

@@ -10,7 +10,7 @@ async function serve(flags: ServeFlags, command: Command): Promise<void> {
   const log = createCommandLog({ format: flags.logFormat, detail: logDetailOf(flags), bufferBytes: flags.logBuffer });
   const mock = await startMockOrFail(optionsFromFlags(flags, log), command);
   // Ready for a signal before anyone can read the URL and send one.
-  closeOnSignals(mock, log);
+  closeOnSignals(mock, log, { stopWithParent: flags.stopWithParent });
   log.banner(
     await bannerOf(mock, {
       name: "sendmock",

@@ -2,7 +2,8 @@
 
 import bytes from "bytes";
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { ConfigError } from "../config/check.js";
+import { ConfigError, renameKeys } from "../config/check.js";
+import { environmentVariableOf, settingsFromEnvironment } from "../config/environment.js";
 import type { FlagDeclaration } from "../config/declaration.js";
 import { DECLARED_SETTINGS, snakeToCamel, type SettingKey } from "../config/schema.js";
 import type { SendMockOptions } from "../config/resolve.js";
@@ -41,7 +42,20 @@ export function fail(message: string, exitCode = 1): never {
  */
 export async function startMockOrFail(options: SendMockOptions, command: Command): Promise<RunningSendMock> {
   const { startSendMock } = await import("../mock.js");
-  return startSendMock(options, "command line").catch((error: unknown) => fail(`${describeStartError(error)}${environmentNote(command)}`));
+  return Promise.resolve()
+    .then(() => startSendMock(withEnvironment(options), "command line"))
+    .catch((error: unknown) => {
+      const problem = describeStartError(error);
+      // A variable's own problem names it already.
+      fail(problem.startsWith("environment:") ? problem : `${problem}${environmentNote(command)}`);
+    });
+}
+
+/** The settings of the environment (config/environment.ts) under the flags: a flag given wins over its key's variable. */
+function withEnvironment(options: SendMockOptions): SendMockOptions {
+  const fromEnvironment = renameKeys(settingsFromEnvironment(process.env), snakeToCamel) as SendMockOptions;
+  const given = Object.entries(options).filter(([, value]) => value !== undefined);
+  return { ...fromEnvironment, ...Object.fromEntries(given) };
 }
 
 export function describeStartError(error: unknown): string {
@@ -82,12 +96,18 @@ function startedByPackageManager(env: NodeJS.ProcessEnv): boolean {
  * Started by a package manager, the server also stops so when its parent is gone. npm runs a
  * command as `sh -c "…"` and passes SIGTERM to that shell only: the shell dies, npm exits, and
  * node, re-parented to PID 1 (or a subreaper), would keep its port and its pipes (a test's
- * `close` event would never come). A changed `process.ppid` says the parent is gone. (A SIGINT
+ * `close` event would never come). A changed `process.ppid` says the parent is gone. A client that
+ * starts sendmock itself (the Python plugin) asks for the same with `--stop-with-parent`, so a
+ * test session killed outright leaves no server behind. (A SIGINT
  * npm passes on, dash keeps while it waits for node: nothing here can see it, which is why
  * `npm start` execs node.) Started otherwise (by hand, a service manager, a container's init),
  * the server keeps running as its parent decides, and nothing is watched.
  */
-export function closeOnSignals(server: { close(): Promise<void>; config: { shutdownGraceMs: number } }, log: CommandLog): void {
+export function closeOnSignals(
+  server: { close(): Promise<void>; config: { shutdownGraceMs: number } },
+  log: CommandLog,
+  options: { stopWithParent?: boolean } = {},
+): void {
   let stopping = false;
   const stop = (why: string): void => {
     if (stopping) return;
@@ -105,7 +125,7 @@ export function closeOnSignals(server: { close(): Promise<void>; config: { shutd
   };
   process.once("SIGINT", () => stop("SIGINT received"));
   process.once("SIGTERM", () => stop("SIGTERM received"));
-  if (!startedByPackageManager(process.env)) return;
+  if (options.stopWithParent !== true && !startedByPackageManager(process.env)) return;
   const watch = setInterval(() => {
     if (process.ppid === PARENT_AT_START) return;
     clearInterval(watch);
@@ -120,6 +140,7 @@ export interface ServeFlags {
   logBuffer?: number;
   quiet?: boolean;
   verbose?: boolean;
+  stopWithParent?: boolean;
   [declaredFlag: string]: unknown;
 }
 
@@ -168,9 +189,14 @@ const ENVIRONMENT_VARIABLES: Readonly<Record<string, string>> = {
  * fails on a value nobody typed on the command line must say where the value came from.
  */
 export function environmentNote(command: Command): string {
-  const used = Object.entries(ENVIRONMENT_VARIABLES)
-    .filter(([flag]) => command.getOptionValueSource(flag) === "env")
-    .map(([, variable]) => variable);
+  const used = [
+    ...Object.entries(ENVIRONMENT_VARIABLES)
+      .filter(([flag]) => command.getOptionValueSource(flag) === "env")
+      .map(([, variable]) => variable),
+    ...DECLARED_SETTINGS.map(([key]) => environmentVariableOf(key)).filter(
+      (variable) => !Object.values(ENVIRONMENT_VARIABLES).includes(variable) && (process.env[variable] ?? "") !== "",
+    ),
+  ];
   return used.length === 0 ? "" : ` (environment: ${used.join(", ")})`;
 }
 
@@ -215,5 +241,5 @@ export function addMockFlags(command: Command, help: Partial<Record<SettingKey, 
 /** Declares the flags only `serve` takes (the store's). */
 export function addServeFlags(command: Command): Command {
   for (const declared of DECLARED_FLAGS) if (declared.flag.serveOnly === true) command.addOption(optionOf(declared, undefined));
-  return command;
+  return command.option("--stop-with-parent", "stop when the process that started sendmock exits, as a test session's client asks");
 }

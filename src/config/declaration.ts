@@ -120,7 +120,7 @@ export const SETTINGS = {
     default: "127.0.0.1",
     flag: { name: "--host <host>", help: "address to bind (default 127.0.0.1)", env: "SENDMOCK_HOST", parse: "non-empty" },
     view: "configured",
-    docs: { default: "`127.0.0.1`", meaning: "a non-loopback host is refused unless `admin_token` is set" },
+    docs: { default: "`127.0.0.1`", meaning: "a non-loopback host is refused unless `admin_token` or `allow_open_admin` is set" },
   }),
   // The shipped folder when absent (config/resolve.ts): where the package is found is no default a file could write.
   templates: setting(Type.String({ minLength: 1 }), {
@@ -192,6 +192,14 @@ export const SETTINGS = {
     default: null,
     view: "whether set",
     docs: { meaning: "when set, every `/_mock` call needs `Authorization: Bearer <admin_token>`" },
+  }),
+  allow_open_admin: setting(Type.Boolean(), {
+    default: false,
+    view: "configured",
+    docs: {
+      meaning:
+        "listen on a non-loopback host without `admin_token` all the same, the `/_mock` API open to whoever reaches the port (the image sets it), see [Security and limits](security-and-limits.md)",
+    },
   }),
   sender: setting(Type.String({ minLength: 1, maxLength: 998 }), {
     default: "sendmock <no-reply@sendmock.test>",

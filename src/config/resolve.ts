@@ -97,9 +97,9 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
 
   const host = valueOf("host") as string;
   const adminToken = valueOf("admin_token") as string | null;
-  if (!isLoopbackHost(host) && adminToken === null) {
+  if (!isLoopbackHost(host) && adminToken === null && valueOf("allow_open_admin") !== true) {
     throw new ConfigError(
-      `refusing to listen on ${host} without admin_token: anyone who can reach it could read every captured email. Set admin_token, or use a loopback host such as 127.0.0.1`,
+      `refusing to listen on ${host} without admin_token: anyone who can reach it could read every captured email. Set admin_token, or use a loopback host such as 127.0.0.1 (allow_open_admin: true listens all the same)`,
     );
   }
   // A problem the schema cannot see is blamed on where its key came from, and names the keys

@@ -1,0 +1,52 @@
+// Every config key from the environment as `SENDMOCK_<KEY>`, for the executable and the image, where a file or a flag is
+// the harder thing to give: text as written for a key that takes text, else JSON or YAML's flow style.
+
+import { parse as parseYaml } from "yaml";
+import { checkConfig, type FileSettings } from "./check.js";
+import { DECLARED_SETTINGS, type SettingKey } from "./schema.js";
+import type { KeyNaming } from "../contract/schema-check.js";
+
+/** `SENDMOCK_RATE_LIMIT` for rate_limit: the declaration's variable where its flag names one, else the key in upper case. */
+export function environmentVariableOf(key: SettingKey): string {
+  const declared = DECLARED_SETTINGS.find(([declaredKey]) => declaredKey === key)?.[1];
+  return declared?.flag?.env ?? `SENDMOCK_${key.toUpperCase()}`;
+}
+
+/** The keys read here: those whose flag has no variable of its own (commander reads those with the flag). */
+const READ_HERE = DECLARED_SETTINGS.filter(([, declaration]) => declaration.flag?.env === undefined).map(([key]) => key);
+
+const NAMING: KeyNaming = (key, parent) => (parent.length === 0 ? environmentVariableOf(key as SettingKey) : key);
+
+/**
+ * The value a variable's text gives `key`: YAML (JSON is YAML) so that `true`, `5`, `[a, b]` and
+ * `{requests: 5, per_seconds: 1}` are what they say; but the text itself where that is what the
+ * key takes and the YAML is not, so `SENDMOCK_ADMIN_TOKEN=12345678` is a token and not a number.
+ */
+function valueOf(key: SettingKey, text: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text) as unknown;
+  } catch {
+    return text;
+  }
+  const fits = (value: unknown): boolean => {
+    try {
+      checkConfig({ [key]: value }, "environment", NAMING);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return fits(parsed) || !fits(text) ? parsed : text;
+}
+
+/** The settings the environment gives, snake_case as a file writes them, checked: a bad one is a ConfigError naming its variable. */
+export function settingsFromEnvironment(env: NodeJS.ProcessEnv): FileSettings {
+  const settings: FileSettings = {};
+  for (const key of READ_HERE) {
+    const text = env[environmentVariableOf(key)];
+    if (text !== undefined && text !== "") settings[key] = valueOf(key, text);
+  }
+  checkConfig(settings, "environment", NAMING);
+  return settings;
+}
