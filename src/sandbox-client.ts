@@ -26,8 +26,11 @@ export interface RemoteMessageFilter {
 }
 
 export interface SandboxClient {
+  /** The server's URL. */
   readonly url: string;
   readonly sandbox: string;
+  /** `{url}/sandbox/NAME`: a base URL whose `POST /send` lands in this sandbox, for an app's send client in any language. */
+  readonly baseUrl: string;
   /** The header that sends a request into this sandbox: spread it into a send's headers. */
   readonly headers: Readonly<Record<"X-Sendmock-Sandbox", string>>;
   /** `LOCAL@NAME.sandbox.sendmock.test`: an address whose sends land in this sandbox, for a test that only types an address. */
@@ -44,6 +47,8 @@ export interface SandboxClient {
   readonly clock: { now(): Promise<ClockView>; advance(ms: number): Promise<ClockView> };
   /** Empties this sandbox alone. */
   reset(): Promise<void>;
+  /** Empties this sandbox and releases its name, so it counts toward max_sandboxes no more (`DELETE /_mock/sandboxes/NAME`). */
+  forget(): Promise<void>;
 }
 
 /**
@@ -73,9 +78,10 @@ export function sandboxClient(options: SandboxClientOptions): SandboxClient {
   const base = options.url.replace(/\/$/, "");
   const auth: Record<string, string> = options.adminToken === undefined ? {} : { Authorization: `Bearer ${options.adminToken}` };
 
-  async function call<T>(method: string, path: string, query: Record<string, string> = {}, body?: unknown): Promise<T> {
-    const search = new URLSearchParams({ ...query, sandbox });
-    const response = await fetch(`${base}${path}?${search.toString()}`, {
+  async function call<T>(method: string, path: string, query: Record<string, string> | null = {}, body?: unknown): Promise<T> {
+    // null: a call that names the sandbox in its path, not its query.
+    const search = query === null ? "" : `?${new URLSearchParams({ ...query, sandbox }).toString()}`;
+    const response = await fetch(`${base}${path}${search}`, {
       method,
       headers: { ...auth, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -88,6 +94,7 @@ export function sandboxClient(options: SandboxClientOptions): SandboxClient {
   return {
     url: base,
     sandbox,
+    baseUrl: `${base}/sandbox/${sandbox}`,
     headers: { "X-Sendmock-Sandbox": sandbox },
     address: (localPart = "user") => `${localPart}@${sandbox}.${SANDBOX_RECIPIENT_DOMAIN}`,
     outbox: {
@@ -117,5 +124,6 @@ export function sandboxClient(options: SandboxClientOptions): SandboxClient {
       advance: (ms) => call("POST", "/_mock/clock", {}, { advance_ms: ms }),
     },
     reset: () => call<undefined>("POST", "/_mock/reset"),
+    forget: () => call<undefined>("DELETE", `/_mock/sandboxes/${sandbox}`, null),
   };
 }

@@ -137,6 +137,11 @@ startLiveUpdates({
 // ---- the header's sandbox picker: the page at ?sandbox=NAME shows that sandbox, without it every one ----
 
 byId("sandbox-input").value = PAGE_SANDBOX ?? "";
+// The base URL an app's send client is given to send into this sandbox (POST {base}/send), whatever its language.
+if (PAGE_SANDBOX !== null) {
+  byId("sandbox-base-url").textContent = `${document.location.origin}/sandbox/${PAGE_SANDBOX}`;
+  byId("sandbox-base").hidden = false;
+}
 byId("sandbox-picker").addEventListener("submit", (event) => {
   event.preventDefault();
   const name = byId("sandbox-input").value.trim();

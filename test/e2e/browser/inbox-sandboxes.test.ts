@@ -50,11 +50,22 @@ describe.skipIf(skipReason !== undefined)("the inbox page's sandbox picker in Ch
     await expect.poll(() => rows.count()).toBe(1);
     expect(await rows.first().textContent()).toContain("ada@example.com");
     expect(await page.getByTestId("sandbox-input").inputValue()).toBe("one");
+    // The base URL it shows sends into this sandbox, with no header.
+    const baseUrl = await page.getByTestId("sandbox-base-url").textContent();
+    expect(baseUrl).toBe(`${mock.url}/sandbox/one`);
+    const viaBase = await fetch(`${baseUrl}/send`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...bearer() },
+      body: JSON.stringify(aSendRequest({ to: "base-url@example.com" })),
+    });
+    expect(viaBase.status).toBe(200);
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await rows.first().textContent()).toContain("base-url@example.com");
 
     // Live: a send into this sandbox shows, one into another does not.
     await sendIn(mock, "two", "linus@example.com");
     await sendIn(mock, "one", "alan@example.com");
-    await expect.poll(() => rows.count()).toBe(2);
+    await expect.poll(() => rows.count()).toBe(3);
     expect(await page.getByTestId("message-list").textContent()).not.toContain("linus@example.com");
 
     await page.getByTestId("sandbox-input").fill("two");
@@ -68,6 +79,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page's sandbox picker in Ch
     await page.getByTestId("sandbox-input").press("Enter");
     await page.waitForURL((url) => url.pathname === "/_mock/" && !url.searchParams.has("sandbox"));
     await waitLive(page);
-    await expect.poll(() => rows.count()).toBe(4);
+    await expect.poll(() => rows.count()).toBe(5);
+    expect(await page.getByTestId("sandbox-base").isHidden()).toBe(true);
   });
 });

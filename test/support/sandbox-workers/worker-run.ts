@@ -11,8 +11,8 @@ const url = process.env.SENDMOCK_URL ?? "";
  */
 const RENDEZVOUS = sandboxClient({ url, sandbox: "rendezvous" });
 
-async function send(headers: Record<string, string>, to: string): Promise<number> {
-  const response = await fetch(`${url}/send`, {
+async function send(headers: Record<string, string>, to: string, base = url): Promise<number> {
+  const response = await fetch(`${base}/send`, {
     method: "POST",
     headers: { Authorization: "Bearer worker-key", "Content-Type": "application/json", ...headers },
     body: JSON.stringify({ to, template_id: "welcome", data: { name: "Ada", company: "Acme", login_url: "https://app.example.com/login" } }),
@@ -42,4 +42,13 @@ export async function runWorker(sends: number): Promise<void> {
   expect((await box.outbox.list({ status: "delivered" })).total).toBe(sends + 1);
   await box.reset();
   expect((await box.outbox.list()).total).toBe(0);
+
+  // Its base URL sends into it with no header, as an app in any language would be configured.
+  expect(await send({}, "linus@example.com", box.baseUrl)).toBe(200);
+  expect((await box.outbox.list()).messages.map((message) => message.to)).toEqual(["linus@example.com"]);
+
+  // Forgotten, its name no longer counts: the server lists it no more.
+  await box.forget();
+  const inUse = (await (await fetch(`${url}/_mock/sandboxes`)).json()) as { sandboxes: string[] };
+  expect(inUse.sandboxes).not.toContain(box.sandbox);
 }
