@@ -8,6 +8,7 @@ import { checkCiSteps, checkConfig, checkJsonSchema, checkTemplate } from "./dat
 import type { Block } from "./pages.js";
 import { checkBenchOutput, checkCheckOutput, checkReport, checkTree, checkViolationsHeader } from "./printed-text.js";
 import type { DocsRig } from "./rig.js";
+import { checkImageBlock, checkPytestFile, checkPythonRun, checkTestcontainersBlock } from "./other-language-blocks.js";
 import { checkBanner, checkJsonLog, checkStartErrors, checkTextLog } from "./serve-output.js";
 import { checkShBlock, checkSynopsis } from "./sh-blocks.js";
 import { checkExample, runTs, typeProblemsOf } from "./typescript-blocks.js";
@@ -16,7 +17,9 @@ type Check = (block: Block, rig: DocsRig) => Promise<void> | void;
 
 function checkOfKind(block: Block): Check | undefined {
   const { lang, kind } = block;
-  if (lang === "sh") return kind === "" ? checkShBlock : kind === "synopsis" ? checkSynopsis : undefined;
+  if (lang === "sh") return { "": checkShBlock, synopsis: checkSynopsis, image: checkImageBlock }[kind];
+  if (kind === "testcontainers" && ["java", "python", "ts", "go"].includes(lang)) return checkTestcontainersBlock;
+  if (lang === "python") return { run: checkPythonRun, pytest: checkPytestFile }[kind];
   if ((lang === "ts" || lang === "js") && kind.startsWith("examples/")) return checkExample;
   if (lang === "ts" && kind === "run")
     return async (each, rig) => {

@@ -72,7 +72,7 @@ export class DocsRig {
   }
 
   /** `sendmock ...args` with the built bin, once it prints the URL it listens on. */
-  async listening(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliRun & { url: string }> {
+  async listening(args: string[], options: { cwd: string; env?: Record<string, string>; executable?: string }): Promise<CliRun & { url: string }> {
     const started = runCli(args, this.children, options);
     const url = await new Promise<string>((resolve, reject) => {
       started.child.stdout.on("data", () => {

@@ -150,9 +150,10 @@ const FAILED_STARTS: Record<string, FailedStart> = {
     args: [],
     env: { SENDMOCK_PORT: "abc" },
   },
+  "sendmock: environment: SENDMOCK_RATE_LIMIT.per_seconds is required": { args: ["--port", "0"], env: { SENDMOCK_RATE_LIMIT: "{requests: 5}" } },
   "sendmock: templates folder /app/nowhere does not exist (environment: SENDMOCK_TEMPLATES)": { args: ["--port", "0"], env: { SENDMOCK_TEMPLATES: "nowhere" } },
   "sendmock: redis store at redis://127.0.0.1:6379 is unreachable: connect ECONNREFUSED 127.0.0.1:6379": { args: ["--port", "0"], closedRedisPort: true },
-  "sendmock: refusing to listen on 0.0.0.0 without admin_token: anyone who can reach it could read every captured email. Set admin_token, or use a loopback host such as 127.0.0.1":
+  "sendmock: refusing to listen on 0.0.0.0 without admin_token: anyone who can reach it could read every captured email. Set admin_token, or use a loopback host such as 127.0.0.1 (allow_open_admin: true listens all the same)":
     { args: ["--port", "0", "--host", "0.0.0.0"] },
 };
 

@@ -6,6 +6,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, vi } from "vitest";
 import { CLI, ROOT } from "../cli-process.js";
+import { BINARY, binaryMissing } from "../built-artifacts.js";
 import { redisUnavailableReason } from "../redis.js";
 import { differences, expectationOf } from "./expectations.js";
 import { CHECK_MAX_GENERATE, CHECK_RATE, DOCS_KEY, DOCS_RECEIVER_URL, DOCS_URL, FIRST_SEND, sendHeaders, type Block } from "./pages.js";
@@ -38,6 +39,10 @@ export async function checkCommand(command: Command, ids: Ids, env: Record<strin
     else if (program === "sendmock" || (program === "npx" && rest[1] === "sendmock"))
       await checkSendmock(rest.slice(program === "npx" ? 2 : 1), assigned, command, rig);
     else if (program === "npm") checkNpm(rest.slice(1), assigned);
+    else if (program !== undefined && path.basename(program) === path.basename(BINARY)) {
+      // The single executable, built by .ci/run before the suite: without it (outside CI) the line is skipped, saying why.
+      if (binaryMissing() === undefined) await checkSendmock(rest.slice(1), assigned, command, rig, BINARY);
+    } else if (program === "pip") checkPip(rest.slice(1));
     else throw new Error(`no way to run or check this command: ${command.text}`);
   }
 }
@@ -98,7 +103,8 @@ async function checkEventStream(args: string[], command: Command, rig: DocsRig):
 }
 
 /** `sendmock serve|check ...` with the built bin, in a folder of its own holding the files it names. */
-async function checkSendmock(args: string[], assigned: Record<string, string>, command: Command, rig: DocsRig): Promise<void> {
+/** `sendmock …` run as the built bin, or as `executable` (the single executable) when given. */
+async function checkSendmock(args: string[], assigned: Record<string, string>, command: Command, rig: DocsRig, executable?: string): Promise<void> {
   const [subcommand, ...rest] = args;
   const cwd = await rig.aFolder();
   const env = { ...assigned };
@@ -110,7 +116,7 @@ async function checkSendmock(args: string[], assigned: Record<string, string>, c
   if (subcommand === "serve") {
     const serveArgs = withFreePort(rest);
     await filesNamedBy(serveArgs, cwd);
-    const started = await rig.listening(["serve", ...serveArgs], { cwd, env });
+    const started = await rig.listening(["serve", ...serveArgs], { cwd, env, executable });
     expect((await fetch(`${started.url}/_mock/health`)).status).toBe(200);
     expect(await stopped(started), `${command.text}: ${started.stderr()}`).toBe(0);
     return;
@@ -123,7 +129,8 @@ async function checkSendmock(args: string[], assigned: Record<string, string>, c
       if (checkArgs[at] === "--generate") checkArgs[at + 1] = String(Math.min(Number(checkArgs[at + 1]), CHECK_MAX_GENERATE));
     }
     if (!checkArgs.includes("--generate")) checkArgs.push("--generate", String(CHECK_MAX_GENERATE));
-    const result = await run(process.execPath, [CLI, "check", ...checkArgs], { cwd, env, timeoutMs: 50_000 });
+    const [program, programArgs] = executable === undefined ? [process.execPath, [CLI, "check"]] : [executable, ["check"]];
+    const result = await run(program, [...programArgs, ...checkArgs], { cwd, env, timeoutMs: 50_000 });
     expect(result.code, `${command.text}\n${result.stdout}\n${result.stderr}`).toBe(0);
     return;
   }
@@ -151,6 +158,12 @@ const PACKAGE = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")
   files?: string[];
   scripts: Record<string, string>;
 };
+
+/** `pip install ./clients/python`: the distribution is there, named as the docs say. */
+function checkPip(args: string[]): void {
+  expect(args, "pip install of the Python client").toEqual(["install", "./clients/python"]);
+  expect(readFileSync(path.join(ROOT, "clients", "python", "pyproject.toml"), "utf8")).toMatch(/^name = "sendmock"$/m);
+}
 
 /** npm lines install or take minutes: each is held to what makes it work instead. */
 function checkNpm(args: string[], assigned: Record<string, string>): void {
