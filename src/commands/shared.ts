@@ -3,7 +3,7 @@
 import bytes from "bytes";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { ConfigError, renameKeys } from "../config/check.js";
-import { environmentVariableOf, settingsFromEnvironment } from "../config/environment.js";
+import { ENVIRONMENT_SETTINGS, settingsFromEnvironment } from "../config/environment.js";
 import type { FlagDeclaration } from "../config/declaration.js";
 import { DECLARED_SETTINGS, snakeToCamel, type SettingKey } from "../config/schema.js";
 import type { SendMockOptions } from "../config/resolve.js";
@@ -193,9 +193,7 @@ export function environmentNote(command: Command): string {
     ...Object.entries(ENVIRONMENT_VARIABLES)
       .filter(([flag]) => command.getOptionValueSource(flag) === "env")
       .map(([, variable]) => variable),
-    ...DECLARED_SETTINGS.map(([key]) => environmentVariableOf(key)).filter(
-      (variable) => !Object.values(ENVIRONMENT_VARIABLES).includes(variable) && (process.env[variable] ?? "") !== "",
-    ),
+    ...ENVIRONMENT_SETTINGS.filter((variable) => (process.env[variable] ?? "") !== ""),
   ];
   return used.length === 0 ? "" : ` (environment: ${used.join(", ")})`;
 }

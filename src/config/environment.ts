@@ -1,10 +1,10 @@
 // Every config key from the environment as `SENDMOCK_<KEY>`, for the executable and the image, where a file or a flag is
 // the harder thing to give: text as written for a key that takes text, else JSON or YAML's flow style.
 
-import { parse as parseYaml } from "yaml";
 import { checkConfig, type FileSettings } from "./check.js";
 import { DECLARED_SETTINGS, type SettingKey } from "./schema.js";
 import type { KeyNaming } from "../contract/schema-check.js";
+import { yaml } from "../domain/yaml.js";
 
 /** `SENDMOCK_RATE_LIMIT` for rate_limit: the declaration's variable where its flag names one, else the key in upper case. */
 export function environmentVariableOf(key: SettingKey): string {
@@ -14,6 +14,9 @@ export function environmentVariableOf(key: SettingKey): string {
 
 /** The keys read here: those whose flag has no variable of its own (commander reads those with the flag). */
 const READ_HERE = DECLARED_SETTINGS.filter(([, declaration]) => declaration.flag?.env === undefined).map(([key]) => key);
+
+/** The variables read here, as a start error's note names those that were set. */
+export const ENVIRONMENT_SETTINGS: readonly string[] = READ_HERE.map(environmentVariableOf);
 
 const NAMING: KeyNaming = (key, parent) => (parent.length === 0 ? environmentVariableOf(key as SettingKey) : key);
 
@@ -25,7 +28,8 @@ const NAMING: KeyNaming = (key, parent) => (parent.length === 0 ? environmentVar
 function valueOf(key: SettingKey, text: string): unknown {
   let parsed: unknown;
   try {
-    parsed = parseYaml(text) as unknown;
+    // Loaded only when a variable is set: the yaml package costs a start that reads none ~20 ms.
+    parsed = yaml().parse(text) as unknown;
   } catch {
     return text;
   }

@@ -117,7 +117,9 @@ function idFor(contractPath: string, ids: CallIds): string {
 async function callAdmin(mock: RunningSendMock, call: AdminCall, ids: CallIds, authorization: string | undefined) {
   const body = BODIES[`${call.method} ${call.contractPath}`];
   const controller = new AbortController();
-  const response = await fetch(`${mock.url}${call.contractPath.replace("{id}", idFor(call.contractPath, ids))}`, {
+  // A sandbox's name: DELETE /_mock/sandboxes/{name} forgets one, known or not.
+  const path = call.contractPath.replace("{id}", idFor(call.contractPath, ids)).replace("{name}", "a-sandbox");
+  const response = await fetch(`${mock.url}${path}`, {
     method: call.method.toUpperCase(),
     headers: { ...(authorization !== undefined && { Authorization: authorization }), ...(body !== undefined && { "Content-Type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
