@@ -28,4 +28,6 @@ registerServe(program);
 registerCheck(program);
 registerProxy(program);
 
-await program.parseAsync(process.argv);
+// Not awaited at the top level: the single executable's bundle is CommonJS, which has no top-level await. A
+// rejection still ends the process, as an unhandled one.
+void program.parseAsync(process.argv);

@@ -1,13 +1,15 @@
 // The bench's startup section: what a test suite, a CI stage and a newcomer wait for. In one run,
 // interleaved so machine drift hits each alike: in-process import, first mock and later mocks
 // (each its own cold process), and spawn -> first 200 on POST /send for `sendmock serve`,
-// `npm start` and the express + express-openapi-validator baseline.
+// `npm start`, the single executable (npm run build:binary) and the express +
+// express-openapi-validator baseline.
 
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { BINARY, buildBinaryIfStale } from "../../scripts/build-binary.mjs";
 import { CLI, freePort, median, ROOT, spawnNode, stopServer } from "./lib/servers.mjs";
 
 const SAMPLES = 5;
@@ -91,6 +93,26 @@ async function inProcessOnce() {
   }
 }
 
+/**
+ * The single executable as of the sources, built again if anything it is made of changed (a few
+ * seconds), and started once so that the samples find its files written out, as every start but
+ * a machine's first does. Undefined when it can be measured, else why not.
+ * @param {(line: string) => void} log
+ */
+async function readyBinary(log) {
+  try {
+    await buildBinaryIfStale();
+    const first = spawn(BINARY, ["--version"], { stdio: "ignore" });
+    const code = await new Promise((resolve) => first.once("exit", resolve));
+    if (code !== 0) throw new Error(`${BINARY} --version exited ${String(code)}`);
+    return undefined;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    log(`the single executable is not measured: ${reason}`);
+    return reason;
+  }
+}
+
 /** @param {(line: string) => void} log */
 export async function measureStartupSection(log) {
   /** @type {Record<string, number[]>} */
@@ -99,12 +121,15 @@ export async function measureStartupSection(log) {
     importFirstMockFirstSendMs: [],
     laterMockMs: [],
     serveMs: [],
+    binaryServeMs: [],
     unbundledServeMs: [],
     npmStartMs: [],
     npmStartOfNodeMs: [],
     nodeAloneMs: [],
     baselineMs: [],
   };
+  const binaryNotMeasured = await readyBinary(log);
+  if (binaryNotMeasured !== undefined) delete samples.binaryServeMs;
   // A package whose `npm start` only starts node and exits: npm's own share of `npm start`.
   const emptyPackage = mkdtempSync(path.join(os.tmpdir(), "sendmock-bench-npm-"));
   writeFileSync(path.join(emptyPackage, "package.json"), JSON.stringify({ name: "empty", private: true, scripts: { start: "node -e 0" } }));
@@ -115,6 +140,7 @@ export async function measureStartupSection(log) {
       samples.importFirstMockFirstSendMs.push(inProcess.importMs + inProcess.first.startMs + inProcess.first.sendMs);
       samples.laterMockMs.push(median(inProcess.later.map((mock) => mock.totalMs)));
       samples.serveMs.push(await spawnToFirstSend(process.execPath, (port) => [CLI, "serve", "--port", String(port)]));
+      if (binaryNotMeasured === undefined) samples.binaryServeMs?.push(await spawnToFirstSend(BINARY, (port) => ["serve", "--port", String(port)]));
       samples.unbundledServeMs.push(await spawnToFirstSend(process.execPath, (port) => ["dist/cli.js", "serve", "--port", String(port)]));
       samples.npmStartMs.push(await spawnToFirstSend("npm", (port) => ["start", "--silent", "--", "--port", String(port)]));
       samples.npmStartOfNodeMs.push(await spawnToExit("npm", ["start", "--silent"], emptyPackage));
@@ -134,6 +160,7 @@ export async function measureStartupSection(log) {
     samples: Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, values.map((ms) => Math.round(ms * 10) / 10)])),
     medians,
     laterMocksPerSample: LATER_MOCKS,
+    binaryNotMeasured,
   };
 }
 
@@ -149,6 +176,9 @@ export function startupLines(startup) {
     row("in-process: each later mock (start + one POST /send + close)", "laterMockMs"),
     row("sendmock serve: spawn -> first 200 on POST /send", "serveMs"),
     row("  the same from tsc's output unbundled (node dist/cli.js serve)", "unbundledServeMs"),
+    startup.binaryNotMeasured === undefined
+      ? row(`the single executable (${path.relative(ROOT, BINARY)} serve): spawn -> first 200`, "binaryServeMs")
+      : `the single executable: not measured (${startup.binaryNotMeasured})`,
     row("npm start (built tree): spawn -> first 200 on POST /send", "npmStartMs"),
     row("  npm's own share: `npm start` whose script is `node -e 0`: spawn -> exit", "npmStartOfNodeMs"),
     row("  beside `node -e 0` alone: spawn -> exit", "nodeAloneMs"),
@@ -167,6 +197,14 @@ export function startupTargets(startup) {
       name: "sendmock serve no slower than the baseline's startup",
       pass: m.serveMs <= m.baselineMs,
       detail: `${m.serveMs} ms vs ${m.baselineMs} ms (${(m.serveMs / m.baselineMs).toFixed(2)}x)`,
+    },
+    {
+      name: "binary serve -> first 200 <= sendmock serve",
+      pass: startup.binaryNotMeasured === undefined ? m.binaryServeMs <= m.serveMs : null,
+      detail:
+        startup.binaryNotMeasured === undefined
+          ? `${m.binaryServeMs} ms vs ${m.serveMs} ms (${(m.binaryServeMs / m.serveMs).toFixed(2)}x)`
+          : `not measured: ${startup.binaryNotMeasured}`,
     },
     {
       name: "npm start <= 1.3 x sendmock serve",

@@ -21,16 +21,21 @@ export interface CliRun {
 export interface CliOptions {
   /** Another build of the bin (default: this package's). */
   cli?: string;
+  /** An executable to run instead of node with the bin: the single executable (npm run build:binary). */
+  executable?: string;
   cwd?: string;
-  /** Added to this process's environment. */
+  /** Added to this process's environment, or the whole environment with `cleanEnv`. */
   env?: Record<string, string>;
+  /** The child gets `env` alone: none of this process's variables (its PATH, with node on it, among them). */
+  cleanEnv?: boolean;
 }
 
 /** Runs `sendmock ...args`; the child is pushed to `running`, for the test file to kill after each test. */
 export function runCli(args: string[], running: { push(child: ChildProcessWithoutNullStreams): unknown }, options: CliOptions = {}): CliRun {
-  const child = spawn(process.execPath, [options.cli ?? CLI, ...args], {
+  const [command, commandArgs] = options.executable === undefined ? [process.execPath, [options.cli ?? CLI, ...args]] : [options.executable, args];
+  const child = spawn(command, commandArgs, {
     cwd: options.cwd ?? ROOT,
-    env: { ...process.env, ...options.env },
+    env: options.cleanEnv === true ? { ...options.env } : { ...process.env, ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
   });
   child.stdin.end();
