@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { IMAGE_CONFIG, IMAGE_ROOT, imageMissing } from "../support/built-artifacts.js";
-import { ROOT } from "../support/cli-process.js";
+import { ROOT, watched, type CliRun } from "../support/cli-process.js";
 import { aSendRequest, bearer } from "../support/helpers.js";
 
 const skipReason = imageMissing();
@@ -52,12 +52,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-interface Entrypoint {
-  child: ChildProcessWithoutNullStreams;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
+/** The entrypoint running: the same as a CLI run of the package. */
+type Entrypoint = CliRun;
 
 const running: ChildProcessWithoutNullStreams[] = [];
 afterEach(() => {
@@ -97,14 +93,7 @@ function startEntrypoint(env: Record<string, string>, templates?: string): Entry
           ],
           { env, stdio: ["pipe", "pipe", "pipe"] },
         );
-  child.stdin.end();
-  running.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
-  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+  return watched(child, running);
 }
 
 /** Resolves once it says it listens; the URL it prints names 0.0.0.0, so the test reaches it on 127.0.0.1. */

@@ -38,6 +38,11 @@ export function runCli(args: string[], running: { push(child: ChildProcessWithou
     env: options.cleanEnv === true ? { ...options.env } : { ...process.env, ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
   });
+  return watched(child, running);
+}
+
+/** A child with no input, pushed to `running` (for the test file to kill), its output kept and its exit awaited. */
+export function watched(child: ChildProcessWithoutNullStreams, running: { push(child: ChildProcessWithoutNullStreams): unknown }): CliRun {
   child.stdin.end();
   running.push(child);
   let stdout = "";
