@@ -28,8 +28,17 @@ export function isSandboxRecipientDomain(domain: string): boolean {
   return domain.endsWith(`.${SANDBOX_RECIPIENT_DOMAIN}`);
 }
 
-/** `name` itself when it is a sandbox's name; else an `invalid_request` failure saying what `where` gave. */
+/**
+ * `name` itself when it is a sandbox's name; else an `invalid_request` failure saying what `where` gave. `default` is
+ * reserved: the default sandbox holds the rules and webhooks that apply in every sandbox, so a client that named it
+ * would reach every other sandbox's sends (a fault rule failing another worker's, a webhook hearing its events).
+ */
 export function checkSandboxName(name: string, where: string): string {
+  if (name === DEFAULT_SANDBOX)
+    throw new DomainFailure(
+      "invalid_request",
+      `${where} names the sandbox "${DEFAULT_SANDBOX}", which is reserved: it is where a request that names no sandbox goes, and its rules apply in every sandbox. Leave the sandbox out, or name another`,
+    );
   if (SANDBOX_NAME.test(name)) return name;
   throw new DomainFailure("invalid_request", `${where} must be a sandbox name: 1 to 64 letters, digits, "_", "." or "-", got ${JSON.stringify(name)}`);
 }

@@ -52,7 +52,7 @@ describe("a send's sandbox", () => {
   it("is the default sandbox otherwise, whose messages name none, as before sandboxes", async () => {
     const mock = await aMockForThisTest();
     const response = await send(mock);
-    const [message] = (await mock.sandbox("default").then((box) => box.outbox.list())).messages;
+    const [message] = (await mock.outbox.list()).messages;
     expect(message?.id).toBe(response.body.message_id);
     expect(message).not.toHaveProperty("sandbox");
   });
@@ -219,5 +219,40 @@ describe("magic recipients in a sandbox", () => {
     await box.clock.advance(60_000);
 
     expect((await box.outbox.get(sent.body.message_id))?.status).toBe("complained");
+  });
+});
+
+describe("the name default", () => {
+  // It is the default sandbox's: its rules and webhooks apply in every sandbox, so a client that could name it would
+  // fail another worker's sends or hear its events.
+  it.each([
+    ["the header", { headers: { [SANDBOX_HEADER]: "default" } }],
+    ["the base URL", { path: "/sandbox/default/send" }],
+    ["the recipient", { to: "ada@default.sandbox.sendmock.test" }],
+  ])("is refused in %s with 400 invalid_request saying it is reserved, capturing nothing", async (_where, how) => {
+    const mock = await aMockForThisTest();
+    const response = await request(mock.app)
+      .post("path" in how ? how.path : "/send")
+      .set({ ...bearer(), ...("headers" in how ? how.headers : {}) })
+      .send(aSendRequest("to" in how ? { to: how.to } : {}));
+    expect(response.status).toBe(400);
+    expect((response.body as SendResult["body"]).error).toMatchObject({ code: "invalid_request", message: expect.stringContaining("reserved") as unknown });
+    expect((await mock.outbox.list()).total).toBe(0);
+  });
+
+  it("is refused as a /_mock call's sandbox, so no rule added there reaches every sandbox", async () => {
+    const mock = await aMockForThisTest();
+    const added = await request(mock.app).post("/_mock/faults?sandbox=default").send({ fault: "server_error" });
+    expect(added.status).toBe(400);
+    expect((added.body as SendResult["body"]).error.message).toContain("reserved");
+    const byHeader = await request(mock.app).get("/_mock/messages").set(SANDBOX_HEADER, "default");
+    expect(byHeader.status).toBe(400);
+    expect(await mock.faults.list()).toEqual([]);
+    expect((await send(mock, aSendRequest(), { [SANDBOX_HEADER]: "worker-2" })).status).toBe(200);
+  });
+
+  it("is refused by mock.sandbox(), whose default sandbox is mock itself", async () => {
+    const mock = await aMockForThisTest();
+    await expect(mock.sandbox("default")).rejects.toMatchObject({ code: "invalid_request" });
   });
 });
