@@ -175,6 +175,17 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   });
   // What /_mock calls act on: without a sandbox, every sandbox's view; with one, that sandbox's.
   const everywhere: AdminScopeDeps = { ...everySandboxView(sandboxes, stores.bounds, config.maxPageBytes), reset };
+  // A scoped POST /_mock/reset lets the sandbox's name go as well (DELETE /_mock/sandboxes/NAME): the same object for
+  // the same scope, as the routes built over it are kept by it.
+  const forgettingViews = new WeakMap<SandboxScope, AdminScopeDeps>();
+  const resettingByForget = (scope: SandboxScope): AdminScopeDeps => {
+    let view = forgettingViews.get(scope);
+    if (view === undefined) {
+      view = { ...scope, reset: () => sandboxes.forget(scope.name) };
+      forgettingViews.set(scope, view);
+    }
+    return view;
+  };
   const app = createApp({
     send: sendEdge,
     admin: {
@@ -187,7 +198,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       settings,
       ...everywhere,
       // A sandbox's scope is what its /_mock calls act on, as it is: the same object each time, so its routes are built once.
-      scopeOf: (name): Promise<AdminScopeDeps> => (name === undefined ? Promise.resolve(everywhere) : sandboxes.scopeOf(name)),
+      scopeOf: (name, read): Promise<AdminScopeDeps> =>
+        name === undefined ? Promise.resolve(everywhere) : read ? sandboxes.viewOf(name) : sandboxes.scopeOf(name).then(resettingByForget),
       sandboxes,
       catalog: templates,
       listeningPort,

@@ -335,7 +335,7 @@ export const SETTINGS = {
     default: DEFAULT_MAX_SANDBOXES,
     docs: {
       meaning:
-        "sandboxes in use at once, the default one aside (1 to 1000000); past it a new name is 400 `invalid_request` until `POST /_mock/reset` forgets them, see [Sandboxes](sandboxes.md)",
+        "sandboxes in use at once, the default one aside (1 to 1000000); past it a new name is 400 `invalid_request` until a name is let go (`DELETE /_mock/sandboxes/NAME`, a scoped `POST /_mock/reset`, or an unscoped one for all); reads never take one, see [Sandboxes](sandboxes.md)",
     },
   }),
   // The generator takes a 32-bit seed; beyond it, distinct seeds would give the same draws.

@@ -13,6 +13,7 @@ import { decideFault, faultError, type FaultSources } from "./faults.js";
 import { checkKeyForm, claimKey, REPLAYED_HEADER } from "./idempotency.js";
 import { parseBody, requireJsonMediaType, requireJsonObject } from "./json-body.js";
 import { limitRate } from "./rate-limit.js";
+import { DEFAULT_SANDBOX } from "../domain/sandboxes.js";
 import { sandboxNameOf, type SendSandbox } from "./sandbox.js";
 import { ERROR_CODE_HEADER, errorResponse, JSON_TYPE } from "./shapes.js";
 
@@ -160,6 +161,9 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
       }
 
       if (large) await nextTurn();
+      // A reset or a forget may have let the sandbox's name go while this send waited (a latency
+      // fault, a slow store): claimed again, the message is captured where every read finds it.
+      if (sandbox.name !== DEFAULT_SANDBOX) sandbox = await deps.sandboxOf(sandbox.name);
       const { message, response } = await capture(send, apiKey, current, sandbox.sendService);
       notes = { ...notes, messageId: message.id };
       const sent: SendResponse = { ...response, headers: { ...headers, ...response.headers } };

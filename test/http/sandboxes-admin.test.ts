@@ -114,7 +114,7 @@ describe("/_mock calls scoped to a sandbox", () => {
     expect((await request(mock.app).get("/_mock/clock").query({ sandbox: "two" })).body).toMatchObject({ offset_ms: 1000 });
   });
 
-  it("POST /_mock/reset?sandbox=NAME empties that sandbox alone; without one, every sandbox, and forgets their names", async () => {
+  it("POST /_mock/reset?sandbox=NAME empties that sandbox alone and lets its name go; without one, every sandbox, and forgets their names", async () => {
     const mock = await aMockForThisTest({ maxSandboxes: 2 });
     await sendIn(mock, "one");
     await sendIn(mock, "two");
@@ -122,11 +122,14 @@ describe("/_mock calls scoped to a sandbox", () => {
     expect((await request(mock.app).post("/_mock/reset").query({ sandbox: "one" })).status).toBe(204);
     expect(await messagesOf(mock, { sandbox: "one" })).toEqual([]);
     expect(await messagesOf(mock, { sandbox: "two" })).toHaveLength(1);
-    expect((await sendIn(mock, "three")).status).toBe(400);
+    // "one" counts no more: a new name fits under max_sandboxes.
+    expect((await request(mock.app).get("/_mock/sandboxes")).body).toMatchObject({ sandboxes: ["two"] });
+    expect((await sendIn(mock, "three")).status).toBe(200);
+    expect((await sendIn(mock, "four")).status).toBe(400);
 
     expect((await request(mock.app).post("/_mock/reset")).status).toBe(204);
     expect(await messagesOf(mock)).toEqual([]);
-    expect((await sendIn(mock, "three")).status).toBe(200);
+    expect((await sendIn(mock, "four")).status).toBe(200);
   });
 
   it("refuses a sandbox name that breaks the rule, in the query or the header, with 400 invalid_request", async () => {

@@ -57,9 +57,9 @@ export type AdminRoutesDeps = AdminFrameDeps &
 export interface AdminSandboxDeps {
   /**
    * What a call scoped to the sandbox `name` acts on, or without one (undefined) every sandbox's
-   * view; the same object for the same sandbox, until a reset forgets it.
+   * view; the same object for the same sandbox. A `read` (GET, HEAD) never claims the name.
    */
-  scopeOf(name: string | undefined): Promise<AdminScopeDeps>;
+  scopeOf(name: string | undefined, read: boolean): Promise<AdminScopeDeps>;
 }
 
 /** Each path of the contract in express syntax (`{id}` -> `:id`) with the methods it allows. */
@@ -108,7 +108,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): express.Router {
       return;
     }
     Promise.resolve()
-      .then(() => deps.scopeOf(sandboxOfCall(req)))
+      .then(() => deps.scopeOf(sandboxOfCall(req), req.method === "GET" || req.method === "HEAD"))
       .then((scope) => {
         scopedRoutes(scope)(req, res, next);
       }, next);

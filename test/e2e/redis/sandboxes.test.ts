@@ -78,6 +78,35 @@ describe.skipIf(skipReason !== undefined)(`sandboxes on replicas${skipReason ===
     expect((await (await b.sandbox("worker-2")).outbox.list()).total).toBe(1);
   });
 
+  it("keep a send answered 200 through one replica while a reset through the other is under way: listed by every read, then emptied by the next reset", async () => {
+    const [a, b] = await twoReplicas();
+    const answered = fetch(`${b.url}/sandbox/worker-1/send`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Sendmock-Fault": "latency", "X-Sendmock-Fault-Delay": "1000", ...bearer() },
+      body: JSON.stringify(aSendRequest()),
+    });
+    // Its sandbox is chosen (the name in use) before the latency holds it.
+    await expect
+      .poll(async () => (await (await fetch(`${a.url}/_mock/sandboxes`)).json()) as unknown, { timeout: 10_000, interval: 5 })
+      .toMatchObject({ sandboxes: ["worker-1"] });
+    await a.reset();
+
+    const response = await answered;
+    expect(response.status).toBe(200);
+    const { message_id: id } = (await response.json()) as { message_id: string };
+    // Not a ghost: every read through either replica finds it, and counts it.
+    const everyMessage = async (replica: RunningSendMock) =>
+      (await (await fetch(`${replica.url}/_mock/messages`)).json()) as { total: number; messages: { id: string }[] };
+    expect((await everyMessage(a)).messages.map((message) => message.id)).toEqual([id]);
+    expect((await everyMessage(b)).total).toBe(1);
+    expect((await (await a.sandbox("worker-1")).outbox.list()).total).toBe(1);
+    expect((await fetch(`${a.url}/_mock/messages/${id}`)).status).toBe(200);
+
+    await a.reset();
+    expect((await everyMessage(b)).total).toBe(0);
+    expect((await (await b.sandbox("worker-1")).outbox.list()).total).toBe(0);
+  });
+
   it("let go of a forgotten sandbox on every replica: once a reset through one forgets its name, neither watches its due work", async () => {
     const keyPrefix = aKeyPrefix();
     const [a, b] = await twoReplicasOn({ port: 0, watchTemplates: false, redisUrl: (await sharedRedis()).url, keyPrefix });
