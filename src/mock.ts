@@ -78,7 +78,15 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     sendContract,
     catalog: templates,
     payloadCache: createPayloadCache(sharesOfMaxBytes(config.maxBytes).webhookPayloads),
+    totals: {
+      faults: () => totalOf((scope) => scope.faults.list()),
+      outcomes: () => totalOf((scope) => scope.outcomes.list()),
+      webhooks: () => totalOf((scope) => scope.webhooks.list()),
+    },
   };
+  /** How many things of one kind every sandbox in use holds together; read when one more is added, never by a send. */
+  const totalOf = async (listOf: (scope: SandboxScope) => Promise<readonly unknown[]>): Promise<number> =>
+    (await Promise.all((await sandboxes.all()).map(listOf))).reduce((sum, each) => sum + each.length, 0);
   const openedStores = stores;
   const openedDefault = await stores.openScope(DEFAULT_SANDBOX);
   // The default sandbox's rules apply in every sandbox after its own: tracked, so that a sandbox skips them when there are none.

@@ -393,7 +393,7 @@ export const SETTINGS = {
   }),
   max_rules: setting(Type.Integer({ minimum: 1, maximum: 100_000 }), {
     default: DEFAULT_MAX_RULES,
-    docs: { meaning: "fault rules at once, and as many outcome rules and webhooks; one more is refused with 400 `invalid_request`" },
+    docs: { meaning: "fault rules at once, and as many outcome rules and webhooks, every sandbox's together; one more is refused with 400 `invalid_request`" },
   }),
   max_respond_depth: setting(Type.Integer(RESPOND_DEPTH), {
     default: 100,

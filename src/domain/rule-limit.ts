@@ -1,4 +1,4 @@
-// The cap on how many rules of one kind (fault rules now, outcome rules later) a mock holds.
+// The cap on how many rules of one kind (fault rules, outcome rules, webhooks) a mock holds, every sandbox together.
 
 import { DomainFailure } from "./failure.js";
 
@@ -7,5 +7,29 @@ import { DomainFailure } from "./failure.js";
  * rule: 50,000 rules cost 128 ms per send and 800 MB.
  */
 export function tooManyRules(maxRules: number, kind: string): DomainFailure {
-  return new DomainFailure("invalid_request", `Too many ${kind} rules: at most ${maxRules} (max_rules); remove some first`);
+  return new DomainFailure("invalid_request", `Too many ${kind}: at most ${maxRules} (max_rules); remove some first`);
+}
+
+/** A control that adds things of one kind (fault rules, outcome rules, webhooks), as the global bound sees it. */
+interface Adding<Input, Added> {
+  add(input: Input): Promise<Added>;
+}
+
+/**
+ * `control` whose `add` is refused once every sandbox together holds `maxRules` of its kind:
+ * max_rules bounds the mock, not each sandbox, so that 24 sandboxes of 1000 rules of 90 KB each
+ * can no longer hold 2.4 GB. `total` counts them all, read at each add (adds are rare; a send
+ * never reads it).
+ */
+export function withGlobalRuleLimit<Control extends Adding<Input, Added>, Input, Added>(
+  control: Control,
+  limit: { maxRules: number; kind: string; total: () => Promise<number> },
+): Control {
+  return {
+    ...control,
+    async add(input: Input): Promise<Added> {
+      if ((await limit.total()) >= limit.maxRules) throw tooManyRules(limit.maxRules, limit.kind);
+      return control.add(input);
+    },
+  };
 }

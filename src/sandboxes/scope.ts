@@ -14,6 +14,7 @@ import type { Outbox } from "../domain/outbox.js";
 import { createOutcomeControl, type OutcomeBook, type OutcomeControl } from "../domain/outcomes.js";
 import { layeredFaultPlan, layeredOutcomeBook, layeredWebhookStore, type TrackedRules } from "../domain/layered-rules.js";
 import type { RateLimiter } from "../domain/rate-limiter.js";
+import { withGlobalRuleLimit } from "../domain/rule-limit.js";
 import { DEFAULT_SANDBOX } from "../domain/sandboxes.js";
 import { createScheduler, type DueHandler } from "../domain/scheduler.js";
 import type { SendService } from "../domain/send.js";
@@ -36,6 +37,8 @@ export interface ScopeParts {
   payloadCache: PayloadCache;
   /** The default sandbox's rules and webhooks, which apply in every other sandbox after its own; absent for the default sandbox itself. */
   everywhere?: { faults: FaultPlan & TrackedRules; outcomes: OutcomeBook & TrackedRules; webhooks: WebhookStore };
+  /** How many fault rules, outcome rules and webhooks every sandbox holds together: max_rules bounds their sum. */
+  totals: { faults: () => Promise<number>; outcomes: () => Promise<number>; webhooks: () => Promise<number> };
 }
 
 /** One sandbox's state and the controls over it: what a send in it and a /_mock call scoped to it use. */
@@ -112,12 +115,15 @@ export function buildSandboxScope(name: string, stores: ScopeStores, parts: Scop
     alsoPending: delivering,
   });
   handlers[LIFECYCLE_STEP] = (payload, dueAtMs) => lifecycle.runStep(payload, dueAtMs);
-  const webhooks = createWebhookControl({
-    store: stores.webhooks,
-    log: stores.deliveries,
-    maxWebhooks: config.maxRules,
-    replay: (id) => delivering.replay(id),
-  });
+  const webhooks = withGlobalRuleLimit(
+    createWebhookControl({
+      store: stores.webhooks,
+      log: stores.deliveries,
+      maxWebhooks: config.maxRules,
+      replay: (id) => delivering.replay(id),
+    }),
+    { maxRules: config.maxRules, kind: "webhooks", total: parts.totals.webhooks },
+  );
   // A cleared outbox, or a deleted message, takes its messages' pending steps with it.
   const outbox: Outbox = {
     ...checkedOutbox,
@@ -160,8 +166,12 @@ export function buildSandboxScope(name: string, stores: ScopeStores, parts: Scop
     journal: stores.journal,
     faultPlan: everywhere === undefined ? stores.faults : layeredFaultPlan(stores.faults, everywhere.faults),
     // One control for the library and POST /_mock/faults: both hold a rule to admin.yaml's FaultRuleInput, as the route checks it, and the control checks what that schema cannot say.
-    faults: createFaultControl(stores.faults, respondLimits),
-    outcomes: createOutcomeControl(stores.outcomes),
+    faults: withGlobalRuleLimit(createFaultControl(stores.faults, respondLimits), {
+      maxRules: config.maxRules,
+      kind: "fault rules",
+      total: parts.totals.faults,
+    }),
+    outcomes: withGlobalRuleLimit(createOutcomeControl(stores.outcomes), { maxRules: config.maxRules, kind: "outcome rules", total: parts.totals.outcomes }),
     webhooks,
     clock: clockControl,
     limiter: stores.limiter,

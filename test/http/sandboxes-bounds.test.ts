@@ -95,3 +95,29 @@ describe("bounds shared by every sandbox", () => {
     expect(receiver.received.map((delivery) => delivery.payload.data.message_id)).toContain(second);
   });
 });
+
+describe("max_rules across sandboxes", () => {
+  // 24 sandboxes of 1000 respond rules of 90 KB each once held 2.4 GB, and listing them all killed the process.
+  it.each([
+    ["fault rules", "/_mock/faults", { fault: "server_error" }],
+    ["outcome rules", "/_mock/outcomes", { outcome: "bounced" }],
+    ["webhooks", "/_mock/webhooks", { url: "http://127.0.0.1:9/hooks" }],
+  ])("bounds the %s of every sandbox together, refusing one more wherever it goes", async (kind, path, body) => {
+    const mock = await aMockForThisTest({ maxRules: 5 });
+    for (const sandbox of ["a", "a", "a", "b", "b"]) expect((await request(mock.app).post(path).query({ sandbox }).send(body)).status).toBe(201);
+
+    for (const sandbox of ["c", "a", undefined]) {
+      const refused = await request(mock.app)
+        .post(path)
+        .query(sandbox === undefined ? {} : { sandbox })
+        .send(body);
+      expect(refused.status).toBe(400);
+      expect((refused.body as { error: { message: string } }).error.message).toBe(`Too many ${kind}: at most 5 (max_rules); remove some first`);
+    }
+    // One removed anywhere makes room anywhere.
+    const listed = (await request(mock.app).get(path)).body as Record<string, { id: string }[]>;
+    const [first] = Object.values(listed)[0] ?? [];
+    expect((await request(mock.app).delete(`${path}/${first?.id ?? ""}`)).status).toBe(204);
+    expect((await request(mock.app).post(path).query({ sandbox: "c" }).send(body)).status).toBe(201);
+  });
+});

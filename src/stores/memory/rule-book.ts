@@ -41,7 +41,7 @@ export function createMemoryRuleBook<I extends RuleInput, V extends RuleView>(ki
   return {
     add(input) {
       const maxRules = options.maxRules ?? DEFAULT_MAX_RULES;
-      if (rules.length >= maxRules) return Promise.reject(tooManyRules(maxRules, kind.name));
+      if (rules.length >= maxRules) return Promise.reject(tooManyRules(maxRules, `${kind.name} rules`));
       const { view, apiKeyDigest } = newRule(kind, input, "api", now());
       const rule = compileRule(view, apiKeyDigest);
       rules.push(rule);

@@ -211,7 +211,7 @@ export async function createRedisRuleBook<I extends RuleInput, V extends RuleVie
         [rulesHash, orderList, usesHash, versionKey],
         [view.id, JSON.stringify(stored), view.times === null ? "" : String(view.times), String(maxRules)],
       );
-      if (added !== 1) throw tooManyRules(maxRules, kind.name);
+      if (added !== 1) throw tooManyRules(maxRules, `${kind.name} rules`);
       return copyRule(stored.view);
     },
 
