@@ -79,14 +79,15 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     catalog: templates,
     payloadCache: createPayloadCache(sharesOfMaxBytes(config.maxBytes).webhookPayloads),
     totals: {
-      faults: () => totalOf((scope) => scope.faults.list()),
-      outcomes: () => totalOf((scope) => scope.outcomes.list()),
-      webhooks: () => totalOf((scope) => scope.webhooks.list()),
+      faults: () => totalOf((scope) => scope.faults.count()),
+      outcomes: () => totalOf((scope) => scope.outcomes.count()),
+      // A webhook is a few hundred bytes: its list is cheap to copy.
+      webhooks: () => totalOf(async (scope) => (await scope.webhooks.list()).length),
     },
   };
   /** How many things of one kind every sandbox in use holds together; read when one more is added, never by a send. */
-  const totalOf = async (listOf: (scope: SandboxScope) => Promise<readonly unknown[]>): Promise<number> =>
-    (await Promise.all((await sandboxes.all()).map(listOf))).reduce((sum, each) => sum + each.length, 0);
+  const totalOf = async (countOf: (scope: SandboxScope) => Promise<number>): Promise<number> =>
+    (await Promise.all((await sandboxes.all()).map(countOf))).reduce((sum, each) => sum + each, 0);
   const openedStores = stores;
   const openedDefault = await stores.openScope(DEFAULT_SANDBOX);
   // The default sandbox's rules apply in every sandbox after its own: tracked, so that a sandbox skips them when there are none.

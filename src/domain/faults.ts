@@ -47,6 +47,7 @@ export interface FaultOutcome {
 export interface FaultPlan {
   add(input: FaultRuleInput): Promise<FaultRule>;
   list(): Promise<FaultRule[]>;
+  count(): Promise<number>;
   /** False when no rule has that id. */
   remove(id: string): Promise<boolean>;
   clear(): Promise<void>;
@@ -192,6 +193,8 @@ export function faultRuleRefusal(problem: string): DomainFailure {
 export interface FaultControl {
   add(input: FaultRuleInput): Promise<FaultRule>;
   list(): Promise<FaultRule[]>;
+  /** How many rules it holds, without copying them. */
+  count(): Promise<number>;
   remove(id: string): Promise<boolean>;
   clear(): Promise<void>;
 }
@@ -209,6 +212,7 @@ export function createFaultControl(plan: FaultPlan, limits: RespondLimits): Faul
       return plan.add(input);
     },
     list: () => plan.list(),
+    count: () => plan.count(),
     remove: (id) => plan.remove(id),
     clear: () => plan.clear(),
   };
@@ -289,6 +293,7 @@ export function createFaultPlan(book: RuleBook<FaultRuleInput, FaultRule>): Faul
   return {
     add: (input) => book.add(input),
     list: () => book.list(),
+    count: () => book.count(),
     remove: (id) => book.remove(id),
     clear: () => book.clear(),
     reset: () => book.reset(),

@@ -29,6 +29,8 @@ export type OutcomeBook = RuleBook<OutcomeRuleInput, OutcomeRule>;
 export interface OutcomeControl {
   add(input: OutcomeRuleInput): Promise<OutcomeRule>;
   list(): Promise<OutcomeRule[]>;
+  /** How many rules it holds, without copying them. */
+  count(): Promise<number>;
   remove(id: string): Promise<boolean>;
   clear(): Promise<void>;
 }
@@ -38,6 +40,7 @@ export function createOutcomeControl(book: OutcomeBook): OutcomeControl {
   return {
     add: (input) => book.add(input),
     list: () => book.list(),
+    count: () => book.count(),
     remove: (id) => book.remove(id),
     clear: () => book.clear(),
   };

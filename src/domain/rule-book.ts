@@ -119,6 +119,8 @@ export interface RuleBookOptions<I extends RuleInput> {
 export interface RuleBook<I extends RuleInput, V extends RuleView> {
   add(input: I): Promise<V>;
   list(): Promise<V[]>;
+  /** How many rules it holds, without copying them (max_rules' count of every sandbox's). */
+  count(): Promise<number>;
   /** False when no rule has that id. */
   remove(id: string): Promise<boolean>;
   clear(): Promise<void>;

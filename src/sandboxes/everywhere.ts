@@ -38,6 +38,7 @@ function rulesEverywhere<Input, Rule extends object>(
   controlOf: (scope: SandboxScope) => {
     add(input: Input): Promise<Rule>;
     list(): Promise<Rule[]>;
+    count(): Promise<number>;
     remove(id: string): Promise<boolean>;
     clear(): Promise<void>;
   },
@@ -47,6 +48,9 @@ function rulesEverywhere<Input, Rule extends object>(
     async list(): Promise<Rule[]> {
       const lists = await Promise.all((await sandboxes.all()).map(async (scope) => (await controlOf(scope).list()).map((rule) => named(rule, scope))));
       return lists.flat();
+    },
+    async count(): Promise<number> {
+      return (await Promise.all((await sandboxes.all()).map((scope) => controlOf(scope).count()))).reduce((sum, each) => sum + each, 0);
     },
     async remove(id: string): Promise<boolean> {
       const removed = await Promise.all((await sandboxes.all()).map((scope) => controlOf(scope).remove(id)));
@@ -163,7 +167,11 @@ export function everySandboxView(sandboxes: Sandboxes, bounds: SharedBounds, max
   };
 
   const webhooks: WebhookControl = {
-    ...rulesEverywhere(sandboxes, (scope) => ({ ...scope.webhooks, clear: () => Promise.resolve() })),
+    ...rulesEverywhere(sandboxes, (scope) => ({
+      ...scope.webhooks,
+      count: async () => (await scope.webhooks.list()).length,
+      clear: () => Promise.resolve(),
+    })),
     async deliveries(filter = {}) {
       const lists = await Promise.all(
         (await sandboxes.all()).map(async (scope) => (await scope.webhooks.deliveries(filter)).map((delivery) => named(delivery, scope))),

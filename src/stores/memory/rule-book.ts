@@ -50,6 +50,7 @@ export function createMemoryRuleBook<I extends RuleInput, V extends RuleView>(ki
     list() {
       return Promise.resolve(rules.map((rule) => copyRule(rule.view)));
     },
+    count: () => Promise.resolve(rules.length),
     remove(id) {
       const before = rules.length;
       rules = rules.filter((rule) => rule.view.id !== id);

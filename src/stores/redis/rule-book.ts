@@ -219,6 +219,10 @@ export async function createRedisRuleBook<I extends RuleInput, V extends RuleVie
       return (await currentRules()).map((rule) => copyRule(rule.view));
     },
 
+    async count() {
+      return connection.run((redis) => redis.llen(orderList));
+    },
+
     async remove(id) {
       const removed = await connection.script(REMOVE_SCRIPT, [rulesHash, orderList, usesHash, versionKey], [id]);
       compiled.delete(id);
