@@ -154,9 +154,15 @@ async function clickedHugeLink(url) {
  */
 async function aReceiver(delayMs) {
   let received = 0;
+  // Requests open at once, and the most there were: a hung receiver's are the attempts sendmock holds in flight.
+  let open = 0;
+  let peakOpen = 0;
   /** @type {{ count: number, resolve: (reached: boolean) => void }[]} */
   let waiting = [];
   const server = http.createServer((req, res) => {
+    open += 1;
+    peakOpen = Math.max(peakOpen, open);
+    res.once("close", () => (open -= 1));
     req.resume();
     req.once("end", () => {
       received += 1;
@@ -171,6 +177,7 @@ async function aReceiver(delayMs) {
   return {
     url: `http://127.0.0.1:${port}/hooks`,
     received: () => received,
+    peakOpen: () => peakOpen,
     /**
      * Resolves true once `count` bodies have been received in all, false after `timeoutMs` without.
      * @param {number} count @param {number} timeoutMs
@@ -355,6 +362,76 @@ async function mixedSoak(url, maxBytes, notes) {
 }
 
 /** A config file of webhooks to these URLs, in a folder removed at the end of the section. */
+/**
+ * 24 sandboxes that each try to keep 1000 `respond` rules of a 90 KB body (2.4 GB once, when max_rules counted per
+ * sandbox), then an unscoped list of every rule: max_rules bounds them all together.
+ */
+async function sandboxRules(url, notes) {
+  const rule = { fault: "respond", status: 200, body: "x".repeat(90_000) };
+  let kept = 0;
+  for (let sandbox = 0; sandbox < 24; sandbox += 1) {
+    for (let index = 0; index < 1000; index += 1) {
+      const added = await json(`${url}/_mock/faults?sandbox=rules-${sandbox}`, "POST", rule);
+      if (added.status !== 201) break;
+      kept += 1;
+    }
+  }
+  const listed = await fetch(`${url}/_mock/faults`);
+  notes.push(`${kept} rules kept, the unscoped list ${listed.status} of ${((await listed.arrayBuffer()).byteLength / MB).toFixed(0)} MB`);
+  return { bound: { name: "fault rules of every sandbox", value: kept, max: 1000 } };
+}
+
+/** 30 sandboxes, each with a webhook to a receiver that never answers, 10 sends each: the attempts in flight are bounded together. */
+async function sandboxWebhooks(url, notes, receiver) {
+  for (let sandbox = 0; sandbox < 30; sandbox += 1) await json(`${url}/_mock/webhooks?sandbox=hooks-${sandbox}`, "POST", { url: receiver.url });
+  for (let sandbox = 0; sandbox < 30; sandbox += 1) {
+    await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        fetch(`${url}/send`, {
+          method: "POST",
+          headers: { ...HEADERS, "X-Sendmock-Sandbox": `hooks-${sandbox}` },
+          body: largeBody(`h${index}@example.com`, 10),
+        }),
+      ),
+    );
+  }
+  // Each send's events fall due within 2 s: long enough for every attempt the bound lets go to be made.
+  await new Promise((resolve) => setTimeout(resolve, 4000));
+  notes.push(`at most ${receiver.peakOpen()} attempts open at once`);
+  return { bound: { name: "webhook attempts in flight", value: receiver.peakOpen(), max: 32 } };
+}
+
+/** 700 event streams over 7 sandboxes: max_event_streams bounds them all together. */
+async function sandboxStreams(url, notes) {
+  const { port } = new URL(url);
+  const statuses = await Promise.all(
+    Array.from(
+      { length: 700 },
+      (_, index) =>
+        new Promise((resolve) => {
+          const socket = net.connect(Number(port), "127.0.0.1", () =>
+            socket.write(`GET /_mock/events?sandbox=streams-${index % 7} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`),
+          );
+          socket.once("data", (chunk) => resolve({ socket, status: Number(/^HTTP\/1\.1 (\d{3})/.exec(chunk.toString())?.[1] ?? 0) }));
+          socket.on("error", () => resolve({ socket, status: 0 }));
+        }),
+    ),
+  );
+  const opened = statuses.filter(({ status }) => status === 200).length;
+  for (const { socket } of statuses) socket.destroy();
+  notes.push(`${opened} opened, ${statuses.filter(({ status }) => status === 503).length} refused with 503`);
+  return { bound: { name: "event streams open", value: opened, max: 100 } };
+}
+
+/** 1000 reads of sandboxes nobody uses, then a new sandbox's send: reads take no name, so max_sandboxes stays free. */
+async function sandboxReads(url, notes) {
+  for (let index = 0; index < 1000; index += 1) await json(`${url}/_mock/clock?sandbox=junk-${index}`);
+  const inUse = (await json(`${url}/_mock/sandboxes`)).body?.sandboxes?.length ?? -1;
+  const sent = await fetch(`${url}/send`, { method: "POST", headers: { ...HEADERS, "X-Sendmock-Sandbox": "fresh-worker" }, body: normalBody });
+  notes.push(`${inUse} names in use after the reads; a new sandbox's send ${sent.status}`);
+  return { bound: { name: "names taken by reads", value: sent.status === 200 ? inUse : Infinity, max: 0 } };
+}
+
 function configWith(folder, name, urls, extra = "") {
   const file = path.join(folder, `${name}.yaml`);
   writeFileSync(file, `webhooks:\n${urls.map((url) => `  - { url: "${url}" }\n`).join("")}${extra}`);
@@ -364,7 +441,8 @@ function configWith(folder, name, urls, extra = "") {
 /** @returns {Promise<{ lines: string[], targets: { name: string, pass: boolean, detail: string }[], report: Record<string, unknown> }>} */
 export async function measureAbuse() {
   const folder = mkdtempSync(path.join(os.tmpdir(), "sendmock-abuse-"));
-  const [fast, slow, hung] = await Promise.all([aReceiver(0), aReceiver(100), aReceiver("hang")]);
+  // hungCounting: a hung receiver of its own, whose peak of open requests is one case's alone.
+  const [fast, slow, hung, hungCounting] = await Promise.all([aReceiver(0), aReceiver(100), aReceiver("hang"), aReceiver("hang")]);
   const plain = () => [];
   const soaks =
     SOAK_SECONDS > 0
@@ -399,6 +477,10 @@ export async function measureAbuse() {
     ["webhook-hung-advance", "a hung receiver, an advance over 3 messages", (url, notes) => hungReceiverAdvance(url, notes, hung), () => [hung.url]],
     ["webhook-slow", "a 100 ms receiver, 20 sends a second for 30 s", slowReceiverSends, () => [slow.url]],
     ["webhook-large-sends", "one webhook, 600 sends of an 800 KB subject", largeSendsOneWebhook, () => [fast.url]],
+    ["sandbox-rules", "24 sandboxes x 1000 respond rules of 90 KB", sandboxRules, plain],
+    ["sandbox-webhooks", "30 sandboxes' webhooks to a hung receiver", (url, notes) => sandboxWebhooks(url, notes, hungCounting), plain],
+    ["sandbox-streams", "700 event streams over 7 sandboxes", sandboxStreams, plain],
+    ["sandbox-reads", "1000 reads of unused sandboxes, then a new one", sandboxReads, plain],
     ...soaks,
   ].filter(([id]) => ONLY_CASES === null || ONLY_CASES.includes(id));
   const results = [];
@@ -420,7 +502,7 @@ export async function measureAbuse() {
       }
     }
   } finally {
-    await Promise.all([fast.close(), slow.close(), hung.close()]);
+    await Promise.all([fast.close(), slow.close(), hung.close(), hungCounting.close()]);
     rmSync(folder, { recursive: true, force: true });
   }
   const lines = [
@@ -447,6 +529,9 @@ export async function measureAbuse() {
     ...results
       .filter((r) => r.advanceMs !== undefined)
       .map((r) => ({ name: `abuse: ${r.label}: advance < ${ADVANCE_TARGET_MS} ms`, pass: r.advanceMs < ADVANCE_TARGET_MS, detail: `${r.advanceMs} ms` })),
+    ...results
+      .filter((r) => r.bound !== undefined)
+      .map((r) => ({ name: `abuse: ${r.label}: ${r.bound.name} <= ${r.bound.max}`, pass: r.bound.value <= r.bound.max, detail: `${r.bound.value}` })),
     ...results
       .filter((r) => r.leftBehind !== undefined)
       .map((r) => ({ name: `abuse: ${r.label}: nothing left queued`, pass: r.leftBehind === 0, detail: `${r.leftBehind} still queued` })),
