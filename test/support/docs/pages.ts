@@ -24,6 +24,8 @@ const API_KEY = "test-key-1234";
 export const DOCS_KEY = "test-key-3f9a";
 /** `check` runs paced or long in the docs are shortened: how long a run takes is not what is checked. */
 export const CHECK_RATE = "1000/s";
+/** A `--max-response-ms` the docs show judges the real service; against the suite's stand-in on a busy machine, it would judge the machine. */
+export const CHECK_MAX_RESPONSE_MS = "60000";
 export const CHECK_MAX_GENERATE = 10;
 export const SLOW = { timeout: 60_000 };
 

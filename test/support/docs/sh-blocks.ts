@@ -9,7 +9,7 @@ import { CLI, ROOT } from "../cli-process.js";
 import { BINARY, binaryMissing } from "../built-artifacts.js";
 import { redisUnavailableReason } from "../redis.js";
 import { differences, expectationOf } from "./expectations.js";
-import { CHECK_MAX_GENERATE, CHECK_RATE, DOCS_KEY, DOCS_RECEIVER_URL, DOCS_URL, FIRST_SEND, sendHeaders, type Block } from "./pages.js";
+import { CHECK_MAX_GENERATE, CHECK_MAX_RESPONSE_MS, CHECK_RATE, DOCS_KEY, DOCS_RECEIVER_URL, DOCS_URL, FIRST_SEND, sendHeaders, type Block } from "./pages.js";
 import { run, stopped, type DocsRig } from "./rig.js";
 import { commandsOf, environmentOf, shellWords, splitOnAnd, type Command } from "./shell.js";
 
@@ -126,6 +126,7 @@ async function checkSendmock(args: string[], assigned: Record<string, string>, c
     const checkArgs = rest.map((word) => (/^https?:\/\//.test(word) ? (word.startsWith(DOCS_URL) ? word.replace(DOCS_URL, rig.mock.url) : target.url) : word));
     for (let at = 0; at < checkArgs.length; at += 1) {
       if (checkArgs[at] === "--rate-limit") checkArgs[at + 1] = CHECK_RATE;
+      if (checkArgs[at] === "--max-response-ms") checkArgs[at + 1] = CHECK_MAX_RESPONSE_MS;
       if (checkArgs[at] === "--generate") checkArgs[at + 1] = String(Math.min(Number(checkArgs[at + 1]), CHECK_MAX_GENERATE));
     }
     if (!checkArgs.includes("--generate")) checkArgs.push("--generate", String(CHECK_MAX_GENERATE));
