@@ -49,15 +49,21 @@ export const EXPECTED: Record<CheckName, string> = {
 
 export interface Exchange {
   request: GeneratedRequest;
-  /** Absent when no response came (`failure` says why). */
+  /** Absent when no whole response came (`failure` says why). */
   response?: HttpResponse;
   failure?: string;
+  /** Without a whole response: whether the target answered (with `status`, when its status line came), then broke. */
+  answered?: boolean;
+  status?: number;
   /** Why the response says nothing of the request (rate limited, the key refused): only ANSWER_CHECKS judge it. */
   inconclusive?: string;
   durationMs: number;
 }
 
 export type Verdicts = Partial<Record<CheckName, ExplainedViolation>>;
+
+/** The problem of a target that answered, then broke (closed mid-body, too many headers, a body over --max-body-bytes): not one that never answered. */
+export const BROKE_OFF = "the answer broke off";
 
 /** Which of the contract checker's findings belongs to which check: by what it points at (`/status`, `/headers/…`, `/body…`). */
 function checkOfViolation(violation: ExplainedViolation): CheckName {
@@ -92,7 +98,10 @@ export function judge(contract: ContractChecker, exchange: Exchange, maxResponse
   }
   if (response === undefined) {
     const reason = exchange.failure ?? "no answer";
-    verdicts.not_a_server_error = { path: "", message: `no answer: ${reason}`, expected: "an answer", actual: reason };
+    verdicts.not_a_server_error =
+      exchange.answered === true
+        ? { path: "", message: BROKE_OFF, expected: "a whole answer", actual: reason }
+        : { path: "", message: `no answer: ${reason}`, expected: "an answer", actual: reason };
     return verdicts;
   }
   const status = response.status;

@@ -1,6 +1,10 @@
 // What `sendmock check` prints: a line per case as it runs, a table, the totals; and JUnit XML.
+// Every line goes through `printable`: a target's words (a member name, an error message) may hold
+// escape sequences that would retitle the terminal or clear it.
 
+import { printable } from "../domain/printable.js";
 import type { ExplainedViolation } from "../errors.js";
+import { BROKE_OFF } from "./named-checks.js";
 import type { CheckReport, CheckResult } from "./run-check.js";
 import type { InconclusiveTally } from "./transport.js";
 
@@ -13,12 +17,22 @@ export function describeViolation(problem: ExplainedViolation): string {
   return `${showPointer(problem.path)}: ${problem.message} (expected ${problem.expected}, actual ${problem.actual})`;
 }
 
+/** The status as shown: `no status` when the target answered and broke before its status line was read (3000 headers), `no answer` when nothing came. */
+function statusOf(result: CheckResult): string {
+  if (result.status !== undefined) return String(result.status);
+  return result.problems[0]?.message === BROKE_OFF ? "no status" : "no answer";
+}
+
+/** Lines as printed: each escaped, each ended. */
+const printed = (lines: readonly string[]): string => lines.map((line) => `${printable(line)}\n`).join("");
+
 /** `✓ missing to … 400`, `✗ unknown field … 200 (expected 4xx)`, then one indented line per problem. */
 export function progressLine(result: CheckResult): string {
-  if (result.outcome === "skipped") return `- ${result.name} … skipped (${result.skipReason ?? "not run"})\n`;
-  if (result.outcome === "inconclusive") return `? ${result.name} … ${result.status ?? "-"} inconclusive (${result.skipReason ?? "no judgeable answer"})\n`;
-  const status = result.status === undefined ? "no answer" : String(result.status);
-  if (result.outcome === "passed") return `✓ ${result.name} … ${result.judged === undefined ? status : `${result.judged} requests`}\n`;
+  if (result.outcome === "skipped") return printed([`- ${result.name} … skipped (${result.skipReason ?? "not run"})`]);
+  if (result.outcome === "inconclusive")
+    return printed([`? ${result.name} … ${result.status ?? "-"} inconclusive (${result.skipReason ?? "no judgeable answer"})`]);
+  const status = statusOf(result);
+  if (result.outcome === "passed") return printed([`✓ ${result.name} … ${result.judged === undefined ? status : `${result.judged} requests`}`]);
   const first = result.problems[0];
   const short =
     first === undefined
@@ -26,13 +40,17 @@ export function progressLine(result: CheckResult): string {
       : first.path === "/status" && first.actual === status
         ? ` (expected ${first.expected})`
         : ` (${showPointer(first.path)}: expected ${first.expected}, actual ${first.actual})`;
-  return `✗ ${result.name} … ${status}${short}\n${result.problems.map((problem) => `    ${describeViolation(problem)}\n`).join("")}${reproductionLines(result)}`;
+  return printed([
+    `✗ ${result.name} … ${status}${short}`,
+    ...result.problems.map((problem) => `    ${describeViolation(problem)}`),
+    ...reproductionLines(result),
+  ]);
 }
 
-/** A named check's smallest failing request and the curl line that sends it again, indented. */
-function reproductionLines(result: CheckResult): string {
+/** A named check's smallest failing request and the curl line that sends it again (quoted so that it holds no control character), indented. */
+function reproductionLines(result: CheckResult): string[] {
   const reproduction = result.reproduction;
-  return reproduction === undefined ? "" : `    smallest failing request: ${reproduction.request}\n    ${reproduction.curl}\n`;
+  return reproduction === undefined ? [] : [`    smallest failing request: ${reproduction.request}`, `    ${reproduction.curl}`];
 }
 
 function clip(text: string, width: number): string {
@@ -42,14 +60,14 @@ function clip(text: string, width: number): string {
 /** case | status | result | first problem, padded into columns. */
 export function summaryTable(results: readonly CheckResult[]): string {
   const rows = results.map((result) => [
-    result.name,
+    printable(result.name),
     result.status === undefined ? "-" : String(result.status),
     result.outcome,
     result.outcome === "inconclusive"
-      ? clip(result.skipReason ?? "", 100)
+      ? clip(printable(result.skipReason ?? ""), 100)
       : result.problems[0] === undefined
         ? ""
-        : clip(describeViolation(result.problems[0]), 100),
+        : clip(printable(describeViolation(result.problems[0])), 100),
   ]);
   const header = ["case", "status", "result", "first problem"];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
@@ -75,24 +93,26 @@ export function runFailed(report: CheckReport): boolean {
 export function finalReport(report: CheckReport): string {
   const { results } = report;
   const { passed, failed, skipped } = totals(results);
-  const reasons = [...new Set(results.filter((result) => result.outcome === "skipped").map((result) => result.skipReason ?? "not run"))];
+  const reasons = [...new Set(results.filter((result) => result.outcome === "skipped").map((result) => printable(result.skipReason ?? "not run")))];
   const note = skipped > 0 ? `${skipped} skipped (${reasons.join("; ")})\n` : "";
   const inconclusive = inconclusiveLine(report.inconclusive);
   return `\n${summaryTable(results)}\n${note}${inconclusive === undefined ? "" : `${inconclusive}\n`}${passed} passed, ${failed} failed\n`;
 }
 
-/** Escapes text for XML content and attributes; drops characters XML 1.0 cannot hold. */
+/**
+ * Text for XML content and attributes, each line escaped as printed (`\u001b`, which XML 1.0 could
+ * not hold raw anyway); line breaks between lines stay.
+ */
 export function xmlEscape(text: string): string {
-  return (
-    text
-      // eslint-disable-next-line no-control-regex
-      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, "")
-      .replaceAll("&", "&amp;")
-      .replaceAll("<", "&lt;")
-      .replaceAll(">", "&gt;")
-      .replaceAll('"', "&quot;")
-      .replaceAll("'", "&apos;")
-  );
+  return text
+    .split("\n")
+    .map(printable)
+    .join("\n")
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&apos;");
 }
 
 /**
@@ -123,7 +143,7 @@ export function junitXml(report: CheckReport, target: string): string {
     return testcase(
       result.name,
       result.durationMs,
-      `<failure message="${xmlEscape(message)}" type="contract">${xmlEscape(`status: ${result.status ?? "no answer"}\n${details}`)}</failure>`,
+      `<failure message="${xmlEscape(message)}" type="contract">${xmlEscape(`status: ${statusOf(result)}\n${details}`)}</failure>`,
     );
   });
   if (unjudged !== undefined) cases.push(testcase("judgeable answers", 0, error(unjudged)));
@@ -140,7 +160,7 @@ export function junitXml(report: CheckReport, target: string): string {
 
 /** The one line that says why requests were left unjudged and which flag helps; undefined when none were. */
 export function inconclusiveLine(tally: Readonly<InconclusiveTally>): string | undefined {
-  const total = tally.rate_limited + tally.key_refused + tally.not_sent;
+  const total = tally.rate_limited + tally.key_refused + tally.not_sent + tally.not_answering;
   if (total === 0) return undefined;
   const parts: string[] = [];
   if (tally.rate_limited > 0)
@@ -148,5 +168,9 @@ export function inconclusiveLine(tally: Readonly<InconclusiveTally>): string | u
   if (tally.key_refused > 0)
     parts.push(`${tally.key_refused} refused the API key with 401/403 (pass a key the target accepts: --api-key or $SENDMOCK_API_KEY)`);
   if (tally.not_sent > 0) parts.push(`${tally.not_sent} not sent after too many in a row (--max-inconclusive)`);
+  if (tally.not_answering > 0)
+    parts.push(
+      `${tally.not_answering} not sent: the target stopped answering (--max-timeouts requests in a row timed out; raise --timeout, or --max-timeouts 0 never stops)`,
+    );
   return `inconclusive: ${total} ${total === 1 ? "request" : "requests"} without a judgeable answer: ${parts.join("; ")}`;
 }

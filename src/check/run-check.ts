@@ -10,9 +10,12 @@ import type { ContractChecker } from "../contract/check.js";
 import type { ExplainedViolation } from "../errors.js";
 import { parseJson } from "../domain/json.js";
 import { CASES, IDEMPOTENCY_CASE, type CaseInputs, type CheckCase } from "./cases.js";
+import { BROKE_OFF } from "./named-checks.js";
 import { runGenerated, type Reproduction } from "./run-generated.js";
 import type { HttpResponse } from "../response.js";
-import { createTransport, type Delivery, type InconclusiveTally, type Pace } from "./transport.js";
+import { apiKeyHint } from "../domain/api-keys.js";
+import { printable } from "../domain/printable.js";
+import { createTransport, unsendableKey, type Delivery, type InconclusiveTally, type Pace, type Transport } from "./transport.js";
 
 export type ShapeOption = "a" | "b" | "any";
 
@@ -40,6 +43,10 @@ export interface CheckOptions {
   pace?: Pace;
   /** After this many inconclusive requests in a row the rest are not sent (default 10). */
   maxInconclusive?: number;
+  /** The most of a response body read, in decoded bytes; a longer one fails its case or check, and its connection is dropped (default 1 MB). */
+  maxBodyBytes?: number;
+  /** After this many requests in a row timed out, the rest of the run is not sent (default 3; 0 never stops). */
+  maxTimeouts?: number;
   /** Called as each case finishes, for progress output. */
   onResult?: (result: CheckResult) => void;
   /** Only these case ids (default: all). */
@@ -161,17 +168,16 @@ function expectationProblems(testCase: CheckCase, response: HttpResponse, body: 
   return problems;
 }
 
-/** The template's sample_data when the target is a sendmock (`GET /_mock/templates/{id}`); else `{}`. */
-async function sampleData(baseUrl: string, templateId: string, timeoutMs: number): Promise<Record<string, unknown>> {
-  try {
-    const response = await fetch(urlOf(baseUrl, `/_mock/templates/${encodeURIComponent(templateId)}`), { signal: AbortSignal.timeout(timeoutMs) });
-    if (!response.ok) return {};
-    const detail = (await response.json()) as { sample_data?: unknown };
-    const data = detail.sample_data;
-    return data !== null && typeof data === "object" && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+/**
+ * The template's sample_data when the target is a sendmock (`GET /_mock/templates/{id}`); else `{}`.
+ * Asked through the transport, so its body is bounded and a silent target's first timeout counts.
+ */
+async function sampleData(transport: Transport, templateId: string): Promise<Record<string, unknown>> {
+  const delivery = await transport.probe(`/_mock/templates/${encodeURIComponent(templateId)}`);
+  if (delivery.kind !== "response" || delivery.response.status < 200 || delivery.response.status > 299) return {};
+  const parsed = parseJson(delivery.response.body);
+  const data = parsed.ok ? (parsed.value as { sample_data?: unknown } | null)?.sample_data : undefined;
+  return data !== null && typeof data === "object" && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
 }
 
 /** A case or check that got no judgeable response: why, as a problem and a reason. */
@@ -199,6 +205,10 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   if (options.allowSend === true && (options.recipient === undefined || options.recipient === "")) {
     throw new Error("allowSend needs a recipient");
   }
+  const unsendable = unsendableKey(options.apiKey);
+  // fetch's own error would quote the whole key.
+  if (unsendable !== undefined)
+    throw new Error(`the API key …${printable(apiKeyHint(options.apiKey))} holds a character an Authorization header cannot carry (${unsendable})`);
   const chosen = await chooseContract(options.contract);
   const contract: ContractChecker = chosen.checker;
   options.onContract?.(chosen.label);
@@ -210,11 +220,13 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     maxRetryWaitMs: options.maxRetryWaitMs,
     pace: options.pace,
     maxInconclusive: options.maxInconclusive,
+    maxBodyBytes: options.maxBodyBytes,
+    maxTimeouts: options.maxTimeouts,
   });
   const templateId = options.templateId ?? "welcome";
   const inputs: CaseInputs = {
     templateId,
-    data: options.data ?? (await sampleData(options.baseUrl, templateId, timeoutMs)),
+    data: options.data ?? (await sampleData(transport, templateId)),
     recipient: options.recipient ?? "",
   };
   const results: CheckResult[] = [];
@@ -350,8 +362,11 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
       if (!transport.responded && delivery.connectionError) {
         throw new UnreachableError(`cannot reach ${urlOf(options.baseUrl, "/send")}: ${delivery.failure}`);
       }
-      const problem = { path: "", message: `no answer: ${delivery.failure}`, expected: "an answer", actual: delivery.failure };
-      return { ...base, outcome: "failed", problems: [problem], durationMs: delivery.durationMs };
+      // A target that answered and then broke (closed mid-body, a body past --max-body-bytes) failed the case; it is not one that cannot be reached.
+      const problem = delivery.answered
+        ? { path: "", message: BROKE_OFF, expected: "a whole answer", actual: delivery.failure }
+        : { path: "", message: `no answer: ${delivery.failure}`, expected: "an answer", actual: delivery.failure };
+      return { ...base, outcome: "failed", status: delivery.status, problems: [problem], durationMs: delivery.durationMs };
     }
     const { response } = delivery;
     const json = parseJson(response.body);

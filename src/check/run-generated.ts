@@ -4,6 +4,7 @@
 
 import fc from "fast-check";
 import type { ContractChecker } from "../contract/check.js";
+import { printable } from "../domain/printable.js";
 import type { ExplainedViolation } from "../errors.js";
 import { contractAccepts, coverageRequests, requestArbitrary, type GeneratedRequest, type GenerationInputs } from "./generate.js";
 import { RESPONSE_CHECKS, CHECK_NAMES, EXPECTED, judge, type CheckName, type Exchange } from "./named-checks.js";
@@ -74,8 +75,19 @@ function appliesTo(check: CheckName, request: GeneratedRequest, maxResponseMs: n
   }
 }
 
+/**
+ * A shell word that is exactly `text`: in '…' when every character is visible, else in bash's
+ * $'…' with each invisible or control character as the \xHH of its UTF-8 bytes, so that the line
+ * replays the exact bytes and prints no escape sequence.
+ */
 function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
+  if (printable(text) === text) return `'${text.replaceAll("'", `'\\''`)}'`;
+  let quoted = "";
+  for (const char of text) {
+    if (printable(char) !== char) for (const byte of Buffer.from(char, "utf8")) quoted += `\\x${byte.toString(16).padStart(2, "0")}`;
+    else quoted += char === "'" || char === "\\" ? `\\${char}` : char;
+  }
+  return `$'${quoted}'`;
 }
 
 /** A curl line that sends the request again; the key stays in `$SENDMOCK_API_KEY`, never printed. */
@@ -98,7 +110,7 @@ async function send(options: GeneratedRunOptions, request: GeneratedRequest): Pr
     case "response":
       return { request, response: delivery.response, durationMs: delivery.durationMs };
     case "no_response":
-      return { request, failure: delivery.failure, durationMs: delivery.durationMs };
+      return { request, failure: delivery.failure, answered: delivery.answered, status: delivery.status, durationMs: delivery.durationMs };
     default:
       return { request, response: delivery.response, inconclusive: delivery.detail, durationMs: delivery.durationMs };
   }
@@ -144,6 +156,11 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
             count(unjudged, check);
             continue;
           }
+          // Without a whole response (none came, or it broke off) only the checks that judge its absence or its time judged anything.
+          if (exchange.inconclusive === undefined && exchange.response === undefined && check !== "not_a_server_error" && check !== "max_response_time") {
+            count(unjudged, check);
+            continue;
+          }
           count(judged, check);
           const problem = verdicts[check];
           if (problem !== undefined && !first.has(check)) first.set(check, { runIndex: index, exchange, problem });
@@ -181,7 +198,7 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
     results.push({
       ...base,
       outcome: "failed",
-      status: smallest.exchange.response?.status,
+      status: smallest.exchange.response?.status ?? smallest.exchange.status,
       problem: smallest.problem,
       reproduction: { request: describeRequest(smallest.exchange.request), curl: curlCommand(options.baseUrl, smallest.exchange.request) },
       durationMs: Math.round(performance.now() - shrinkStarted),

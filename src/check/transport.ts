@@ -1,9 +1,11 @@
 // How `sendmock check` sends each request to the target: paced by --rate-limit, a 429 waited out
-// and sent again up to --max-retries, and a response that cannot be judged (still rate limited, the
-// key refused) named as such instead of being judged.
+// and sent again up to --max-retries, a response that cannot be judged (still rate limited, the
+// key refused) named as such instead of being judged, at most --max-body-bytes of a body read, and
+// the rest of the run not sent once the target stopped answering (--max-timeouts).
 
 import type { HttpResponse } from "../response.js";
 import { setTimeout as sleep } from "node:timers/promises";
+import { brokenAnswer, DEFAULT_MAX_BODY_BYTES, readWithin } from "../http/bounded-response.js";
 
 export interface OutgoingRequest {
   method: string;
@@ -16,12 +18,19 @@ export interface OutgoingRequest {
   headers?: Record<string, string>;
 }
 
-/** Why a response cannot be judged: a 429 after every retry, a 401/403 to the given key, or not sent after too many of those in a row. */
-export type Inconclusive = "rate_limited" | "key_refused" | "not_sent";
+/**
+ * Why a response cannot be judged: a 429 after every retry, a 401/403 to the given key, not sent
+ * after too many of those in a row, or not sent because the target stopped answering.
+ */
+export type Inconclusive = "rate_limited" | "key_refused" | "not_sent" | "not_answering";
 
 export type Delivery =
   | { kind: "response"; response: HttpResponse; durationMs: number }
-  | { kind: "no_response"; failure: string; connectionError: boolean; durationMs: number }
+  /**
+   * No whole response. `status`: the target answered with it, then broke (the connection closed
+   * mid-body, or the body passed --max-body-bytes); `answered`: it sent something back at all.
+   */
+  | { kind: "no_response"; failure: string; status?: number; answered: boolean; connectionError: boolean; timedOut: boolean; durationMs: number }
   /** `response`: the last one (the 429, the 401), which says nothing of the request but can itself break the contract. */
   | { kind: "inconclusive"; why: Inconclusive; detail: string; response?: HttpResponse; durationMs: number };
 
@@ -42,12 +51,18 @@ export interface TransportOptions {
   pace?: Pace;
   /** After this many inconclusive requests in a row, the rest are not sent (default 10). */
   maxInconclusive?: number;
+  /** The most of a body read (decoded bytes); past it the connection is dropped (default 1 MB). */
+  maxBodyBytes?: number;
+  /** After this many requests in a row timed out, the rest are not sent: the target stopped answering (default 3; 0 never stops). */
+  maxTimeouts?: number;
 }
 
 export type InconclusiveTally = Record<Inconclusive, number>;
 
 export interface Transport {
   send(request: OutgoingRequest): Promise<Delivery>;
+  /** A GET of another path of the target, without the key (sendmock's `/_mock/templates/ID`): bounded and timed like a send, never retried. */
+  probe(path: string): Promise<Delivery>;
   /** Requests left without a judgeable response so far, by why. */
   readonly inconclusive: Readonly<InconclusiveTally>;
   /** Whether any request got a response (the target is reachable). */
@@ -57,6 +72,9 @@ export interface Transport {
 export const DEFAULT_MAX_RETRIES = 3;
 export const DEFAULT_MAX_RETRY_WAIT_MS = 60_000;
 export const DEFAULT_MAX_INCONCLUSIVE = 10;
+/** Three requests in a row with no answer within --timeout: a silent target cost 177 requests of 10 s each, half an hour, before. */
+export const DEFAULT_MAX_TIMEOUTS = 3;
+export { DEFAULT_MAX_BODY_BYTES };
 /** What a 429 without a usable Retry-After waits (Schemathesis and most clients: a second). */
 const DEFAULT_RETRY_AFTER_MS = 1000;
 
@@ -69,20 +87,38 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+const isTimeout = (error: unknown): boolean => error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+
 function describeTargetFailure(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) return `timed out after ${timeoutMs} ms`;
+  if (isTimeout(error)) return `timed out after ${timeoutMs} ms`;
   const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
   return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * Why `key` cannot go in an Authorization header (fetch would refuse it, quoting the whole key in
+ * its error), in words; undefined when it can. Only what fetch refuses: a line break or NUL inside
+ * it, a character past U+00FF.
+ */
+export function unsendableKey(key: string): string | undefined {
+  const inner = key.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+  if (/[\r\n]/.test(inner)) return "a line break";
+  if (inner.includes("\0")) return "a NUL character";
+  if (/[\u0100-\uffff]/.test(inner)) return "a character past U+00FF";
+  return undefined;
 }
 
 export function createTransport(options: TransportOptions): Transport {
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const maxRetryWaitMs = options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS;
   const maxInconclusive = options.maxInconclusive ?? DEFAULT_MAX_INCONCLUSIVE;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxTimeouts = options.maxTimeouts ?? DEFAULT_MAX_TIMEOUTS;
   const interval = options.pace === undefined ? 0 : options.pace.perMs / options.pace.requests;
-  const inconclusive: InconclusiveTally = { rate_limited: 0, key_refused: 0, not_sent: 0 };
+  const inconclusive: InconclusiveTally = { rate_limited: 0, key_refused: 0, not_sent: 0, not_answering: 0 };
   let nextStart = 0;
   let inARow = 0;
+  let timeoutsInARow = 0;
   let responded = false;
 
   /** Waits for the pace's next slot: requests are sent one at a time, so one clock is enough. */
@@ -93,32 +129,67 @@ export function createTransport(options: TransportOptions): Transport {
     if (start > now) await sleep(start - now);
   }
 
-  async function attempt(request: OutgoingRequest): Promise<Delivery> {
+  /** One request and its response, the body read up to the bound; counts the timeouts in a row. */
+  async function attempt(request: OutgoingRequest, path = "/send"): Promise<Delivery> {
+    const delivery = await exchange(request, path);
+    if (delivery.kind === "no_response" && delivery.timedOut) timeoutsInARow++;
+    else if (delivery.kind === "response" || (delivery.kind === "no_response" && delivery.answered)) timeoutsInARow = 0;
+    return delivery;
+  }
+
+  async function exchange(request: OutgoingRequest, path: string): Promise<Delivery> {
     const headers: Record<string, string> = { ...request.headers };
     if (request.authorization !== null) headers.Authorization = request.authorization ?? `Bearer ${options.apiKey}`;
     if (request.contentType !== undefined) headers["Content-Type"] = request.contentType;
     await paced();
     const started = performance.now();
+    const took = (): number => Math.round(performance.now() - started);
+    let status: number | undefined;
     try {
-      const fetched = await fetch(`${options.baseUrl}/send`, {
+      const fetched = await fetch(`${options.baseUrl}${path}`, {
         method: request.method,
         headers,
         body: request.body,
         redirect: "manual",
+        // The whole exchange, body included: a body that trickles forever times out too.
         signal: AbortSignal.timeout(options.timeoutMs),
       });
-      const response = { status: fetched.status, headers: Object.fromEntries(fetched.headers), body: await fetched.text() };
+      status = fetched.status;
       responded = true;
-      return { kind: "response", response, durationMs: Math.round(performance.now() - started) };
+      const body = await readWithin(fetched, maxBodyBytes);
+      if (body === undefined) {
+        const failure = `answered ${status} with a body over --max-body-bytes (${maxBodyBytes} bytes): not read further`;
+        return { kind: "no_response", failure, status, answered: true, connectionError: false, timedOut: false, durationMs: took() };
+      }
+      const response = { status, headers: Object.fromEntries(fetched.headers), body: body.toString("utf8") };
+      return { kind: "response", response, durationMs: took() };
     } catch (error) {
+      const broken = brokenAnswer(error, status);
+      if (broken !== undefined) {
+        responded = true;
+        return { kind: "no_response", failure: broken, status, answered: true, connectionError: false, timedOut: isTimeout(error), durationMs: took() };
+      }
       return {
         kind: "no_response",
         failure: describeTargetFailure(error, options.timeoutMs),
+        answered: false,
         // fetch rejects with a TypeError when it cannot connect (refused, no such host, reset).
         connectionError: error instanceof TypeError,
-        durationMs: Math.round(performance.now() - started),
+        timedOut: isTimeout(error),
+        durationMs: took(),
       };
     }
+  }
+
+  /** The rest of the run, once the target stopped answering: not sent, so a silent target costs --max-timeouts timeouts, not one per request. */
+  function notAnswering(): Delivery | undefined {
+    if (maxTimeouts === 0 || timeoutsInARow < maxTimeouts) return undefined;
+    return counted({
+      kind: "inconclusive",
+      why: "not_answering",
+      detail: `not sent: the target stopped answering (${timeoutsInARow} requests in a row timed out)`,
+      durationMs: 0,
+    });
   }
 
   function counted(delivery: Delivery): Delivery {
@@ -132,6 +203,8 @@ export function createTransport(options: TransportOptions): Transport {
   }
 
   async function send(request: OutgoingRequest): Promise<Delivery> {
+    const stopped = notAnswering();
+    if (stopped !== undefined) return stopped;
     if (maxInconclusive > 0 && inARow >= maxInconclusive) {
       return counted({ kind: "inconclusive", why: "not_sent", detail: `not sent: ${inARow} requests in a row had no judgeable answer`, durationMs: 0 });
     }
@@ -170,6 +243,7 @@ export function createTransport(options: TransportOptions): Transport {
 
   return {
     send,
+    probe: (path) => attempt({ method: "GET", authorization: null }, path),
     inconclusive,
     get responded() {
       return responded;

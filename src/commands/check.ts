@@ -5,9 +5,19 @@
 import { writeFile } from "node:fs/promises";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { apiKeyHint } from "../domain/api-keys.js";
+import { printable } from "../domain/printable.js";
 import { finalReport, junitXml, progressLine, runFailed } from "../check/report.js";
 import type { ShapeOption } from "../check/run-check.js";
-import { DEFAULT_MAX_INCONCLUSIVE, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_WAIT_MS, type Pace } from "../check/transport.js";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_INCONCLUSIVE,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_MAX_RETRY_WAIT_MS,
+  DEFAULT_MAX_TIMEOUTS,
+  unsendableKey,
+  type Pace,
+} from "../check/transport.js";
+import { MAX_MAX_BODY_BYTES } from "../http/bounded-response.js";
 import { DEFAULT_CONTRACT } from "../contract/choice.js";
 import { fail } from "./shared.js";
 
@@ -21,6 +31,8 @@ interface CheckFlags {
   maxRetryWait: number;
   rateLimit?: Pace;
   maxInconclusive: number;
+  maxBodyBytes: number;
+  maxTimeouts: number;
   template: string;
   data?: Record<string, unknown>;
   allowSend?: boolean;
@@ -90,9 +102,15 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
     fail("--allow-send needs --recipient ADDR: every request that can deliver mail is sent only there", USAGE);
   }
   if (flags.recipient !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(flags.recipient))
-    fail(`--recipient is not an email address: ${flags.recipient}`, USAGE);
+    fail(`--recipient is not an email address: ${printable(flags.recipient)}`, USAGE);
   const fromEnv = process.env.SENDMOCK_API_KEY;
   const apiKey = flags.apiKey ?? (fromEnv !== undefined && fromEnv !== "" ? fromEnv : DEFAULT_API_KEY);
+  const unsendable = unsendableKey(apiKey);
+  // Only the last 4 characters of a key are ever printed, a malformed one's too.
+  if (unsendable !== undefined) {
+    const flag = flags.apiKey === undefined ? "$SENDMOCK_API_KEY" : "--api-key";
+    fail(`${flag} …${printable(apiKeyHint(apiKey))} holds a character an Authorization header cannot carry (${unsendable}): pass the key alone`, USAGE);
+  }
 
   // Written with the first result, so that a target that cannot be reached leaves only the one stderr line.
   // Imported here, not with the CLI: the battery brings swagger-parser, 4 % of `sendmock serve`'s CPU to its first response.
@@ -106,6 +124,8 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
     maxRetryWaitMs: flags.maxRetryWait * 1000,
     pace: flags.rateLimit,
     maxInconclusive: flags.maxInconclusive,
+    maxBodyBytes: flags.maxBodyBytes,
+    maxTimeouts: flags.maxTimeouts,
     templateId: flags.template,
     data: flags.data,
     allowSend: flags.allowSend,
@@ -118,7 +138,7 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
     shrinkTimeLimitMs: flags.shrinkTimeMs,
     onContract: (label) => {
       const sending = flags.allowSend === true ? `, sending to ${flags.recipient ?? ""}` : "";
-      header = `sendmock check ${baseUrl}/send against the contract ${label} (API key …${apiKeyHint(apiKey)}, shape ${flags.shape}${sending})\n\n`;
+      header = `${printable(`sendmock check ${baseUrl}/send against the contract ${label} (API key …${apiKeyHint(apiKey)}, shape ${flags.shape}${sending})`)}\n\n`;
     },
     onGeneration: ({ seed, coverage, random }) => {
       process.stdout.write(`\n${coverage} + ${random} requests generated from the contract (coverage, then random), seed ${seed} (replay: --seed ${seed})\n`);
@@ -129,8 +149,11 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
       header = "";
     },
   }).catch((error: unknown) => {
-    if (error instanceof ContractError) return fail(`--contract: ${error.message}`, USAGE);
-    return fail(error instanceof UnreachableError ? error.message : `check failed: ${error instanceof Error ? error.message : String(error)}`, USAGE);
+    if (error instanceof ContractError) return fail(`--contract: ${printable(error.message)}`, USAGE);
+    return fail(
+      printable(error instanceof UnreachableError ? error.message : `check failed: ${error instanceof Error ? error.message : String(error)}`),
+      USAGE,
+    );
   });
 
   process.stdout.write(finalReport(report));
@@ -203,6 +226,18 @@ export function registerCheck(program: Command): void {
       "after this many requests in a row without a judgeable answer (rate limited, key refused), send no more (0: never stop)",
       numberFlag(0, 1_000_000, ""),
       DEFAULT_MAX_INCONCLUSIVE,
+    )
+    .option(
+      "--max-body-bytes <n>",
+      "the most of an answer's body read, in bytes once decompressed; a longer one fails its case or check and its connection is dropped",
+      numberFlag(1, MAX_MAX_BODY_BYTES, "of bytes"),
+      DEFAULT_MAX_BODY_BYTES,
+    )
+    .option(
+      "--max-timeouts <n>",
+      "after this many requests in a row without an answer within --timeout, the target stopped answering: send no more (0: never stop)",
+      numberFlag(0, 1_000_000, ""),
+      DEFAULT_MAX_TIMEOUTS,
     )
     .option("--shrink-time-ms <ms>", "how long shrinking one failing check may take", numberFlag(0, 3_600_000, "of milliseconds"), 30_000)
     // Usage errors (a bad flag value, a missing argument) exit 2, like the checks above.

@@ -2,6 +2,7 @@
 
 import { pino, type DestinationStream, type Logger } from "pino";
 import sonicBoom from "sonic-boom";
+import { printable } from "../domain/printable.js";
 import type { InspectionCall, RequestLog } from "../domain/request-log.js";
 import type { JournalEntry } from "../wire.js";
 
@@ -49,14 +50,9 @@ export interface RequestRecord {
 // A value written bare must not be able to split a line or fake a field: anything with space,
 // a quote, a backslash or a control or format character (a bidi override too) is quoted.
 const BARE_VALUE = /^[^\s"\\\p{C}]+$/u;
-const UNPRINTABLE = /[\p{C}\u2028\u2029]/gu;
 
 function shown(value: string): string {
-  if (BARE_VALUE.test(value)) return value;
-  return JSON.stringify(value).replace(UNPRINTABLE, (char) => {
-    const code = char.codePointAt(0) ?? 0;
-    return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
-  });
+  return BARE_VALUE.test(value) ? value : printable(JSON.stringify(value));
 }
 
 function clockTime(epochMs: number): string {
@@ -169,10 +165,13 @@ function entryRecord(entry: JournalEntry): Omit<RequestRecord, "time"> {
   };
 }
 
-/** A 5xx sendmock gave on its own, such as a store that did not respond, is a problem; an injected one is not. */
+/**
+ * A 5xx sendmock gave on its own, such as a store that did not respond, is a problem; an injected one is not.
+ * Its message may quote a proxy's upstream (its error message, a member name): escaped, so that it cannot retitle the terminal.
+ */
 function serverErrorLine(entry: JournalEntry): string | undefined {
   if (entry.status < 500 || entry.fault !== null) return undefined;
-  return `${entry.method} ${entry.path} answered ${entry.status} ${entry.error_code ?? ""}: ${entry.error_message ?? "no message"}`;
+  return printable(`${entry.method} ${entry.path} answered ${entry.status} ${entry.error_code ?? ""}: ${entry.error_message ?? "no message"}`);
 }
 
 export function createCommandLog(options: { format: LogFormat; detail: LogDetail; bufferBytes?: number }): CommandLog {

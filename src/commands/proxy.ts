@@ -5,6 +5,7 @@ import { type Command, InvalidArgumentError } from "commander";
 import type { SendMockOptions } from "../config/resolve.js";
 import { isHttpUrl } from "../domain/addresses.js";
 import { DEFAULT_CONTRACT } from "../contract/choice.js";
+import { DEFAULT_MAX_BODY_BYTES, MAX_MAX_BODY_BYTES } from "../http/bounded-response.js";
 import { bannerOf } from "./banner.js";
 import { createCommandLog } from "./log.js";
 import { addMockFlags, closeOnSignals, fail, logDetailOf, optionsFromFlags, startMockOrFail, type ServeFlags } from "./shared.js";
@@ -14,10 +15,18 @@ function parseTarget(value: string): string {
   return value;
 }
 
+function parseMaxBodyBytes(value: string): number {
+  const bytes = Number(value);
+  if (!/^\d+$/.test(value) || bytes < 1 || bytes > MAX_MAX_BODY_BYTES)
+    throw new InvalidArgumentError(`must be a whole number of bytes, 1 to ${MAX_MAX_BODY_BYTES}`);
+  return bytes;
+}
+
 interface ProxyFlags extends ServeFlags {
   target: string;
   strict?: boolean;
   contract: string;
+  maxBodyBytes: number;
 }
 
 async function proxy(flags: ProxyFlags, command: Command): Promise<void> {
@@ -29,7 +38,7 @@ async function proxy(flags: ProxyFlags, command: Command): Promise<void> {
   const log = createCommandLog({ format: flags.logFormat, detail: logDetailOf(flags), bufferBytes: flags.logBuffer });
   const options: SendMockOptions = {
     ...optionsFromFlags(flags, log),
-    proxy: { target: flags.target, strict: flags.strict ?? false, contract: flags.contract },
+    proxy: { target: flags.target, strict: flags.strict ?? false, contract: flags.contract, maxBodyBytes: flags.maxBodyBytes },
   };
   const mock = await startMockOrFail(options, command);
   closeOnSignals(mock, log);
@@ -54,6 +63,12 @@ export function registerProxy(program: Command): void {
       "--contract <contract>",
       "what both directions are judged by: published (openapi/service.yaml, what the service's spec publishes), sendmock (openapi/send.yaml) or an OpenAPI 3.x file with POST /send",
       DEFAULT_CONTRACT,
+    )
+    .option(
+      "--max-body-bytes <n>",
+      "the most of the service's response body read, in bytes once decompressed; a longer one is answered 502 and its connection dropped",
+      parseMaxBodyBytes,
+      DEFAULT_MAX_BODY_BYTES,
     );
   addMockFlags(command, {
     templates: "folder of templates used to render captured messages (default: the shipped fixtures/templates)",

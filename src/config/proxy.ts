@@ -1,6 +1,7 @@
 // Proxy mode's options (`sendmock proxy`, or `proxy` given to the library), checked and completed.
 
 import { isHttpUrl, withoutCredentials } from "../domain/addresses.js";
+import { DEFAULT_MAX_BODY_BYTES, MAX_MAX_BODY_BYTES } from "../http/bounded-response.js";
 import { ConfigError, type OptionsSource } from "./check.js";
 
 export interface ProxyOptions {
@@ -10,6 +11,8 @@ export interface ProxyOptions {
   strict?: boolean;
   /** How long to wait for the service's response (default 30000). */
   timeoutMs?: number;
+  /** The most of the service's response body read, in bytes once decompressed; a longer one is answered 502 (default 1 MB, as `body_limit`). */
+  maxBodyBytes?: number;
   /**
    * What both directions are judged by: `published` (default, openapi/service.yaml: what the
    * service's spec publishes), `sendmock` (openapi/send.yaml) or an OpenAPI 3.x file with POST /send.
@@ -30,7 +33,10 @@ export function resolveProxy(proxy: ProxyOptions, optionsSource: OptionsSource):
   }
   const timeoutMs = proxy.timeoutMs ?? 30_000;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ConfigError(`${optionsSource}: the proxy timeout must be a whole number of milliseconds >= 1`);
+  const maxBodyBytes = proxy.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1 || maxBodyBytes > MAX_MAX_BODY_BYTES)
+    throw new ConfigError(`${optionsSource}: the proxy's maxBodyBytes must be a whole number of bytes from 1 to ${MAX_MAX_BODY_BYTES}`);
   const contract = proxy.contract ?? "published";
   if (contract.trim() === "") throw new ConfigError(`${optionsSource}: the proxy contract must be published, sendmock or an OpenAPI file, got ""`);
-  return { target: proxy.target.replace(/\/+$/, ""), strict: proxy.strict ?? false, timeoutMs, contract };
+  return { target: proxy.target.replace(/\/+$/, ""), strict: proxy.strict ?? false, timeoutMs, maxBodyBytes, contract };
 }

@@ -1,6 +1,7 @@
-// One send request relayed to the real service with fetch: headers in, the response's status, headers and body out.
+// One send request relayed to the real service with fetch: headers in, the response's status, headers and body out, the body read only up to a bound.
 
 import type { HttpResponse } from "../response.js";
+import { brokenAnswer, readWithin } from "./bounded-response.js";
 
 /** Headers that concern one connection only (RFC 9110 7.6.1), never relayed in either direction. */
 const HOP_BY_HOP = new Set([
@@ -28,6 +29,8 @@ export interface ForwardRequest {
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
   timeoutMs: number;
+  /** The most of the response's body read, decoded; past it the upstream's connection is dropped and the relay fails. */
+  maxBodyBytes: number;
   /** Aborts the upstream request, when the client goes away say. */
   signal?: AbortSignal;
 }
@@ -38,7 +41,7 @@ export interface UpstreamResponse extends HttpResponse {
   readonly bytes: Buffer;
 }
 
-/** Upstream unreachable, or silent past the timeout; the message names the target. */
+/** Upstream unreachable, silent past the timeout, broken after answering, or with a body over the bound; the message names the target. */
 export class UpstreamError extends Error {
   override name = "UpstreamError";
 }
@@ -68,18 +71,21 @@ function forwardedHeaders(headers: ForwardRequest["headers"]): Headers {
   return out;
 }
 
-function describeUpstreamFailure(error: unknown, url: string, timeoutMs: number): string {
+function describeUpstreamFailure(error: unknown, url: string, timeoutMs: number, status: number | undefined): string {
+  const broken = brokenAnswer(error, status);
+  if (broken !== undefined) return `the upstream ${url} ${broken}`;
   if (error instanceof Error && error.name === "TimeoutError") return `the upstream ${url} did not answer within ${timeoutMs / 1000} s`;
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined;
   const reason = cause ?? (error instanceof Error ? error.message : String(error));
   return `the upstream ${url} could not be reached: ${reason}`;
 }
 
-/** Relays the request unchanged (same body bytes, same Authorization) and reads the whole response. */
+/** Relays the request unchanged (same body bytes, same Authorization) and reads the response, its body up to `maxBodyBytes`. */
 export async function forwardSend(request: ForwardRequest): Promise<UpstreamResponse> {
   const url = sendUrl(request.target);
   const timeout = AbortSignal.timeout(request.timeoutMs);
   const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
+  let status: number | undefined;
   try {
     const response = await fetch(url, {
       method: "POST",
@@ -88,13 +94,18 @@ export async function forwardSend(request: ForwardRequest): Promise<UpstreamResp
       redirect: "manual",
       signal,
     });
-    const bytes = Buffer.from(await response.arrayBuffer());
-    const headers: Record<string, string> = {};
-    response.headers.forEach((value, name) => {
-      if (PASSED_BACK.test(name)) headers[name] = value;
-    });
-    return { status: response.status, headers, body: bytes.toString("utf8"), bytes };
+    status = response.status;
+    const bytes = await readWithin(response, request.maxBodyBytes);
+    if (bytes !== undefined) {
+      const headers: Record<string, string> = {};
+      response.headers.forEach((value, name) => {
+        if (PASSED_BACK.test(name)) headers[name] = value;
+      });
+      return { status: response.status, headers, body: bytes.toString("utf8"), bytes };
+    }
   } catch (error) {
-    throw new UpstreamError(describeUpstreamFailure(error, url, request.timeoutMs), { cause: error });
+    throw new UpstreamError(describeUpstreamFailure(error, url, request.timeoutMs, status), { cause: error });
   }
+  // Read no further: the client gets a 502 saying why, and the connection to the service is gone.
+  throw new UpstreamError(`the upstream ${url} answered ${status} with a body over ${request.maxBodyBytes} bytes (--max-body-bytes): not passed on`);
 }

@@ -20,6 +20,8 @@ export interface ProxyPipelineDeps extends PipelineBasics {
   /** SendResponse 502 contract_violation instead of passing on a response that breaks the contract. */
   strict: boolean;
   timeoutMs: number;
+  /** The most of the service's response body read; a longer one is answered 502 (`--max-body-bytes`). */
+  maxBodyBytes: number;
   checker: ContractChecker;
   /** The mock's one send service: captures what the real service accepted. */
   sendService: SendService;
@@ -115,6 +117,7 @@ export function createProxyPipeline(deps: ProxyPipelineDeps): (call: SendCall, c
           headers: call.headers,
           body: raw,
           timeoutMs: deps.timeoutMs,
+          maxBodyBytes: deps.maxBodyBytes,
           ...(clientGone && { signal: clientGone }),
         });
       } catch (error) {

@@ -105,7 +105,7 @@ describe("sendmock check never takes an unjudgeable answer for a verdict", SLOW_
     for (const result of report.results.filter((result) => result.outcome === "inconclusive")) {
       expect(result.skipReason).toMatch(/^rate limited: 429 asking for a wait of \d+ s, over --max-retry-wait$/);
     }
-    expect(report.inconclusive).toEqual({ rate_limited: 4, key_refused: 0, not_sent: 0 });
+    expect(report.inconclusive).toEqual({ rate_limited: 4, key_refused: 0, not_sent: 0, not_answering: 0 });
   });
 
   it("waits out a 429's Retry-After and sends the same request again, so every case is judged", async () => {
