@@ -13,7 +13,7 @@ import { loadTemplateCatalog } from "./domain/templates.js";
 import { templateParsedAhead } from "./contract/parsed-templates.js";
 import { listen } from "./server.js";
 import { openStores, sharesOfMaxBytes, type Stores } from "./stores/index.js";
-import { createPayloadCache } from "./domain/webhook-delivery.js";
+import { createPayloadCache, createWebhookPool } from "./domain/webhook-delivery.js";
 import { checkSandboxName, DEFAULT_SANDBOX } from "./domain/sandboxes.js";
 import { buildSandboxScope, type SandboxScope, type ScopeParts } from "./sandboxes/scope.js";
 import { rejectingAsApiError } from "./errors.js";
@@ -27,6 +27,7 @@ import { operationChecks } from "./contract/operation-checks.js";
 import type { RequestListener } from "node:http";
 import { createProxyPipeline } from "./http/proxy-pipeline.js";
 import { createSendEdge } from "./http/send-edge.js";
+import { createOpenStreams } from "./http/events.js";
 import { createSendWriter } from "./http/send-writer.js";
 import { createErrorTranslator, describeUnexpected } from "./http/unexpected.js";
 import { createSendPipeline } from "./send/pipeline.js";
@@ -78,6 +79,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     sendContract,
     catalog: templates,
     payloadCache: createPayloadCache(sharesOfMaxBytes(config.maxBytes).webhookPayloads),
+    webhookPool: createWebhookPool(config.webhookConcurrency),
     totals: {
       faults: () => totalOf((scope) => scope.faults.count()),
       outcomes: () => totalOf((scope) => scope.outcomes.count()),
@@ -213,6 +215,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       catalog: templates,
       listeningPort,
       shutdown: shutdown.signal,
+      // One count for the mock: each sandbox's /_mock/events has its own router, and max_event_streams bounds them all.
+      openStreams: createOpenStreams(config.maxEventStreams),
       onReset,
     },
     corsOrigins: config.corsOrigins,

@@ -1,6 +1,7 @@
 // A test worker's sandbox on a sendmock it did not start (one server for many workers, docs/sandboxes.md): its messages,
 // journal, rules and clock over /_mock, scoped by ?sandbox=, and what its sends carry to land there.
 
+import { sandboxAddressProblem } from "./domain/sandbox-address.js";
 import { SANDBOX_RECIPIENT_DOMAIN } from "./domain/sandboxes.js";
 import type { CapturedMessage, ClockView, FaultRule, FaultRuleInput, JournalEntry, MessageList, MessageStatus, OutcomeRule, OutcomeRuleInput } from "./wire.js";
 
@@ -33,7 +34,11 @@ export interface SandboxClient {
   readonly baseUrl: string;
   /** The header that sends a request into this sandbox: spread it into a send's headers. */
   readonly headers: Readonly<Record<"X-Sendmock-Sandbox", string>>;
-  /** `LOCAL@NAME.sandbox.sendmock.test`: an address whose sends land in this sandbox, for a test that only types an address. */
+  /**
+   * `LOCAL@NAME.sandbox.sendmock.test`: an address whose sends land in this sandbox, for a test that only types an address.
+   * Throws for a name no address can carry (with "_", or a part between dots that is empty or starts or ends with "-"):
+   * use `baseUrl` or `headers` for such a sandbox.
+   */
   address(localPart?: string): string;
   readonly outbox: {
     list(filter?: RemoteMessageFilter): Promise<MessageList>;
@@ -96,7 +101,15 @@ export function sandboxClient(options: SandboxClientOptions): SandboxClient {
     sandbox,
     baseUrl: `${base}/sandbox/${sandbox}`,
     headers: { "X-Sendmock-Sandbox": sandbox },
-    address: (localPart = "user") => `${localPart}@${sandbox}.${SANDBOX_RECIPIENT_DOMAIN}`,
+    address(localPart = "user") {
+      // An address the send contract refuses would fail the send as invalid_recipient, far from the cause: said here instead.
+      const problem = sandboxAddressProblem(sandbox);
+      if (problem !== undefined)
+        throw new Error(
+          `sendmock: the sandbox ${JSON.stringify(sandbox)} cannot be named by an address: ${problem.why}; send to its baseUrl (${base}/sandbox/${sandbox}) or with its headers (X-Sendmock-Sandbox) instead, or ${problem.rename}`,
+        );
+      return `${localPart}@${sandbox}.${SANDBOX_RECIPIENT_DOMAIN}`;
+    },
     outbox: {
       list: (filter = {}) => call<MessageList>("GET", "/_mock/messages", queryOf(filter)),
       async waitFor(filter = {}, waitOptions = {}) {

@@ -297,10 +297,11 @@ export const SETTINGS = {
   webhook_concurrency: setting(Type.Integer(WEBHOOK_CONCURRENCY), {
     // A quarter of them to any one webhook: a receiver that hangs holds its share only. Few
     // enough that a burst of events is not thousands of sockets (each with its own copy of the
-    // payload's bytes) at once.
+    // payload's bytes) at once. One pool for every sandbox: 30 sandboxes with a pool each once
+    // held 720 attempts open to one receiver that never answered.
     default: 32,
     docs: {
-      meaning: `webhook attempts made at once (${WEBHOOK_CONCURRENCY.minimum} to ${WEBHOOK_CONCURRENCY.maximum}); one webhook gets a quarter of them (at least one), and more only while another quarter stays free; the others wait their turn, never in front of lifecycle steps, see [Webhooks](delivery-events.md#webhooks)`,
+      meaning: `webhook attempts made at once, every sandbox's together (${WEBHOOK_CONCURRENCY.minimum} to ${WEBHOOK_CONCURRENCY.maximum}; with Redis, in each replica); one webhook gets a quarter of them (at least one), and more only while another quarter stays free; the others wait their turn, never in front of lifecycle steps, see [Webhooks](delivery-events.md#webhooks)`,
     },
   }),
   max_pending_webhook_attempts: setting(Type.Integer({ minimum: 1, maximum: 1_000_000 }), {
@@ -310,7 +311,7 @@ export const SETTINGS = {
     default: 10_000,
     docs: {
       meaning:
-        "webhook attempts waiting to be made at once (due, or retries due later; a few hundred bytes each); past it an event's attempt is listed as not sent",
+        "webhook attempts waiting to be made at once, every sandbox's together (due, or retries due later; a few hundred bytes each); past it an event's attempt is listed as not sent",
     },
   }),
   // Up to a year of the mock's clock, as far as one advance moves it.
@@ -402,9 +403,10 @@ export const SETTINGS = {
     },
   }),
   max_event_streams: setting(Type.Integer({ minimum: 1, maximum: 10_000 }), {
-    // Each stream holds a socket and up to event_buffer_bytes of unread events.
+    // Each stream holds a socket and up to event_buffer_bytes of unread events. Counted once for the
+    // mock: counted per sandbox, 7 sandboxes held 700 streams open, none refused.
     default: 100,
-    docs: { meaning: "open `GET /_mock/events` streams; one more is refused with 503 `server_error` with `Retry-After: 1`" },
+    docs: { meaning: "open `GET /_mock/events` streams, every sandbox's together; one more is refused with 503 `server_error` with `Retry-After: 1`" },
   }),
   event_buffer_bytes: setting(size(), {
     default: "8mb",

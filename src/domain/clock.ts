@@ -76,28 +76,45 @@ export interface ClockControl {
    * clock past LATEST_CLOCK_MS.
    */
   advance(ms: number): Promise<Date>;
+  /**
+   * Throws the `invalid_request` DomainFailure `advance(ms)` would throw, moving nothing: an advance of
+   * every sandbox's clock asks each first, and moves none when one cannot move.
+   */
+  checkAdvance(ms: number): void;
+}
+
+/** Throws an `invalid_request` DomainFailure unless `ms` is an advance any clock takes: a whole number from 0 to a year. */
+export function checkAdvanceRange(ms: number): void {
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms > MAX_ADVANCE_MS) {
+    throw new DomainFailure("invalid_request", `advance_ms must be a whole number of milliseconds from 0 to ${MAX_ADVANCE_MS} (a year), got ${String(ms)}`);
+  }
 }
 
 export function createClockControl(parts: { clock: Clock; offset: ClockOffsetStore; runDue: () => Promise<void> }): ClockControl {
   const { clock, offset } = parts;
+  /** The furthest the offset may go now: real time moves on, so it shrinks. */
+  const maxOffsetMs = (): number => LATEST_CLOCK_MS - (clock.nowMs() - clock.offsetMs());
+  const pastTheEnd = (ms: number, maxMs: number): DomainFailure => {
+    const leftMs = Math.max(0, Math.floor(maxMs - offset.current()));
+    return new DomainFailure(
+      "invalid_request",
+      `advance_ms ${ms} would move the clock past ${new Date(LATEST_CLOCK_MS).toISOString()}, the latest time it can show (RFC 3339 years end at 9999, and a day is kept for what is scheduled ahead of it): it can be advanced at most ${leftMs} ms more`,
+    );
+  };
   return {
     now: () => clock.now(),
     offsetMs: () => clock.offsetMs(),
     async advance(ms) {
-      if (!Number.isSafeInteger(ms) || ms < 0 || ms > MAX_ADVANCE_MS) {
-        throw new DomainFailure("invalid_request", `advance_ms must be a whole number of milliseconds from 0 to ${MAX_ADVANCE_MS} (a year), got ${String(ms)}`);
-      }
-      const realNowMs = clock.nowMs() - clock.offsetMs();
-      const maxOffsetMs = LATEST_CLOCK_MS - realNowMs;
-      if ((await offset.advance(ms, maxOffsetMs)) === undefined) {
-        const leftMs = Math.max(0, Math.floor(maxOffsetMs - offset.current()));
-        throw new DomainFailure(
-          "invalid_request",
-          `advance_ms ${ms} would move the clock past ${new Date(LATEST_CLOCK_MS).toISOString()}, the latest time it can show (RFC 3339 years end at 9999, and a day is kept for what is scheduled ahead of it): it can be advanced at most ${leftMs} ms more`,
-        );
-      }
+      checkAdvanceRange(ms);
+      const maxMs = maxOffsetMs();
+      if ((await offset.advance(ms, maxMs)) === undefined) throw pastTheEnd(ms, maxMs);
       await parts.runDue();
       return clock.now();
+    },
+    checkAdvance(ms) {
+      checkAdvanceRange(ms);
+      const maxMs = maxOffsetMs();
+      if (offset.current() + ms > maxMs) throw pastTheEnd(ms, maxMs);
     },
   };
 }

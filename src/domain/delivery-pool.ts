@@ -1,4 +1,4 @@
-// Webhook attempts under way in this process: at most `concurrency` made at once, one webhook's
+// Webhook attempts under way in this process, every sandbox's in one pool: at most `concurrency` made at once, one webhook's
 // beyond its share only while another share of places stays free, the attempts of one lane (a
 // message's events to one webhook) one after another in the order they came, and a group's (a
 // message's) attempts dropped together.
@@ -16,27 +16,62 @@ export interface PoolJob {
   run(signal: AbortSignal): Promise<void>;
 }
 
+/**
+ * One mock's pool: every sandbox's delivering takes a part of it, so that `concurrency` bounds the
+ * attempts of all sandboxes together (30 sandboxes once held 30 times 24 attempts open to one
+ * receiver that never answered).
+ */
 export interface DeliveryPool {
+  /** A part for one delivering: its own jobs, drops and waits; the places and each webhook's share are the whole pool's. */
+  part(options?: PoolPartOptions): PoolPart;
+  /** Jobs waiting or running, of every part. */
+  size(): number;
+}
+
+export interface PoolPartOptions {
+  /** Called when a place is free and this part found none the last time it asked (`room` was 0): it may hand in more. */
+  onRoom?: () => void;
+  /** Its jobs waiting outside the pool for their time or a place (a delivering's due attempts), counted by `pendingEverywhere`. */
+  waiting?: () => Promise<number>;
+}
+
+export interface PoolPart {
   /** Queues a job in its lane; resolves once it has run or was dropped. */
   add(job: PoolJob): Promise<void>;
-  /** How many more jobs could start now: places left once the jobs that wait only for a place have theirs. */
+  /** How many more jobs could start now, in the whole pool: places left once the jobs that wait only for a place have theirs. */
   room(): number;
-  /** Jobs waiting or running. */
-  size(): number;
-  /** The ends of the jobs due by `dueByMs` that are still waiting or running. */
+  /** Jobs of every part waiting or running, and those waiting outside the pool for each part (`waiting`). */
+  pendingEverywhere(): Promise<number>;
+  /** The ends of this part's jobs due by `dueByMs` that are still waiting or running. */
   pendingDueBy(dueByMs: number): Promise<void>[];
-  /** How many jobs have ended (run or dropped) so far, for `endedAfter`. */
+  /** How many jobs of any part have ended (run or dropped) so far, for `endedAfter`: each end frees a place. */
   ended(): number;
-  /** Resolves once more than `count` jobs have ended. */
+  /** Resolves once more than `count` jobs of any part have ended. */
   endedAfter(count: number): Promise<void>;
-  /** Drops the waiting jobs of these groups and aborts their running ones with `reason`. */
+  /** Drops this part's waiting jobs of these groups and aborts its running ones with `reason`. */
   dropGroups(groups: readonly string[], reason: string): void;
-  /** Drops every waiting job and aborts every running one with `reason`. */
+  /** Drops every waiting job of this part and aborts every running one with `reason`. */
   dropAll(reason: string): void;
+  /** Takes the part out of the pool: it is woken no more, and its `waiting` counts no more (its jobs are dropped first with `dropAll`). */
+  leave(): void;
+}
+
+interface Part {
+  options: PoolPartOptions;
+  /** Its jobs not ended, in the order they were added (a Map keeps insertion order). */
+  unended: Map<number, Entry>;
+  /** Its lanes (by key), to drop them all without a scan of the others'. */
+  lanes: Set<string>;
+  /** When it last handed in a job: the parts waiting for room are woken least recently served first. */
+  servedAt: number;
 }
 
 interface Entry {
   job: PoolJob;
+  part: Part;
+  /** Its lane's key and its group's key: the part's own, so that two parts never share a lane. */
+  lane: string;
+  group: string;
   number: number;
   controller: AbortController;
   started: boolean;
@@ -49,17 +84,17 @@ export interface DeliveryPoolOptions {
   /**
    * One webhook's jobs may run this many at once, and more only while more than this many places
    * stay free: a receiver that hangs leaves the other webhooks room, a lone webhook uses the rest.
+   * A webhook is one by its id whatever part its jobs come from: one added without a sandbox hears
+   * every sandbox, and has one share.
    */
   share: number;
-  /** Called when a job ended and its place is free: more jobs may be handed in. */
-  onRoom?: () => void;
 }
 
 export function createDeliveryPool(options: DeliveryPoolOptions): DeliveryPool {
   const { concurrency, share } = options;
-  /** Each lane's jobs in order; the first is running or waiting for a place. */
+  /** Each lane's jobs in order (by the lane's key); the first is running or waiting for a place. */
   const lanes = new Map<string, Entry[]>();
-  /** The lanes of each group, to drop a group without a scan. */
+  /** The lanes of each group (by the group's key), to drop a group without a scan. */
   const groups = new Map<string, Set<string>>();
   /**
    * Per webhook, the lanes whose first job waits for a place, in the order they became ready. The
@@ -67,20 +102,24 @@ export function createDeliveryPool(options: DeliveryPoolOptions): DeliveryPool {
    */
   const ready = new Map<string, string[]>();
   const runningOf = new Map<string, number>();
-  /** Jobs not ended, in the order they were added (a Map keeps insertion order). */
-  const unended = new Map<number, Entry>();
+  const parts = new Set<Part>();
+  /** The parts that found no room the last time they asked. */
+  const starved = new Set<Part>();
   let running = 0;
+  let unended = 0;
   let added = 0;
   let endedCount = 0;
   let endWaiters: (() => void)[] = [];
+  let partCount = 0;
 
   const mayStart = (webhook: string): boolean => (runningOf.get(webhook) ?? 0) < share || concurrency - running > share;
 
-  function forgetLane(lane: string, group: string): void {
-    lanes.delete(lane);
-    const ofGroup = groups.get(group);
-    ofGroup?.delete(lane);
-    if (ofGroup?.size === 0) groups.delete(group);
+  function forgetLane(entry: Entry): void {
+    lanes.delete(entry.lane);
+    entry.part.lanes.delete(entry.lane);
+    const ofGroup = groups.get(entry.group);
+    ofGroup?.delete(entry.lane);
+    if (ofGroup?.size === 0) groups.delete(entry.group);
   }
 
   function makeReady(lane: string, webhook: string): void {
@@ -91,21 +130,32 @@ export function createDeliveryPool(options: DeliveryPoolOptions): DeliveryPool {
 
   /** Takes a job out of its lane and tells whoever waits for it; the lane's next job becomes ready. */
   function end(entry: Entry): void {
-    const { lane, group } = entry.job;
-    const queue = lanes.get(lane);
+    const queue = lanes.get(entry.lane);
     const index = queue?.indexOf(entry) ?? -1;
     if (queue !== undefined && index >= 0) {
       queue.splice(index, 1);
       const next = queue[0];
-      if (next === undefined) forgetLane(lane, group);
-      else if (index === 0) makeReady(lane, next.job.webhook);
+      if (next === undefined) forgetLane(entry);
+      else if (index === 0) makeReady(entry.lane, next.job.webhook);
     }
-    unended.delete(entry.number);
+    entry.part.unended.delete(entry.number);
+    unended -= 1;
     endedCount += 1;
     entry.finish();
     const waiters = endWaiters;
     endWaiters = [];
     for (const wake of waiters) wake();
+  }
+
+  /**
+   * Wakes the parts that found no room, the one served least recently first: the first to ask
+   * takes what is free, so a busy sandbox's backlog does not keep a quiet one's attempts waiting.
+   */
+  function wakeStarved(): void {
+    if (starved.size === 0) return;
+    const waking = [...starved].sort((a, b) => a.servedAt - b.servedAt);
+    starved.clear();
+    for (const part of waking) part.options.onRoom?.();
   }
 
   function start(entry: Entry): void {
@@ -124,7 +174,7 @@ export function createDeliveryPool(options: DeliveryPoolOptions): DeliveryPool {
         else runningOf.set(webhook, left);
         end(entry);
         pump();
-        options.onRoom?.();
+        wakeStarved();
       })
       .catch(() => undefined);
   }
@@ -163,50 +213,88 @@ export function createDeliveryPool(options: DeliveryPoolOptions): DeliveryPool {
     }
   }
 
-  return {
-    add(job) {
-      let finish: () => void = () => undefined;
-      const done = new Promise<void>((resolve) => (finish = resolve));
-      added += 1;
-      const entry: Entry = { job, number: added, controller: new AbortController(), started: false, done, finish };
-      unended.set(entry.number, entry);
-      const queue = lanes.get(job.lane);
-      if (queue !== undefined) {
-        queue.push(entry);
+  function room(): number {
+    // Jobs that wait only for a place take it first; those held by their webhook's share do not count.
+    let waiting = 0;
+    for (const [webhook, queue] of ready) waiting += Math.min(queue.length, Math.max(0, share - (runningOf.get(webhook) ?? 0)));
+    return Math.max(0, concurrency - running - waiting);
+  }
+
+  function partOf(partOptions: PoolPartOptions): PoolPart {
+    partCount += 1;
+    const part: Part = { options: partOptions, unended: new Map(), lanes: new Set(), servedAt: 0 };
+    parts.add(part);
+    // Keys of its own: two parts' lanes and groups never mix, even for the same message.
+    const prefix = `${partCount}/`;
+    return {
+      add(job) {
+        let finish: () => void = () => undefined;
+        const done = new Promise<void>((resolve) => (finish = resolve));
+        added += 1;
+        part.servedAt = added;
+        const entry: Entry = {
+          job,
+          part,
+          lane: prefix + job.lane,
+          group: prefix + job.group,
+          number: added,
+          controller: new AbortController(),
+          started: false,
+          done,
+          finish,
+        };
+        part.unended.set(entry.number, entry);
+        unended += 1;
+        const queue = lanes.get(entry.lane);
+        if (queue !== undefined) {
+          queue.push(entry);
+          return done;
+        }
+        lanes.set(entry.lane, [entry]);
+        part.lanes.add(entry.lane);
+        const ofGroup = groups.get(entry.group) ?? new Set<string>();
+        ofGroup.add(entry.lane);
+        groups.set(entry.group, ofGroup);
+        makeReady(entry.lane, job.webhook);
+        pump();
         return done;
-      }
-      lanes.set(job.lane, [entry]);
-      const ofGroup = groups.get(job.group) ?? new Set<string>();
-      ofGroup.add(job.lane);
-      groups.set(job.group, ofGroup);
-      makeReady(job.lane, job.webhook);
-      pump();
-      return done;
-    },
-    room() {
-      // Jobs that wait only for a place take it first; those held by their webhook's share do not count.
-      let waiting = 0;
-      for (const [webhook, queue] of ready) waiting += Math.min(queue.length, Math.max(0, share - (runningOf.get(webhook) ?? 0)));
-      return Math.max(0, concurrency - running - waiting);
-    },
-    size: () => unended.size,
-    pendingDueBy(dueByMs) {
-      const ends: Promise<void>[] = [];
-      for (const entry of unended.values()) if (entry.job.dueAtMs <= dueByMs) ends.push(entry.done);
-      return ends;
-    },
-    ended: () => endedCount,
-    endedAfter(count) {
-      if (endedCount > count) return Promise.resolve();
-      return new Promise((resolve) => endWaiters.push(resolve));
-    },
-    dropGroups(dropped, reason) {
-      for (const group of dropped) for (const lane of [...(groups.get(group) ?? [])]) drop(lane, reason);
-      keepReadyLanes();
-    },
-    dropAll(reason) {
-      for (const lane of [...lanes.keys()]) drop(lane, reason);
-      keepReadyLanes();
-    },
+      },
+      room() {
+        const free = room();
+        if (free <= 0 && parts.has(part)) starved.add(part);
+        return free;
+      },
+      async pendingEverywhere() {
+        const outside = await Promise.all([...parts].map((each) => each.options.waiting?.() ?? Promise.resolve(0)));
+        return outside.reduce((sum, count) => sum + count, unended);
+      },
+      pendingDueBy(dueByMs) {
+        const ends: Promise<void>[] = [];
+        for (const entry of part.unended.values()) if (entry.job.dueAtMs <= dueByMs) ends.push(entry.done);
+        return ends;
+      },
+      ended: () => endedCount,
+      endedAfter(count) {
+        if (endedCount > count) return Promise.resolve();
+        return new Promise((resolve) => endWaiters.push(resolve));
+      },
+      dropGroups(dropped, reason) {
+        for (const group of dropped) for (const lane of [...(groups.get(prefix + group) ?? [])]) drop(lane, reason);
+        keepReadyLanes();
+      },
+      dropAll(reason) {
+        for (const lane of [...part.lanes]) drop(lane, reason);
+        keepReadyLanes();
+      },
+      leave() {
+        parts.delete(part);
+        starved.delete(part);
+      },
+    };
+  }
+
+  return {
+    part: (partOptions = {}) => partOf(partOptions),
+    size: () => unended,
   };
 }

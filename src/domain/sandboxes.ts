@@ -1,6 +1,7 @@
 // Sandboxes: named slices of one mock (docs/sandboxes.md). Their names, the recipient rule that names one from an address, and the registry that bounds them.
 
 import { DomainFailure } from "./failure.js";
+import { sandboxAddressProblem } from "./sandbox-address.js";
 
 /** The sandbox of a send that names none, and of the state a mock without sandboxes had. */
 export const DEFAULT_SANDBOX = "default";
@@ -43,11 +44,22 @@ export function checkSandboxName(name: string, where: string): string {
   throw new DomainFailure("invalid_request", `${where} must be a sandbox name: 1 to 64 letters, digits, "_", "." or "-", got ${JSON.stringify(name)}`);
 }
 
-/** The sandbox a recipient names by the rule above, or undefined for any other address. */
+/**
+ * The sandbox a recipient names by the rule above, or undefined for any other address. A name no
+ * address can carry (docs/sandboxes.md) is an `invalid_request` failure saying so, before the contract
+ * would refuse the address as invalid_recipient.
+ */
 export function sandboxOfRecipient(to: string): string | undefined {
   const at = to.lastIndexOf("@");
   if (at < 0 || !isSandboxRecipientDomain(to.slice(at + 1).toLowerCase())) return undefined;
-  return checkSandboxName(to.slice(at + 1, to.length - SANDBOX_RECIPIENT_DOMAIN.length - 1), `The sandbox named by to ${JSON.stringify(to)}`);
+  const name = checkSandboxName(to.slice(at + 1, to.length - SANDBOX_RECIPIENT_DOMAIN.length - 1), `The sandbox named by to ${JSON.stringify(to)}`);
+  const problem = sandboxAddressProblem(name);
+  if (problem !== undefined)
+    throw new DomainFailure(
+      "invalid_request",
+      `The sandbox ${JSON.stringify(name)} cannot be named by an address: ${problem.why}; send to its base URL (/sandbox/${name}/send) or with the X-Sendmock-Sandbox header instead, or ${problem.rename}`,
+    );
+  return name;
 }
 
 /** The names of the sandboxes in use, bounded; shared by replicas on Redis. */

@@ -8,7 +8,7 @@ import { performance } from "node:perf_hooks";
 import { DomainFailure } from "./failure.js";
 import type { CapturedMessage, MessageEvent, MessageEventType, Webhook, WebhookDelivery, WebhookPayload } from "../wire.js";
 import type { Clock } from "./clock.js";
-import { createDeliveryPool } from "./delivery-pool.js";
+import { createDeliveryPool, type DeliveryPool } from "./delivery-pool.js";
 import { STATUS_AFTER } from "./lifecycle.js";
 import type { RecordedEvent } from "./outbox.js";
 import { createScheduler, type DueItem, type DueWorkStore, type WatchDue } from "./scheduler.js";
@@ -35,9 +35,9 @@ export interface WebhookDeliveryDeps {
   timeoutMs: number;
   /** Mock-clock delays before each retry; their count is the number of retries. */
   retryMs: readonly number[];
-  /** Attempts made at once; a webhook beyond a quarter of them only while another quarter stays free. */
-  concurrency: number;
-  /** Attempts waiting to be made at once; an event's attempt past it is listed as not sent. */
+  /** Where attempts are made, shared by every sandbox's delivering (`createWebhookPool`): its places bound them all together. */
+  pool: DeliveryPool;
+  /** Attempts waiting to be made at once, every sandbox's together; an event's attempt past it is listed as not sent. */
   maxPending: number;
   /** Payloads kept built for the attempts of the same event; shared by every sandbox's delivering, so that max_bytes' share bounds them all. */
   payloadCache: PayloadCache;
@@ -147,6 +147,19 @@ export function createPayloadCache(maxBytes: number) {
   };
 }
 
+/**
+ * The pool of one mock's webhook attempts, `concurrency` places for every sandbox together (a pool
+ * per sandbox let 30 sandboxes hold 720 attempts open to one receiver that never answered).
+ */
+export function createWebhookPool(concurrency: number): DeliveryPool {
+  return createDeliveryPool({
+    concurrency,
+    // A quarter each, more while another quarter stays free: a receiver that hangs holds at most
+    // three quarters, and the other webhooks go on; a lone webhook uses three quarters.
+    share: Math.max(1, Math.ceil(concurrency / 4)),
+  });
+}
+
 export function createWebhookDelivering(deps: WebhookDeliveryDeps): WebhookDelivering {
   const { store, log, clock, dueWork } = deps;
   const realNowMs = deps.realNowMs ?? Date.now;
@@ -154,13 +167,7 @@ export function createWebhookDelivering(deps: WebhookDeliveryDeps): WebhookDeliv
   let stopped = false;
   // Filled once the scheduler exists: the pool tells it when there is room, it hands the pool attempts.
   let wakeScheduler: () => void = () => undefined;
-  const pool = createDeliveryPool({
-    concurrency: deps.concurrency,
-    // A quarter each, more while another quarter stays free: a receiver that hangs holds at most
-    // three quarters, and the other webhooks go on; a lone webhook uses three quarters.
-    share: Math.max(1, Math.ceil(deps.concurrency / 4)),
-    onRoom: () => wakeScheduler(),
-  });
+  const pool = deps.pool.part({ onRoom: () => wakeScheduler(), waiting: () => dueWork.size() });
   const scheduler = createScheduler({
     store: dueWork,
     clock,
@@ -324,7 +331,8 @@ export function createWebhookDelivering(deps: WebhookDeliveryDeps): WebhookDeliv
         deps.reportProblem(`sendmock: webhook payload of ${event.type} on ${message.id} breaks openapi/send.yaml and was not sent: ${problem}`);
       // Built now, while the message is at hand: the first attempts, due now, need not read it again.
       else cache.set(eventId, message.id, Buffer.from(JSON.stringify(payload)));
-      let room = problem === undefined ? deps.maxPending - pool.size() - (await dueWork.size()) : 0;
+      // Every sandbox's attempts count: those under way in the pool, and those waiting in each sandbox's due work.
+      let room = problem === undefined ? deps.maxPending - (await pool.pendingEverywhere()) : 0;
       for (const webhook of webhooks) {
         for (const copy of webhook.duplicate ? [1, 2] : [1]) {
           const item: AttemptItem = {
@@ -437,6 +445,7 @@ export function createWebhookDelivering(deps: WebhookDeliveryDeps): WebhookDeliv
       scheduler.stop();
       // Listed as waiting, each says why it ended (a shared store outlives this replica).
       pool.dropAll("abandoned: sendmock was closed while it waited for the receiver");
+      pool.leave();
     },
   };
 }

@@ -15,11 +15,38 @@ export interface EventSources {
   onReset: (listener: () => void) => () => void;
   /** Aborted when the server closes, so open streams end with it. */
   shutdown: AbortSignal;
-  /** Most streams open at once; one more is refused with 503. */
-  maxStreams: number;
+  /** The streams open on the whole mock, whichever sandbox each follows: one past their max is refused with 503. */
+  openStreams: OpenStreams;
   /** Events a stream may have waiting for its client before it is dropped. */
   bufferBytes: number;
   heartbeatMs?: number;
+}
+
+/**
+ * How many event streams are open on one mock. Each sandbox's /_mock/events has a stream set of
+ * its own, and a count in each let 7 sandboxes hold 700 streams open under max_event_streams 100.
+ */
+export interface OpenStreams {
+  readonly max: number;
+  /** Counts one more stream, unless `max` are open: then false, and nothing is counted. */
+  take(): boolean;
+  /** Counts one stream fewer. */
+  release(): void;
+}
+
+export function createOpenStreams(max: number): OpenStreams {
+  let open = 0;
+  return {
+    max,
+    take() {
+      if (open >= max) return false;
+      open += 1;
+      return true;
+    },
+    release() {
+      open = Math.max(0, open - 1);
+    },
+  };
 }
 
 /** One open stream: what its socket has not taken yet waits here, counted. */
@@ -48,6 +75,7 @@ export function streamEvents(sources: EventSources) {
   /** Lets go of a stream and what waits for it; false when it was already gone. */
   const forget = (stream: Stream): boolean => {
     if (!streams.delete(stream)) return false;
+    sources.openStreams.release();
     stream.waiting = [];
     stream.waitingBytes = 0;
     if (streams.size === 0) stopListening();
@@ -119,13 +147,13 @@ export function streamEvents(sources: EventSources) {
   }
 
   return (req: Request, res: Response): void => {
-    if (streams.size >= sources.maxStreams) {
-      throw new ApiError("server_error", `Too many event streams: at most ${sources.maxStreams} are open (max_event_streams); close one and retry`, {
+    if (sources.shutdown.aborted) throw new ApiError("server_error", "sendmock is closing", { status: 503 });
+    if (!sources.openStreams.take()) {
+      throw new ApiError("server_error", `Too many event streams: at most ${sources.openStreams.max} are open (max_event_streams); close one and retry`, {
         status: 503,
         headers: { "Retry-After": "1" },
       });
     }
-    if (sources.shutdown.aborted) throw new ApiError("server_error", "sendmock is closing", { status: 503 });
     res.status(200).set({
       "Content-Type": "text/event-stream; charset=utf-8",
       "Cache-Control": "no-cache, no-transform",

@@ -2,11 +2,12 @@
 
 import { cutToBytes, waitForCapture, type Outbox } from "../domain/outbox.js";
 import type { Journal, JournalPage } from "../domain/journal.js";
-import type { ClockControl } from "../domain/clock.js";
+import { checkAdvanceRange, type ClockControl } from "../domain/clock.js";
 import type { Lifecycle } from "../domain/lifecycle.js";
 import type { CapturedMessage, MessageList } from "../wire.js";
 import type { FaultControl } from "../domain/faults.js";
 import type { OutcomeControl } from "../domain/outcomes.js";
+import { DomainFailure } from "../domain/failure.js";
 import { DEFAULT_SANDBOX } from "../domain/sandboxes.js";
 import type { WebhookControl } from "../domain/webhooks.js";
 import type { Sandboxes } from "./index.js";
@@ -79,6 +80,22 @@ async function findMessage(scopes: readonly SandboxScope[], id: string): Promise
   const found = await Promise.all(scopes.map(async (scope) => ({ scope, message: await scope.outbox.get(id) })));
   const held = found.filter((entry): entry is { scope: SandboxScope; message: CapturedMessage } => entry.message !== undefined);
   return held.sort((a, b) => newestFirst(a.message, b.message))[0];
+}
+
+/** Throws, naming the sandbox, when any of these sandboxes' clocks cannot move `ms` forward. */
+function checkAdvanceEverywhere(scopes: readonly SandboxScope[], ms: number): void {
+  // A bad advance_ms is the same in every sandbox: said once, as a scoped advance says it.
+  checkAdvanceRange(ms);
+  for (const scope of scopes) {
+    try {
+      scope.clock.checkAdvance(ms);
+    } catch (error) {
+      // Alone, the default sandbox's clock is the mock's: its refusal in its own words, as before sandboxes.
+      if (!(error instanceof DomainFailure) || scopes.length === 1) throw error;
+      const whose = scope.name === DEFAULT_SANDBOX ? "the default sandbox" : `sandbox ${JSON.stringify(scope.name)}`;
+      throw new DomainFailure(error.code, `The clock of ${whose} cannot move: ${error.message}; no sandbox's clock was moved`);
+    }
+  }
 }
 
 /** `bounds`: what every sandbox's outbox charges together, read for the count and bytes of all. */
@@ -207,11 +224,16 @@ export function everySandboxView(sandboxes: Sandboxes, bounds: SharedBounds, max
     clock: {
       now: () => defaultScope.clock.now(),
       offsetMs: () => defaultScope.clock.offsetMs(),
-      // Every sandbox's clock moves; the default sandbox's time is returned.
+      // Every sandbox's clock moves, or none: each is asked first, and one that cannot move refuses the whole advance (moving
+      // two sandboxes' clocks and then refusing left the mock half-advanced). The default sandbox's time is returned.
       async advance(ms) {
         const scopes = await sandboxes.all();
+        checkAdvanceEverywhere(scopes, ms);
         await Promise.all(scopes.slice(1).map((scope) => scope.clock.advance(ms)));
         return defaultScope.clock.advance(ms);
+      },
+      checkAdvance: (ms) => {
+        checkAdvanceEverywhere(sandboxes.current(), ms);
       },
     },
   };

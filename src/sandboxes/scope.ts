@@ -6,6 +6,7 @@ import { withCapturedMessageCheck } from "../contract/captured-message.js";
 import type { Contract } from "../contract/load.js";
 import { webhookPayloadCheck } from "../contract/webhook-payload.js";
 import { createClockControl, type ClockControl } from "../domain/clock.js";
+import type { DeliveryPool } from "../domain/delivery-pool.js";
 import { createFaultControl, type FaultControl, type FaultPlan, type RespondLimits } from "../domain/faults.js";
 import type { IdempotencyStore } from "../domain/idempotency.js";
 import type { Journal } from "../domain/journal.js";
@@ -35,6 +36,8 @@ export interface ScopeParts {
   catalog: TemplateCatalog;
   /** Webhook payloads built for delivery, shared by every sandbox: max_bytes' share bounds them all. */
   payloadCache: PayloadCache;
+  /** Where every sandbox's webhook attempts are made: webhook_concurrency bounds them all together. */
+  webhookPool: DeliveryPool;
   /** The default sandbox's rules and webhooks, which apply in every other sandbox after its own; absent for the default sandbox itself. */
   everywhere?: { faults: FaultPlan & TrackedRules; outcomes: OutcomeBook & TrackedRules; webhooks: WebhookStore };
   /** How many fault rules, outcome rules and webhooks every sandbox holds together: max_rules bounds their sum. */
@@ -97,7 +100,7 @@ export function buildSandboxScope(name: string, stores: ScopeStores, parts: Scop
     post: postWebhook,
     timeoutMs: config.webhookTimeoutMs,
     retryMs: config.webhookRetryMs,
-    concurrency: config.webhookConcurrency,
+    pool: parts.webhookPool,
     maxPending: config.maxPendingWebhookAttempts,
     payloadCache: parts.payloadCache,
     ...(sandbox !== undefined && { sandbox }),

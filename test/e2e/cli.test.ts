@@ -1,8 +1,8 @@
 // The sendmock serve command as a user runs it: the built bin on a port, its banner and answers, a start that cannot work, and how it stops.
 
-import type { ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { cp, mkdtemp, mkdir, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, mkdir, symlink, truncate, writeFile } from "node:fs/promises";
 import http from "node:http";
 import { createServer } from "node:net";
 import os from "node:os";
@@ -78,6 +78,14 @@ async function postSend(url: string, body: unknown): Promise<Response> {
 
 async function tempDir(): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), "sendmock-cli-"));
+}
+
+/** A named pipe in a folder of its own, which nobody opens to write. */
+async function aFifo(): Promise<string> {
+  const fifo = path.join(await tempDir(), "sendmock.yaml");
+  const made = spawnSync("mkfifo", [fifo]);
+  if (made.status !== 0) throw new Error(`mkfifo ${fifo} failed: ${made.stderr.toString()}`);
+  return fifo;
 }
 
 describe("sendmock serve", () => {
@@ -162,6 +170,39 @@ describe("a start that cannot work exits non-zero with one clear line", () => {
     expectOneCleanLine(result.stderr);
     expect(result.stderr.startsWith(`sendmock: config file ${file}`), result.stderr).toBe(true);
     expect(result.stderr).toMatch(/max_respond_depth|too deep/);
+  });
+
+  // /dev/zero used to take 6.2 GB in 15 s and a FIFO nobody writes to hung the start for ever: a config file is read only
+  // when it is a regular file, and at most 10 MB of it.
+  it.each([
+    ["a device", () => Promise.resolve("/dev/zero"), "a character device"],
+    ["a FIFO nobody writes to", aFifo, "a FIFO"],
+    ["a folder", tempDir, "a folder"],
+  ])("refuses a config file that is %s at once, in one line naming it", async (_what, make, kind) => {
+    const file = await make();
+    const result = await failedStart(["--config", file, "--port", "0"]);
+    expect(result.code).toBe(1);
+    expectOneCleanLine(result.stderr);
+    expect(result.stderr).toBe(`sendmock: config file ${file}: is ${kind}, not a regular file\n`);
+  });
+
+  it("refuses a config file over 10 MB in one line naming its size and the limit, without reading it", async () => {
+    const file = path.join(await tempDir(), "huge.yaml");
+    // Sparse: no disk, and no time to write.
+    await writeFile(file, "");
+    await truncate(file, 10 * 1024 * 1024 + 1);
+    const result = await failedStart(["--config", file, "--port", "0"]);
+    expect(result.code).toBe(1);
+    expectOneCleanLine(result.stderr);
+    expect(result.stderr).toBe(`sendmock: config file ${file}: is 10485761 bytes, more than the 10485760 (10 MB) a config file may hold\n`);
+  });
+
+  it("refuses a FIFO named by SENDMOCK_CONFIG as it refuses one named by --config", async () => {
+    const fifo = await aFifo();
+    const result = await failedStart(["--port", "0"], { env: { SENDMOCK_CONFIG: fifo } });
+    expect(result.code).toBe(1);
+    expectOneCleanLine(result.stderr);
+    expect(result.stderr).toMatch(new RegExp(`^sendmock: config file ${fifo}: is a FIFO, not a regular file`));
   });
 
   it("blames the config file, not the command line, for a body_limit the file sets", async () => {

@@ -12,8 +12,8 @@ const LATEST = "9999-12-30T23:59:59.999Z";
 /** Years from now to year 10000, and some: far more advances than the clock may take. */
 const MORE_ADVANCES_THAN_LEFT = 10_000 - new Date().getUTCFullYear() + 10;
 
-/** Advances the library's clock a year at a time until it refuses; returns the refusal. */
-async function advanceUntilRefused(mock: SendMock): Promise<ApiError> {
+/** Advances the library's clock (the mock's, or a sandbox's) a year at a time until it refuses; returns the refusal. */
+async function advanceUntilRefused(mock: Pick<SendMock, "clock" | "app">): Promise<ApiError> {
   for (let advances = 0; advances < MORE_ADVANCES_THAN_LEFT; advances += 1) {
     const refusal: unknown = await mock.clock.advance(YEAR_MS).then(
       () => undefined,
@@ -71,5 +71,37 @@ describe("the end of the mock's clock", () => {
       .send({ advance_ms: Math.max(0, leftMs - 60_000) });
     expect(withinIt.status).toBe(200);
     expect((await request(mock.app).post("/_mock/clock").send({ advance_ms: 60_001 })).status).toBe(400);
+  });
+});
+
+describe("an advance without a sandbox", () => {
+  it("moves no sandbox's clock when one of them cannot move, naming that sandbox", async () => {
+    const mock = await aMockForThisTest();
+    const far = await mock.sandbox("far");
+    // Within a minute of the end: 30 s left, fewer as real time goes on.
+    const leftMs = Number(/at most (\d+) ms more/.exec((await advanceUntilRefused({ app: mock.app, clock: far.clock })).message)?.[1]);
+    await far.clock.advance(leftMs - 30_000);
+    const [one, two] = [await mock.sandbox("one"), await mock.sandbox("two")];
+    const offsets = (): number[] => [mock.clock.offsetMs(), one.clock.offsetMs(), two.clock.offsetMs(), far.clock.offsetMs()];
+    const before = offsets();
+
+    const response = await request(mock.app).post("/_mock/clock").send({ advance_ms: 60_000 });
+
+    expect(response.status).toBe(400);
+    expect(offsets()).toEqual(before);
+    const { error } = response.body as { error: { code: string; message: string } };
+    expect(error.code).toBe("invalid_request");
+    expect(error.message).toContain('sandbox "far"');
+    expect(error.message).toContain(LATEST);
+    expect(error.message).toContain("no sandbox's clock was moved");
+  });
+
+  it("moves every sandbox's clock, the default one's included, when each can move", async () => {
+    const mock = await aMockForThisTest();
+    const [one, two] = [await mock.sandbox("one"), await mock.sandbox("two")];
+
+    expect((await request(mock.app).post("/_mock/clock").send({ advance_ms: 60_000 })).status).toBe(200);
+
+    expect([mock.clock.offsetMs(), one.clock.offsetMs(), two.clock.offsetMs()]).toEqual([60_000, 60_000, 60_000]);
   });
 });

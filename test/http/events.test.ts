@@ -6,7 +6,7 @@ import express from "express";
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryDeliveryLog, createMemoryJournal, createMemoryOutbox } from "../../src/stores/memory/index.js";
-import { streamEvents } from "../../src/http/events.js";
+import { createOpenStreams, streamEvents } from "../../src/http/events.js";
 import { startSendMock, type RunningSendMock } from "../../src/index.js";
 import { aSendRequest, bearer, expectContract } from "../support/helpers.js";
 
@@ -142,7 +142,7 @@ describe("the event stream on its own", () => {
         webhooks: { onDelivery: (listener) => counted(deliveries.onRecord(listener)) },
         onReset: () => counted(() => undefined),
         shutdown: new AbortController().signal,
-        maxStreams: 10,
+        openStreams: createOpenStreams(10),
         bufferBytes: 1024 * 1024,
         heartbeatMs: 20,
       }),

@@ -3,7 +3,8 @@
 
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { aMockForThisTest, aSendRequest, bearer } from "../support/helpers.js";
+import { aMockForThisTest, aRunningMockForThisTest, aSendRequest, bearer } from "../support/helpers.js";
+import { sandboxClient } from "../../src/sandbox-client.js";
 import type { SendMock } from "../../src/mock.js";
 
 const SANDBOX_HEADER = "X-Sendmock-Sandbox";
@@ -84,6 +85,31 @@ describe("a send's sandbox", () => {
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe("invalid_request");
   });
+
+  // e2e_worker_1 is a good name, and sandboxClient gave it an address the send contract's email format then refused as
+  // invalid_recipient: an address's domain holds letters, digits and "-" between dots, so the rule cannot carry it.
+  it.each([
+    ["a _", "e2e_worker_1", '"_"'],
+    ["a label that starts with -", "team.-checkout", '"-"'],
+    ["a label that ends with -", "checkout-", '"-"'],
+    ["two dots in a row", "team..checkout", "empty"],
+  ])(
+    "refuses a recipient naming a sandbox whose name has %s with 400 invalid_request saying an address cannot carry it, never invalid_recipient",
+    async (_what, name, why) => {
+      const mock = await aMockForThisTest();
+      const response = await send(mock, aSendRequest({ to: `ada@${name}.sandbox.sendmock.test` }));
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe("invalid_request");
+      expect(response.body.error.message).toContain(`The sandbox ${JSON.stringify(name)} cannot be named by an address`);
+      expect(response.body.error.message).toContain(why);
+      expect(response.body.error.message).toContain(`/sandbox/${name}/send`);
+      expect(response.body.error.message).toContain("X-Sendmock-Sandbox");
+      expect((await mock.outbox.list()).total).toBe(0);
+      // The same name by the header or the base URL is a sandbox like any other.
+      expect((await send(mock, aSendRequest(), { [SANDBOX_HEADER]: name })).status).toBe(200);
+      expect((await request(mock.app).post(`/sandbox/${name}/send`).set(bearer()).send(aSendRequest())).status).toBe(200);
+    },
+  );
 
   it("takes a name of 64 letters, digits, _, . and -", async () => {
     const mock = await aMockForThisTest();
@@ -254,5 +280,23 @@ describe("the name default", () => {
   it("is refused by mock.sandbox(), whose default sandbox is mock itself", async () => {
     const mock = await aMockForThisTest();
     await expect(mock.sandbox("default")).rejects.toMatchObject({ code: "invalid_request" });
+  });
+});
+
+describe("sandboxClient's address", () => {
+  it("is a sandbox address that sends into the sandbox, for a name an address can carry", async () => {
+    const mock = await aRunningMockForThisTest();
+    const box = sandboxClient({ url: mock.url, sandbox: "team.e2e-worker-1" });
+    expect(box.address("ada")).toBe("ada@team.e2e-worker-1.sandbox.sendmock.test");
+
+    expect((await send(mock, aSendRequest({ to: box.address("ada") }))).status).toBe(200);
+    expect((await box.outbox.list()).total).toBe(1);
+  });
+
+  it("throws for a name an address cannot carry, pointing to the base URL and the header", () => {
+    const box = sandboxClient({ url: "http://127.0.0.1:4010", sandbox: "e2e_worker_1" });
+    expect(() => box.address("ada")).toThrow(
+      'sendmock: the sandbox "e2e_worker_1" cannot be named by an address: an address\'s domain allows no "_"; send to its baseUrl (http://127.0.0.1:4010/sandbox/e2e_worker_1) or with its headers (X-Sendmock-Sandbox) instead, or name the sandbox without "_"',
+    );
   });
 });

@@ -1,5 +1,6 @@
 // A webhook receiver on loopback for tests: records every delivery it gets and responds to each with
-// the next of the responses it was told to give (then its fallback, 200 unless told), late, or never.
+// the next of the responses it was told to give (then its fallback, 200 unless told), late, or never;
+// and one that holds each request until the test lets it go, counting how many it holds at once.
 
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -86,4 +87,41 @@ export async function aRefusingUrl(): Promise<string> {
   const receiver = await aWebhookReceiver();
   await receiver.close();
   return receiver.url;
+}
+
+/**
+ * A receiver that holds every request until the test lets one go, counting the requests it holds:
+ * it counts one from its arrival to its response, a span inside the one sendmock holds it, so its
+ * peak is never above sendmock's number of attempts under way.
+ */
+export async function aHoldingReceiverForThisTest() {
+  const held: ServerResponse[] = [];
+  let received = 0;
+  let peak = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      received += 1;
+      held.push(res);
+      peak = Math.max(peak, held.length);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  onTestFinished(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    held: () => held.length,
+    received: () => received,
+    peak: () => peak,
+    /** Responds 200 to the request held longest. */
+    releaseOne(): void {
+      held.shift()?.end("ok");
+    },
+  };
 }

@@ -5,7 +5,7 @@
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { createClock, createLocalClockOffset } from "../../src/domain/clock.js";
-import { createPayloadCache, createWebhookDelivering, type WebhookPost } from "../../src/domain/webhook-delivery.js";
+import { createPayloadCache, createWebhookDelivering, createWebhookPool, type WebhookPost } from "../../src/domain/webhook-delivery.js";
 import { newWebhook, signatureOf } from "../../src/domain/webhooks.js";
 import { createMemoryDeliveryLog, createMemoryDueWork, createMemoryWebhookStore } from "../../src/stores/memory/index.js";
 import type { CapturedMessage } from "../../src/wire.js";
@@ -46,7 +46,7 @@ describe("a payload that breaks the contract", () => {
       post,
       timeoutMs: 1000,
       retryMs: [1000],
-      concurrency: 4,
+      pool: createWebhookPool(4),
       maxPending: 100,
       payloadCache: createPayloadCache(1024 * 1024),
       payloadProblem: () => "/data/status must be equal to one of the allowed values",

@@ -180,9 +180,9 @@ def test_without_forget_a_fourth_sandbox_is_refused(small_mock):
     kept = [small_mock.sandbox(f"kept-{number}") for number in range(3)]
     try:
         for box in kept:
-            assert box.outbox.list() == []  # a scoped call claims the name
+            box.faults.add(fault="latency", delay_ms=1)  # a change claims the name; a read would not
         with pytest.raises(SendMockError) as refused:
-            small_mock.sandbox("kept-3").outbox.list()
+            small_mock.sandbox("kept-3").faults.add(fault="latency", delay_ms=1)
         assert refused.value.status == 400
         assert "max_sandboxes" in str(refused.value)
     finally:

@@ -172,6 +172,15 @@ def test_sandbox_handle_urls(sendmock_server):
     assert box.headers == {"X-Sendmock-Sandbox": "team.checkout-1"}
 
 
+@pytest.mark.parametrize("name", ["e2e_worker_1", "team..checkout", "checkout-"])
+def test_a_sandbox_address_is_refused_for_a_name_no_address_can_carry(sendmock_server, name):
+    box = sendmock_server.sandbox(name)
+    with pytest.raises(SendMockError) as refused:
+        box.address("ada")
+    assert f"the sandbox {name!r} cannot be named by an address" in str(refused.value)
+    assert f"{sendmock_server.url}/sandbox/{name}" in str(refused.value)
+
+
 @pytest.mark.parametrize("name", ["", "has space", "slash/y", "x" * 65, "ümlaut"])
 def test_invalid_sandbox_names_are_refused_before_any_call(name):
     mock = SendMock("http://127.0.0.1:9")  # nothing listens: the check must not need the server

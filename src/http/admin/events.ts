@@ -1,11 +1,12 @@
-// /_mock/events: the server-sent events stream (../events.ts), sized by the config.
+// /_mock/events: the server-sent events stream (../events.ts), sized by the config and counted once per mock.
 
 import express from "express";
 import type { ResolvedConfig } from "../../config/resolve.js";
 import { streamEvents, type EventSources } from "../events.js";
 
-export type EventRoutesDeps = Pick<EventSources, "outbox" | "journal" | "webhooks" | "onReset" | "shutdown"> & {
-  config: Pick<ResolvedConfig, "maxEventStreams" | "eventBufferBytes">;
+/** `openStreams` is the mock's one count (max_event_streams), whichever sandbox's router is built over these deps. */
+export type EventRoutesDeps = Pick<EventSources, "outbox" | "journal" | "webhooks" | "onReset" | "shutdown" | "openStreams"> & {
+  config: Pick<ResolvedConfig, "eventBufferBytes">;
 };
 
 export function createEventRoutes(deps: EventRoutesDeps): express.Router {
@@ -18,7 +19,7 @@ export function createEventRoutes(deps: EventRoutesDeps): express.Router {
       webhooks: deps.webhooks,
       onReset: deps.onReset,
       shutdown: deps.shutdown,
-      maxStreams: deps.config.maxEventStreams,
+      openStreams: deps.openStreams,
       bufferBytes: deps.config.eventBufferBytes,
     }),
   );

@@ -5,6 +5,7 @@ import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { startSendMock, type RunningSendMock, type SendMockOptions } from "../../../src/index.js";
 import { aSendRequest, bearer } from "../../support/helpers.js";
+import { aHoldingReceiverForThisTest } from "../../support/webhook-receiver.js";
 import { aKeyPrefix, redisUnavailableReason, sharedRedis, startRedisServer } from "../../support/redis.js";
 
 const skipReason = redisUnavailableReason();
@@ -87,7 +88,7 @@ describe.skipIf(skipReason !== undefined)(`sandboxes on replicas${skipReason ===
     });
     // Its sandbox is chosen (the name in use) before the latency holds it.
     await expect
-      .poll(async () => (await (await fetch(`${a.url}/_mock/sandboxes`)).json()) as unknown, { timeout: 10_000, interval: 5 })
+      .poll(async (): Promise<unknown> => (await fetch(`${a.url}/_mock/sandboxes`)).json(), { timeout: 10_000, interval: 5 })
       .toMatchObject({ sandboxes: ["worker-1"] });
     await a.reset();
 
@@ -193,6 +194,36 @@ describe.skipIf(skipReason !== undefined)(`sandboxes on replicas${skipReason ===
     } finally {
       controller.abort();
     }
+  });
+
+  it("make at most webhook_concurrency webhook attempts at once on a replica, every sandbox's together", async () => {
+    const receiver = await aHoldingReceiverForThisTest();
+    const replica = await startSendMock({
+      port: 0,
+      watchTemplates: false,
+      redisUrl: (await sharedRedis()).url,
+      keyPrefix: aKeyPrefix(),
+      lifecycle: { stepMs: 60_000 },
+      webhookConcurrency: 4,
+      webhookTimeoutMs: 60_000,
+    });
+    replicas.push(replica);
+    const names = Array.from({ length: 8 }, (_, index) => `worker-${index + 1}`);
+    const boxes = await Promise.all(names.map((name) => replica.sandbox(name)));
+    for (const [index, box] of boxes.entries()) {
+      await box.webhooks.add({ url: receiver.url, events: ["message.sent"] });
+      expect((await sendIn(replica, names[index] ?? "")).status).toBe(200);
+    }
+
+    const advances = boxes.map((box) => box.clock.advance(60_000));
+    for (let released = 0; released < names.length; released += 1) {
+      await expect.poll(() => receiver.held(), { timeout: 10_000 }).toBeGreaterThan(0);
+      receiver.releaseOne();
+    }
+    await Promise.all(advances);
+
+    expect(receiver.received()).toBe(names.length);
+    expect(receiver.peak()).toBeLessThanOrEqual(4);
   });
 
   it("keep a fault rule of one sandbox to that sandbox's sends through every replica", async () => {

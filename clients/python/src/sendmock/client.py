@@ -7,7 +7,7 @@ import datetime
 import re
 import time
 import urllib.parse
-from typing import Any, Dict, List, Mapping, Optional, Type
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Type
 
 from ._http import DEFAULT_CALL_TIMEOUT_S, AdminApi
 from ._near_misses import describe_wanted, near_misses
@@ -20,6 +20,22 @@ _SANDBOX_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _WAIT_CHUNK_MS = 10_000
 # The recipient domain that names a sandbox, for apps the test can only give an address to.
 _SANDBOX_DOMAIN = "sandbox.sendmock.test"
+
+
+def _address_problem(name: str) -> Optional[Tuple[str, str]]:
+    """Why no address can name the sandbox `name`, and how to name it so; None when one can.
+
+    An address's domain is parts of letters, digits and "-" between dots, none empty and none starting
+    or ending with "-" (the server's rule, docs/sandboxes.md).
+    """
+    if "_" in name:
+        return 'an address\'s domain allows no "_"', 'name the sandbox without "_"'
+    parts = name.split(".")
+    if "" in parts:
+        return 'an address\'s domain has no empty part: no "." at either end, and none two in a row', "name the sandbox so"
+    if any(part.startswith("-") or part.endswith("-") for part in parts):
+        return 'each part of an address\'s domain between dots starts and ends with a letter or a digit, not "-"', "name the sandbox so"
+    return None
 
 
 class _Scope:
@@ -211,7 +227,18 @@ class Sandbox(_Handles):
         self.headers = {"X-Sendmock-Sandbox": name}
 
     def address(self, local_part: str) -> str:
-        """An address that sends into this sandbox through any app: `local_part@NAME.sandbox.sendmock.test`."""
+        """An address that sends into this sandbox through any app: `local_part@NAME.sandbox.sendmock.test`.
+
+        Raises SendMockError for a name no address can carry (with "_", or a part between dots that is
+        empty or starts or ends with "-"): the server would refuse the address, so use `url` or `headers`.
+        """
+        problem = _address_problem(self.name)
+        if problem is not None:
+            why, rename = problem
+            raise SendMockError(
+                f"the sandbox {self.name!r} cannot be named by an address: {why}; send to its url ({self.url}) "
+                f"or with its headers (X-Sendmock-Sandbox) instead, or {rename}"
+            )
         return f"{local_part}@{self.name}.{_SANDBOX_DOMAIN}"
 
     def forget(self) -> None:
