@@ -4,7 +4,7 @@
 
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { onTestFinished } from "vitest";
+import { expect, onTestFinished } from "vitest";
 import type { WebhookPayload } from "../../src/index.js";
 
 export interface ReceivedDelivery {
@@ -122,6 +122,13 @@ export async function aHoldingReceiverForThisTest() {
     /** Responds 200 to the request held longest. */
     releaseOne(): void {
       held.shift()?.end("ok");
+    },
+    /** Lets `count` requests through one at a time, each once one is held: each place freed lets the next attempt in. */
+    async releaseOneByOne(count: number): Promise<void> {
+      for (let released = 0; released < count; released += 1) {
+        await expect.poll(() => held.length, { timeout: 10_000 }).toBeGreaterThan(0);
+        held.shift()?.end("ok");
+      }
     },
   };
 }
