@@ -82,6 +82,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     webhookPool: createWebhookPool(config.webhookConcurrency),
     totals: {
       faults: () => totalOf((scope) => scope.faults.count()),
+      faultBytes: () => totalOf((scope) => scope.faults.bytes()),
       outcomes: () => totalOf((scope) => scope.outcomes.count()),
       // A webhook is a few hundred bytes: its list is cheap to copy.
       webhooks: () => totalOf(async (scope) => (await scope.webhooks.list()).length),

@@ -396,6 +396,15 @@ export const SETTINGS = {
     default: DEFAULT_MAX_RULES,
     docs: { meaning: "fault rules at once, and as many outcome rules and webhooks, every sandbox's together; one more is refused with 400 `invalid_request`" },
   }),
+  max_rule_bytes: setting(size(), {
+    // 1000 respond rules of 90 KB made one unscoped GET /_mock/faults an 86 MB answer built in one
+    // turn (~500 ms, measured), and held ~550 MB of RSS in the bench's abuse section.
+    default: "8mb",
+    docs: {
+      meaning:
+        "what the fault rules may weigh as JSON, every sandbox's together (at least 64kb); one more past it is refused with 400 `invalid_request`, see [Security and limits](security-and-limits.md)",
+    },
+  }),
   max_respond_depth: setting(Type.Integer(RESPOND_DEPTH), {
     default: 100,
     docs: {

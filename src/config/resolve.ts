@@ -49,6 +49,8 @@ const SIZE_MINIMUMS = {
   // Below a megabyte, one large message would empty the outbox at once.
   max_bytes: 1024 * 1024,
   max_page_bytes: 64 * 1024,
+  // A respond rule of a small body; a budget below it would refuse the rules tests use most.
+  max_rule_bytes: 64 * 1024,
   event_buffer_bytes: 64 * 1024,
   // 0 keeps no body at all, for bodies that must not be kept.
   journal_body_bytes: 0,

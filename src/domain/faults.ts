@@ -48,6 +48,7 @@ export interface FaultPlan {
   add(input: FaultRuleInput): Promise<FaultRule>;
   list(): Promise<FaultRule[]>;
   count(): Promise<number>;
+  bytes(): Promise<number>;
   /** False when no rule has that id. */
   remove(id: string): Promise<boolean>;
   clear(): Promise<void>;
@@ -195,6 +196,8 @@ export interface FaultControl {
   list(): Promise<FaultRule[]>;
   /** How many rules it holds, without copying them. */
   count(): Promise<number>;
+  /** Their size as JSON, without copying them. */
+  bytes(): Promise<number>;
   remove(id: string): Promise<boolean>;
   clear(): Promise<void>;
 }
@@ -213,6 +216,7 @@ export function createFaultControl(plan: FaultPlan, limits: RespondLimits): Faul
     },
     list: () => plan.list(),
     count: () => plan.count(),
+    bytes: () => plan.bytes(),
     remove: (id) => plan.remove(id),
     clear: () => plan.clear(),
   };
@@ -294,6 +298,7 @@ export function createFaultPlan(book: RuleBook<FaultRuleInput, FaultRule>): Faul
     add: (input) => book.add(input),
     list: () => book.list(),
     count: () => book.count(),
+    bytes: () => book.bytes(),
     remove: (id) => book.remove(id),
     clear: () => book.clear(),
     reset: () => book.reset(),

@@ -42,6 +42,8 @@ export interface RuleKind<I extends RuleInput, V extends RuleView> {
 /** A rule ready to be matched: its public view, its globs compiled, its API key as a digest. */
 export interface CompiledRule<V extends RuleView> {
   view: V;
+  /** Its view's size as JSON: what max_rule_bytes counts. */
+  bytes: number;
   /** Kept instead of the key itself, which no store may hold. */
   apiKeyDigest: string | undefined;
   matchesTo: ((to: string) => boolean) | undefined;
@@ -70,7 +72,7 @@ export function newRule<I extends RuleInput, V extends RuleView>(
 
 export function compileRule<V extends RuleView>(view: V, apiKeyDigest: string | undefined): CompiledRule<V> {
   const glob = (pattern: string | null) => (pattern === null ? undefined : compileGlob(pattern));
-  return { view, apiKeyDigest, matchesTo: glob(view.match.to), matchesTemplate: glob(view.match.template_id) };
+  return { view, bytes: JSON.stringify(view).length, apiKeyDigest, matchesTo: glob(view.match.to), matchesTemplate: glob(view.match.template_id) };
 }
 
 /** Whether `rule` applies to `target`; the key digest is computed only when a rule names a key. */
@@ -121,6 +123,8 @@ export interface RuleBook<I extends RuleInput, V extends RuleView> {
   list(): Promise<V[]>;
   /** How many rules it holds, without copying them (max_rules' count of every sandbox's). */
   count(): Promise<number>;
+  /** The size of its rules as JSON, without copying them (max_rule_bytes' count of every sandbox's). */
+  bytes(): Promise<number>;
   /** False when no rule has that id. */
   remove(id: string): Promise<boolean>;
   clear(): Promise<void>;

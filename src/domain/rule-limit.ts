@@ -23,13 +23,32 @@ interface Adding<Input, Added> {
  */
 export function withGlobalRuleLimit<Control extends Adding<Input, Added>, Input, Added>(
   control: Control,
-  limit: { maxRules: number; kind: string; total: () => Promise<number> },
+  limit: { maxRules: number; kind: string; total: () => Promise<number>; bytes?: RuleBytesLimit },
 ): Control {
   return {
     ...control,
     async add(input: Input): Promise<Added> {
       if ((await limit.total()) >= limit.maxRules) throw tooManyRules(limit.maxRules, limit.kind);
+      if (limit.bytes !== undefined) {
+        const size = JSON.stringify(input).length;
+        const held = await limit.bytes.total();
+        if (held + size > limit.bytes.max)
+          throw new DomainFailure(
+            "invalid_request",
+            `The ${limit.kind} would hold ${held + size} bytes, more than max_rule_bytes (${limit.bytes.max}); remove some first, or make this one smaller`,
+          );
+      }
       return control.add(input);
     },
   };
+}
+
+/**
+ * What the rules of one kind may weigh, every sandbox's together (fault rules: a `respond` body
+ * is up to body_limit). 1000 rules of 90 KB made one unscoped GET /_mock/faults an 86 MB answer
+ * built in one turn, ~500 ms in which no send was answered.
+ */
+export interface RuleBytesLimit {
+  max: number;
+  total: () => Promise<number>;
 }

@@ -211,7 +211,10 @@ export function everySandboxView(sandboxes: Sandboxes, bounds: SharedBounds, max
   return {
     outbox,
     journal,
-    faults: rulesEverywhere(sandboxes, (scope) => scope.faults),
+    faults: {
+      ...rulesEverywhere(sandboxes, (scope) => scope.faults),
+      bytes: async () => (await Promise.all((await sandboxes.all()).map((scope) => scope.faults.bytes()))).reduce((sum, each) => sum + each, 0),
+    },
     outcomes: rulesEverywhere(sandboxes, (scope) => scope.outcomes),
     webhooks,
     lifecycle: {

@@ -41,7 +41,7 @@ export interface ScopeParts {
   /** The default sandbox's rules and webhooks, which apply in every other sandbox after its own; absent for the default sandbox itself. */
   everywhere?: { faults: FaultPlan & TrackedRules; outcomes: OutcomeBook & TrackedRules; webhooks: WebhookStore };
   /** How many fault rules, outcome rules and webhooks every sandbox holds together: max_rules bounds their sum. */
-  totals: { faults: () => Promise<number>; outcomes: () => Promise<number>; webhooks: () => Promise<number> };
+  totals: { faults: () => Promise<number>; faultBytes: () => Promise<number>; outcomes: () => Promise<number>; webhooks: () => Promise<number> };
 }
 
 /** One sandbox's state and the controls over it: what a send in it and a /_mock call scoped to it use. */
@@ -173,6 +173,7 @@ export function buildSandboxScope(name: string, stores: ScopeStores, parts: Scop
       maxRules: config.maxRules,
       kind: "fault rules",
       total: parts.totals.faults,
+      bytes: { max: config.maxRuleBytes, total: parts.totals.faultBytes },
     }),
     outcomes: withGlobalRuleLimit(createOutcomeControl(stores.outcomes), { maxRules: config.maxRules, kind: "outcome rules", total: parts.totals.outcomes }),
     webhooks,

@@ -121,3 +121,20 @@ describe("max_rules across sandboxes", () => {
     expect((await request(mock.app).post(path).query({ sandbox: "c" }).send(body)).status).toBe(201);
   });
 });
+
+describe("max_rule_bytes across sandboxes", () => {
+  it("bounds what every sandbox's fault rules weigh together, refusing one more in words", async () => {
+    const mock = await aMockForThisTest({ maxRuleBytes: 64 * 1024 });
+    const rule = { fault: "respond", status: 200, body: "x".repeat(20_000) };
+    for (const sandbox of ["a", "b", "c"]) expect((await request(mock.app).post("/_mock/faults").query({ sandbox }).send(rule)).status).toBe(201);
+
+    const refused = await request(mock.app).post("/_mock/faults").query({ sandbox: "d" }).send(rule);
+    expect(refused.status).toBe(400);
+    expect((refused.body as { error: { code: string; message: string } }).error).toMatchObject({
+      code: "invalid_request",
+      message: expect.stringContaining("more than max_rule_bytes (65536)") as unknown,
+    });
+    // A small rule still fits.
+    expect((await request(mock.app).post("/_mock/faults").query({ sandbox: "d" }).send({ fault: "server_error" })).status).toBe(201);
+  });
+});

@@ -36,6 +36,23 @@ export function describeFaultPlanContract(name: string, makeFaultPlan: MakeFault
         await expect(plan.add({ fault: "rate_limit" })).resolves.toMatchObject({ fault: "rate_limit" });
       });
 
+      it("counts its rules and their size as JSON, the config's included, without listing them", async () => {
+        const plan = await aPlan([{ fault: "latency" }]);
+        const small = await plan.count();
+        const smallBytes = await plan.bytes();
+        expect(small).toBe(1);
+        expect(smallBytes).toBeGreaterThan(0);
+
+        const big = await plan.add({ fault: "respond", status: 200, body: "x".repeat(20_000) });
+        expect(await plan.count()).toBe(2);
+        // The body and the rule's other members: more than the body, far less than twice it.
+        expect(await plan.bytes()).toBeGreaterThan(smallBytes + 20_000);
+        expect(await plan.bytes()).toBeLessThan(smallBytes + 21_000);
+
+        await plan.remove(big.id);
+        expect(await plan.bytes()).toBe(smallBytes);
+      });
+
       it("starts with the config's rules and lists added rules after them, in order", async () => {
         const plan = await aPlan([{ fault: "server_error", match: { to: "*@example.com" } }]);
 

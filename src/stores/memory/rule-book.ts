@@ -51,6 +51,7 @@ export function createMemoryRuleBook<I extends RuleInput, V extends RuleView>(ki
       return Promise.resolve(rules.map((rule) => copyRule(rule.view)));
     },
     count: () => Promise.resolve(rules.length),
+    bytes: () => Promise.resolve(rules.reduce((sum, rule) => sum + rule.bytes, 0)),
     remove(id) {
       const before = rules.length;
       rules = rules.filter((rule) => rule.view.id !== id);

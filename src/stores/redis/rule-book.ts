@@ -69,6 +69,12 @@ end
 stampVersion(KEYS[5])
 return 1`);
 
+/** The size of every stored rule, summed in Redis rather than sent. KEYS: rules. */
+const BYTES_SCRIPT = luaScript(`
+local bytes = 0
+for _, id in ipairs(redis.call('HKEYS', KEYS[1])) do bytes = bytes + redis.call('HSTRLEN', KEYS[1], id) end
+return bytes`);
+
 /**
  * Adds a rule unless max_rules are there, counted in the same step so that two replicas adding
  * at once cannot both take the last place. KEYS: rules, order, uses, version. ARGV: id, stored
@@ -221,6 +227,10 @@ export async function createRedisRuleBook<I extends RuleInput, V extends RuleVie
 
     async count() {
       return connection.run((redis) => redis.llen(orderList));
+    },
+
+    async bytes() {
+      return Number(await connection.script(BYTES_SCRIPT, [rulesHash], []));
     },
 
     async remove(id) {
