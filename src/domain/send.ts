@@ -8,6 +8,7 @@ import type { Lifecycle } from "./lifecycle.js";
 import { extractLinks } from "./links.js";
 import type { Outbox } from "./outbox.js";
 import { findMissingData, findSubjectLineBreaks, findUnknownData, renderTemplate, type RenderedEmail } from "./render.js";
+import { closestKey } from "./suggestion.js";
 import type { TemplateCatalog } from "./templates.js";
 
 export interface SendContext {
@@ -48,6 +49,18 @@ export interface SendServiceDeps {
 
 function dataKeys(names: readonly string[]): string {
   return names.map((name) => `data.${name}`).join(", ");
+}
+
+/**
+ * ` (did you mean data.login_url for data.loginurl?)` for each of `given` close to one of `wanted`
+ * (a misspelt key beside the placeholder it was meant for); "" when none is.
+ */
+function meantKeys(given: readonly string[], wanted: readonly string[]): string {
+  const meant = given.flatMap((name) => {
+    const close = closestKey(name, wanted);
+    return close === undefined ? [] : [`data.${close} for data.${name}`];
+  });
+  return meant.length === 0 ? "" : ` (did you mean ${meant.join(", ")}?)`;
 }
 
 function findTemplate(catalog: TemplateCatalog, templateId: string) {
@@ -96,14 +109,23 @@ export function createSendService(deps: SendServiceDeps): SendService {
     const options = { subjectOverride: request.subject };
 
     const missing = findMissingData(template, request.data, options);
-    if (missing.length > 0) {
-      throw new DomainFailure("missing_template_data", `Missing template data: template "${template.id}" needs ${dataKeys(missing)}`);
-    }
     const unknown = findUnknownData(template, request.data);
-    if (unknown.length > 0 && strictData) {
-      throw new DomainFailure("unknown_template_data", `Unknown template data: ${dataKeys(unknown)} matches no placeholder of template "${template.id}"`);
+    if (missing.length > 0) {
+      throw new DomainFailure(
+        "missing_template_data",
+        `Missing template data: template "${template.id}" needs ${dataKeys(missing)}${meantKeys(unknown, missing)}`,
+      );
     }
-    const warnings = unknown.map((name) => `unknown_template_data: data.${name} matches no placeholder of template "${template.id}"`);
+    const placeholders = template.placeholders;
+    if (unknown.length > 0 && strictData) {
+      throw new DomainFailure(
+        "unknown_template_data",
+        `Unknown template data: ${dataKeys(unknown)} matches no placeholder of template "${template.id}"${meantKeys(unknown, placeholders)}`,
+      );
+    }
+    const warnings = unknown.map(
+      (name) => `unknown_template_data: data.${name} matches no placeholder of template "${template.id}"${meantKeys([name], placeholders)}`,
+    );
     for (const name of findSubjectLineBreaks(template, request.data, options)) {
       warnings.push(`subject_line_break: data.${name} holds a line break, which the subject shows as a space (a subject is one header line)`);
     }

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/config/resolve.js";
 import type { FaultRuleInput, OutcomeRuleInput, SendRequest, WebhookInput } from "../../src/index.js";
 import { aConfigFile, configErrorOf } from "../support/config-files.js";
-import { aSendRequest, bearer, sharedMock } from "../support/helpers.js";
+import { aMockForThisTest, aSendRequest, bearer, sharedMock } from "../support/helpers.js";
 
 const theMock = sharedMock();
 
@@ -117,5 +117,45 @@ describe("a misspelt key or value", () => {
     expect(await libraryRefusal(() => theMock().settings.update({ responseShap: "b" } as never))).toBe(
       "Invalid request: responseShap is not a known field (did you mean responseShape?)",
     );
+  });
+});
+
+describe("a misspelt data key", () => {
+  const welcome = { name: "Ada", company: "Acme" };
+
+  it("refused for the placeholder it left out, says which key was meant", async () => {
+    const response = await request(theMock().app)
+      .post("/send")
+      .set(bearer())
+      .send(aSendRequest({ data: { ...welcome, loginurl: "https://app.example.com/login" } }));
+    expect(response.status).toBe(422);
+    expect((response.body as { error: { message: string } }).error.message).toBe(
+      'Missing template data: template "welcome" needs data.login_url (did you mean data.login_url for data.loginurl?)',
+    );
+  });
+
+  it("beside every placeholder, accepted with a warning that says which key was meant; with strict_data, refused saying the same", async () => {
+    const body = aSendRequest({ data: { ...welcome, login_url: "https://app.example.com/login", compnay: "Acme" } });
+    const accepted = await request(theMock().app).post("/send").set(bearer()).send(body);
+    expect(accepted.status).toBe(200);
+    expect(accepted.headers["x-sendmock-warning"]).toBe(
+      'unknown_template_data: data.compnay matches no placeholder of template "welcome" (did you mean data.company for data.compnay?)',
+    );
+
+    const strict = await aMockForThisTest({ strictData: true });
+    const refused = await request(strict.app).post("/send").set(bearer()).send(body);
+    expect(refused.status).toBe(422);
+    expect((refused.body as { error: { message: string } }).error.message).toBe(
+      'Unknown template data: data.compnay matches no placeholder of template "welcome" (did you mean data.company for data.compnay?)',
+    );
+  });
+
+  it("says nothing more when no placeholder is close", async () => {
+    const response = await request(theMock().app)
+      .post("/send")
+      .set(bearer())
+      .send(aSendRequest({ data: { ...welcome, colour: "blue" } }));
+    expect(response.status).toBe(422);
+    expect((response.body as { error: { message: string } }).error.message).toBe('Missing template data: template "welcome" needs data.login_url');
   });
 });
