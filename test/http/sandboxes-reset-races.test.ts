@@ -72,7 +72,6 @@ describe("a scoped wait across an unscoped reset", () => {
     expect((await request(mock.app).get("/_mock/health")).status).toBe(200);
 
     expect((await request(mock.app).post("/_mock/reset")).status).toBe(204);
-    const startedAt = Date.now();
     expect(
       (
         await request(mock.app)
@@ -82,10 +81,9 @@ describe("a scoped wait across an unscoped reset", () => {
       ).status,
     ).toBe(200);
 
+    // A wait that had waited out its 30 s would answer an empty list: the message says it heard the send.
     const answer = await waiting;
     expect((answer.body as Listed).messages).toMatchObject([{ to: "late@example.com", sandbox: "worker-3" }]);
-    // Far less than the 30 s it would have waited for nothing.
-    expect(Date.now() - startedAt).toBeLessThan(20_000);
   }, 40_000);
 });
 

@@ -122,40 +122,34 @@ describe("a misspelt key or value", () => {
 
 describe("a misspelt data key", () => {
   const welcome = { name: "Ada", company: "Acme" };
+  /** The words of a send of the welcome template with `data`, refused. */
+  const refusalOf = async (data: Record<string, string>, app = theMock().app): Promise<string> => {
+    const response = await request(app).post("/send").set(bearer()).send(aSendRequest({ data }));
+    expect(response.status).toBe(422);
+    return (response.body as { error: { message: string } }).error.message;
+  };
 
   it("refused for the placeholder it left out, says which key was meant", async () => {
-    const response = await request(theMock().app)
-      .post("/send")
-      .set(bearer())
-      .send(aSendRequest({ data: { ...welcome, loginurl: "https://app.example.com/login" } }));
-    expect(response.status).toBe(422);
-    expect((response.body as { error: { message: string } }).error.message).toBe(
+    expect(await refusalOf({ ...welcome, loginurl: "https://app.example.com/login" })).toBe(
       'Missing template data: template "welcome" needs data.login_url (did you mean data.login_url for data.loginurl?)',
     );
   });
 
   it("beside every placeholder, accepted with a warning that says which key was meant; with strict_data, refused saying the same", async () => {
-    const body = aSendRequest({ data: { ...welcome, login_url: "https://app.example.com/login", compnay: "Acme" } });
-    const accepted = await request(theMock().app).post("/send").set(bearer()).send(body);
+    const data = { ...welcome, login_url: "https://app.example.com/login", compnay: "Acme" };
+    const accepted = await request(theMock().app).post("/send").set(bearer()).send(aSendRequest({ data }));
     expect(accepted.status).toBe(200);
     expect(accepted.headers["x-sendmock-warning"]).toBe(
       'unknown_template_data: data.compnay matches no placeholder of template "welcome" (did you mean data.company for data.compnay?)',
     );
 
     const strict = await aMockForThisTest({ strictData: true });
-    const refused = await request(strict.app).post("/send").set(bearer()).send(body);
-    expect(refused.status).toBe(422);
-    expect((refused.body as { error: { message: string } }).error.message).toBe(
+    expect(await refusalOf(data, strict.app)).toBe(
       'Unknown template data: data.compnay matches no placeholder of template "welcome" (did you mean data.company for data.compnay?)',
     );
   });
 
   it("says nothing more when no placeholder is close", async () => {
-    const response = await request(theMock().app)
-      .post("/send")
-      .set(bearer())
-      .send(aSendRequest({ data: { ...welcome, colour: "blue" } }));
-    expect(response.status).toBe(422);
-    expect((response.body as { error: { message: string } }).error.message).toBe('Missing template data: template "welcome" needs data.login_url');
+    expect(await refusalOf({ ...welcome, colour: "blue" })).toBe('Missing template data: template "welcome" needs data.login_url');
   });
 });
