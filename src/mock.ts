@@ -18,6 +18,7 @@ import { checkSandboxName, DEFAULT_SANDBOX } from "./domain/sandboxes.js";
 import { buildSandboxScope, type SandboxScope, type ScopeParts } from "./sandboxes/scope.js";
 import { rejectingAsApiError } from "./errors.js";
 import { createSandboxes } from "./sandboxes/index.js";
+import { createWaitExplainer } from "./sandboxes/near-misses.js";
 import { trackingRules } from "./domain/layered-rules.js";
 import { everySandboxView } from "./sandboxes/everywhere.js";
 import type { AdminScopeDeps } from "./http/admin/index.js";
@@ -80,6 +81,8 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     catalog: templates,
     payloadCache: createPayloadCache(sharesOfMaxBytes(config.maxBytes).webhookPayloads),
     webhookPool: createWebhookPool(config.webhookConcurrency),
+    // The sandboxes are built below, before any wait can run out.
+    explainWait: createWaitExplainer(() => sandboxes),
     totals: {
       faults: () => totalOf((scope) => scope.faults.count()),
       faultBytes: () => totalOf((scope) => scope.faults.bytes()),
@@ -186,7 +189,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     reportUnexpected: (error) => logBug(describeUnexpected(error)),
   });
   // What /_mock calls act on: without a sandbox, every sandbox's view; with one, that sandbox's.
-  const everywhere: AdminScopeDeps = { ...everySandboxView(sandboxes, stores.bounds, config.maxPageBytes), reset };
+  const everywhere: AdminScopeDeps = { ...everySandboxView(sandboxes, stores.bounds, config.maxPageBytes, scopeParts.explainWait), reset };
   // A scoped POST /_mock/reset lets the sandbox's name go as well (DELETE /_mock/sandboxes/NAME): the same object for
   // the same scope, as the routes built over it are kept by it.
   const forgettingViews = new WeakMap<SandboxScope, AdminScopeDeps>();

@@ -1,6 +1,7 @@
 // A test worker's sandbox on a sendmock it did not start (one server for many workers, docs/sandboxes.md): its messages,
 // journal, rules and clock over /_mock, scoped by ?sandbox=, and what its sends carry to land there.
 
+import { WaitTimeoutError } from "./domain/outbox.js";
 import { sandboxAddressProblem } from "./domain/sandbox-address.js";
 import { SANDBOX_RECIPIENT_DOMAIN } from "./domain/sandboxes.js";
 import type { CapturedMessage, ClockView, FaultRule, FaultRuleInput, JournalEntry, MessageList, MessageStatus, OutcomeRule, OutcomeRuleInput } from "./wire.js";
@@ -42,7 +43,10 @@ export interface SandboxClient {
   address(localPart?: string): string;
   readonly outbox: {
     list(filter?: RemoteMessageFilter): Promise<MessageList>;
-    /** The newest message matching `filter`, as soon as there is one; rejects after `timeoutMs` (default 5000, at most 60000). */
+    /**
+     * The newest message matching `filter`, as soon as there is one; rejects with a WaitTimeoutError naming its near misses
+     * after `timeoutMs` (default 5000, at most 60000).
+     */
     waitFor(filter?: RemoteMessageFilter, options?: { timeoutMs?: number }): Promise<CapturedMessage>;
     clear(): Promise<void>;
   };
@@ -116,8 +120,14 @@ export function sandboxClient(options: SandboxClientOptions): SandboxClient {
         const timeoutMs = waitOptions.timeoutMs ?? DEFAULT_WAIT_MS;
         const found = await call<MessageList>("GET", "/_mock/messages", { ...queryOf({ ...filter, limit: 1 }), wait_ms: String(timeoutMs) });
         const [message] = found.messages;
-        if (message === undefined) throw new Error(`sendmock: no message matching ${JSON.stringify(filter)} in sandbox ${sandbox} within ${timeoutMs} ms`);
-        return message;
+        if (message !== undefined) return message;
+        // The server's words for the wait, near misses and all: the same error as the library's handles throw.
+        const { timed_out: timedOut } = found;
+        throw new WaitTimeoutError(
+          timedOut?.message ?? `no message in sandbox ${sandbox} within ${String(timeoutMs)} ms`,
+          timeoutMs,
+          timedOut?.near_misses ?? [],
+        );
       },
       clear: () => call<undefined>("DELETE", "/_mock/messages"),
     },

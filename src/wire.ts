@@ -108,12 +108,37 @@ export interface CapturedMessage {
   sandbox?: string;
 }
 
+/** Why a message came close to what a wait waited for. */
+export type NearMissKind = "other_sandbox" | "same_recipient" | "close_recipient" | "captured" | "refused";
+
+/** One thing that came close to what a wait waited for: a message, or a send that was refused. */
+export interface NearMiss {
+  kind: NearMissKind;
+  /** One line saying what it is and how it departs from what was waited for. */
+  description: string;
+  /** The message, for every kind but `refused`. */
+  message_id?: string;
+  /** The sandbox holding the message of an `other_sandbox` near miss; absent for the default sandbox. */
+  sandbox?: string;
+  /** The journal entry of a `refused` send. */
+  request_id?: string;
+}
+
+/** A `wait_ms` that ran out: the words a library wait's WaitTimeoutError says, and its near misses. */
+export interface WaitTimedOut {
+  message: string;
+  waited_ms: number;
+  near_misses: NearMiss[];
+}
+
 export interface MessageList {
   messages: CapturedMessage[];
   /** Every match, whatever `limit` cut. */
   total: number;
   /** Present (true) when the page stopped at `max_page_bytes` before `limit`. */
   truncated?: true;
+  /** Present when a `wait_ms` ran out with nothing matching: what it waited for, and what came closest. */
+  timed_out?: WaitTimedOut;
 }
 
 /** One request to `POST /send` and what became of it. */

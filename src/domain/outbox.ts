@@ -1,6 +1,7 @@
 // Captured messages: add, filter, fetch, delete, clear, wait for a match; bounded by a capacity.
 
-import type { CapturedMessage, MessageEvent, MessageList, MessageStatus } from "../wire.js";
+import type { CapturedMessage, MessageEvent, MessageList, MessageStatus, NearMiss } from "../wire.js";
+import { printable } from "./printable.js";
 
 export interface MessageFilter {
   /** Exact recipient (`to`), case-insensitive. */
@@ -115,8 +116,22 @@ export interface Outbox {
   onDropped(listener: (ids: string[]) => void): () => void;
 }
 
+/**
+ * A wait for a message that ran out, from every handle (`mock.outbox`, `mock.sandbox(name).outbox`, the sandbox
+ * client): its message names what was waited for and what came closest; `nearMisses` is the same as data.
+ */
 export class WaitTimeoutError extends Error {
   override name = "WaitTimeoutError";
+  /** How long the wait was, in ms. */
+  readonly timeoutMs: number;
+  /** What came closest, most telling first: matches in other sandboxes, the same recipient, the closest recipients, refused sends. */
+  readonly nearMisses: readonly NearMiss[];
+
+  constructor(message: string, timeoutMs: number, nearMisses: readonly NearMiss[] = []) {
+    super(message);
+    this.timeoutMs = timeoutMs;
+    this.nearMisses = nearMisses;
+  }
 }
 
 export const DEFAULT_WAIT_MS = 5000;
@@ -204,10 +219,14 @@ export function matchesMessage(filter: MessageFilter): (message: CapturedMessage
   return (message) => predicate({ ...matchKeysOf(message), searchText: searches ? searchTextOf(message) : "" });
 }
 
-function describeFilter(filter: MessageFilter): string {
+/** A filter field as the HTTP API names it (`template_id`), so the library and GET /_mock/messages say the same words. */
+const WIRE_NAMES: Record<string, string> = { templateId: "template_id" };
+
+/** `message with to=ada@example.com, template_id=welcome`, or `message` for an empty filter; every invisible character escaped. */
+export function describeWanted(filter: MessageFilter): string {
   const parts = Object.entries(filter).filter(([key, value]) => key !== "limit" && value !== undefined);
-  const shown = (value: unknown): string => (value instanceof Date ? value.toISOString() : String(value));
-  return parts.length === 0 ? "message" : `message with ${parts.map(([key, value]) => `${key}=${shown(value)}`).join(", ")}`;
+  const shown = (value: unknown): string => (value instanceof Date ? value.toISOString() : printable(String(value)));
+  return parts.length === 0 ? "message" : `message with ${parts.map(([key, value]) => `${WIRE_NAMES[key] ?? key}=${shown(value)}`).join(", ")}`;
 }
 
 /**
@@ -250,7 +269,7 @@ export function waitForCapture(parts: {
         )
         .then((counted) => {
           finish(() => {
-            reject(new WaitTimeoutError(`no ${describeFilter(filter)} was captured within ${timeoutMs} ms (${counted})`));
+            reject(new WaitTimeoutError(`no ${describeWanted(filter)} was captured within ${timeoutMs} ms (${counted})`, timeoutMs));
           });
         });
     }, timeoutMs);

@@ -168,6 +168,19 @@ export interface components {
             messages: components["schemas"]["CapturedMessage"][];
             total: number;
             truncated?: true;
+            timed_out?: components["schemas"]["WaitTimedOut"];
+        };
+        WaitTimedOut: {
+            message: string;
+            waited_ms: number;
+            near_misses: components["schemas"]["NearMiss"][];
+        };
+        NearMiss: {
+            kind: "other_sandbox" | "same_recipient" | "close_recipient" | "captured" | "refused";
+            description: string;
+            message_id?: string;
+            sandbox?: string;
+            request_id?: string;
         };
         Violation: {
             path: string;

@@ -13,6 +13,7 @@ import type { WebhookControl } from "../domain/webhooks.js";
 import type { Sandboxes } from "./index.js";
 import type { SandboxScope } from "./scope.js";
 import type { SharedBounds } from "../stores/shared-bounds.js";
+import { explainedWait, type WaitExplainer } from "./near-misses.js";
 
 /** The outbox's operations a /_mock call and the events stream use. */
 export type OutboxView = Pick<Outbox, "list" | "listSerialized" | "get" | "delete" | "clear" | "waitFor" | "stats" | "onCapture" | "onEvent" | "onClear">;
@@ -99,7 +100,7 @@ function checkAdvanceEverywhere(scopes: readonly SandboxScope[], ms: number): vo
 }
 
 /** `bounds`: what every sandbox's outbox charges together, read for the count and bytes of all. */
-export function everySandboxView(sandboxes: Sandboxes, bounds: SharedBounds, maxPageBytes: number): ScopeView {
+export function everySandboxView(sandboxes: Sandboxes, bounds: SharedBounds, maxPageBytes: number, explainWait: WaitExplainer): ScopeView {
   const { defaultScope } = sandboxes;
 
   const list: Outbox["list"] = async (filter = {}) => {
@@ -137,7 +138,7 @@ export function everySandboxView(sandboxes: Sandboxes, bounds: SharedBounds, max
     },
     waitFor(filter = {}, options = {}) {
       // Every sandbox's captures, those of a sandbox first used during the wait included (on Redis, through another replica too).
-      return waitForCapture({
+      const waiting = waitForCapture({
         filter,
         options,
         subscribe: (listener) =>
@@ -152,6 +153,7 @@ export function everySandboxView(sandboxes: Sandboxes, bounds: SharedBounds, max
         findNow: async () => (await list({ ...filter, limit: 1 })).messages[0],
         count: async () => (await outbox.stats()).count,
       });
+      return explainedWait(waiting, (timedOut) => explainWait({ sandbox: undefined, outbox, journal }, filter, timedOut));
     },
     async stats() {
       const scopes = await sandboxes.all();

@@ -25,6 +25,7 @@ import { createWebhookControl, type WebhookControl, type WebhookStore } from "..
 import { postWebhook } from "../http/webhook-client.js";
 import { createApiSendService } from "../send/service.js";
 import type { ScopeStores } from "../stores/index.js";
+import { explainedWait, type WaitExplainer } from "./near-misses.js";
 
 /** What every sandbox's scope is built from: the same for all of them. */
 export interface ScopeParts {
@@ -40,6 +41,8 @@ export interface ScopeParts {
   webhookPool: DeliveryPool;
   /** The default sandbox's rules and webhooks, which apply in every other sandbox after its own; absent for the default sandbox itself. */
   everywhere?: { faults: FaultPlan & TrackedRules; outcomes: OutcomeBook & TrackedRules; webhooks: WebhookStore };
+  /** Tells a wait that ran out with what came closest, in this sandbox and in the others. */
+  explainWait: WaitExplainer;
   /** How many fault rules, outcome rules and webhooks every sandbox holds together: max_rules bounds their sum. */
   totals: { faults: () => Promise<number>; faultBytes: () => Promise<number>; outcomes: () => Promise<number>; webhooks: () => Promise<number> };
 }
@@ -139,6 +142,10 @@ export function buildSandboxScope(name: string, stores: ScopeStores, parts: Scop
       await checkedOutbox.clear();
       await lifecycle.clearPending();
     },
+    waitFor: (filter = {}, options = {}) =>
+      explainedWait(checkedOutbox.waitFor(filter, options), (timedOut) =>
+        parts.explainWait({ sandbox: name, outbox: checkedOutbox, journal: stores.journal }, filter, timedOut),
+      ),
   };
   const clockControl = createClockControl({
     clock,

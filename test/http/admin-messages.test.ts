@@ -224,7 +224,7 @@ describe("waiting for a message with wait_ms", () => {
     expect(response.body).toEqual({ messages: [], total: 0 });
   });
 
-  it("answers an empty list once wait_ms runs out without a match", async () => {
+  it("answers an empty list and what came closest once wait_ms runs out without a match", async () => {
     const mock = await aTrackedMock();
     await sendOk(mock, { to: "grace@example.com" });
 
@@ -232,7 +232,10 @@ describe("waiting for a message with wait_ms", () => {
     const list = await listMessages(mock, { to: "ada@example.com", wait_ms: 100 });
     const elapsed = performance.now() - started;
 
-    expect(list).toEqual({ messages: [], total: 0 });
+    expect(list).toMatchObject({ messages: [], total: 0, timed_out: { waited_ms: 100, near_misses: [{ kind: "close_recipient" }] } });
+    expect(list.timed_out?.message).toMatch(
+      /^no message with to=ada@example.com in any sandbox within 100 ms \(1 captured there\)\nnear misses:\n {2}- close recipient grace@example.com: msg_/,
+    );
     expect(elapsed).toBeGreaterThanOrEqual(90);
   });
 });

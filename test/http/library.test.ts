@@ -170,7 +170,7 @@ describe("outbox.waitFor", () => {
     await sendThrough(mock, aSendRequest({ to: "someone-else@example.com" }));
     const waiting = mock.outbox.waitFor({ to: "nobody@example.com" }, { timeoutMs: 50 });
     await expect(waiting).rejects.toBeInstanceOf(WaitTimeoutError);
-    await expect(waiting).rejects.toThrow(/to=nobody@example.com.*within 50 ms \(1 captured\)/);
+    await expect(waiting).rejects.toThrow(/to=nobody@example.com.*within 50 ms \(1 captured there\)/);
   });
 });
 

@@ -56,7 +56,7 @@ export function describeOutboxEventsContract(name: string, makeOutbox: MakeOutbo
         await outbox.add(aMessage({ to: "someone-else@example.com" }));
 
         await expect(waiting).rejects.toThrow(WaitTimeoutError);
-        await expect(waiting).rejects.toThrow(/no message with to=nobody@example\.com, templateId=welcome was captured within 50 ms \(2 captured\)/);
+        await expect(waiting).rejects.toThrow(/no message with to=nobody@example\.com, template_id=welcome was captured within 50 ms \(2 captured\)/);
         expect(performance.now() - started).toBeGreaterThanOrEqual(45);
       });
 

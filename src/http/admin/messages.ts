@@ -6,7 +6,7 @@ import { messageToEml } from "../../domain/eml.js";
 import type { Lifecycle } from "../../domain/lifecycle.js";
 import { WaitTimeoutError, type MessageFilter, type Outbox } from "../../domain/outbox.js";
 import { ApiError } from "../../errors.js";
-import type { EventInput, MessageStatus } from "../../wire.js";
+import type { EventInput, MessageStatus, WaitTimedOut } from "../../wire.js";
 import { queryNumber, queryString, routeParam, type Query } from "./params.js";
 
 export interface MessageRoutesDeps {
@@ -51,17 +51,21 @@ export function createMessageRoutes(deps: MessageRoutesDeps): express.Router {
     const filter = messageFilterOf(req.query);
     const waitMs = queryNumber(req.query, "wait_ms") ?? 0;
     let found = await outbox.listSerialized(filter);
+    let timedOut: WaitTimedOut | undefined;
     if (found.total === 0 && waitMs > 0) {
       try {
         await outbox.waitFor(filter, { timeoutMs: waitMs, signal: abortSignalFor(req, shutdown) });
         found = await outbox.listSerialized(filter);
       } catch (error) {
-        if (!(error instanceof WaitTimeoutError) && !req.destroyed && !shutdown.aborted) throw error;
+        // The same words as the library's WaitTimeoutError for the same wait.
+        if (error instanceof WaitTimeoutError) timedOut = { message: error.message, waited_ms: error.timeoutMs, near_misses: [...error.nearMisses] };
+        else if (!req.destroyed && !shutdown.aborted) throw error;
       }
     }
     // Written as stored: serializing and validating 50 full messages on every call was most of
     // this route's cost. Each message was checked against admin.yaml when it was captured.
-    res.type("application/json").send(`{"messages":[${found.messages.join(",")}],"total":${String(found.total)}${found.truncated ? ',"truncated":true' : ""}}`);
+    const rest = `${found.truncated ? ',"truncated":true' : ""}${timedOut === undefined ? "" : `,"timed_out":${JSON.stringify(timedOut)}`}`;
+    res.type("application/json").send(`{"messages":[${found.messages.join(",")}],"total":${String(found.total)}${rest}}`);
   });
 
   router.delete("/_mock/messages", async (_req, res) => {

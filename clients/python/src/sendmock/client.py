@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import atexit
 import datetime
+import math
 import re
 import time
 import urllib.parse
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Type
 
 from ._http import DEFAULT_CALL_TIMEOUT_S, AdminApi
-from ._near_misses import describe_wanted, near_misses
 from ._server import DEFAULT_START_TIMEOUT_S, ServerProcess
 from .errors import SendMockError, WaitTimeout
 
 # The server's rule for a sandbox name (docs/sandboxes.md), checked here to fail before any call.
 _SANDBOX_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
-# The longest single long-poll; the server allows 60000 ms, a shorter one keeps each HTTP call well inside its timeout.
-_WAIT_CHUNK_MS = 10_000
+# The longest single long-poll the server allows: a wait up to it is one call, whose words the timeout repeats.
+_WAIT_CHUNK_MS = 60_000
 # The recipient domain that names a sandbox, for apps the test can only give an address to.
 _SANDBOX_DOMAIN = "sandbox.sendmock.test"
 
@@ -107,8 +107,10 @@ class Outbox:
         criteria = {"to": to, "template_id": template_id, "subject": subject, "status": status}
         deadline = time.monotonic() + max(0.0, timeout)
         while True:
-            remaining_ms = int((deadline - time.monotonic()) * 1000)
-            wait_ms = max(0, min(_WAIT_CHUNK_MS, remaining_ms))
+            # Rounded up: the first call asks for the whole timeout, as the caller wrote it.
+            remaining_ms = math.ceil((deadline - time.monotonic()) * 1000)
+            # At least 1 ms: a wait that ends asks the server for its words, near misses and all (wait_ms 0 only lists).
+            wait_ms = max(1, min(_WAIT_CHUNK_MS, remaining_ms))
             page = self._scope.call(
                 "GET",
                 "/_mock/messages",
@@ -118,31 +120,11 @@ class Outbox:
             if page["messages"]:
                 return dict(page["messages"][0])
             if remaining_ms <= wait_ms:
-                break
-        raise self._timeout(criteria, timeout)
-
-    def _timeout(self, criteria: Dict[str, Any], timeout: float) -> WaitTimeout:
-        wanted = {key: value for key, value in criteria.items() if value is not None}
-        scope = self._scope
-
-        def list_messages(query: Mapping[str, Any], scoped: bool) -> List[Dict[str, Any]]:
-            source = scope if scoped else _Scope(scope.api, None)
-            return list(source.call("GET", "/_mock/messages", query=dict(query))["messages"])
-
-        def list_requests(query: Mapping[str, Any], scoped: bool) -> List[Dict[str, Any]]:
-            source = scope if scoped else _Scope(scope.api, None)
-            return list(source.call("GET", "/_mock/requests", query=dict(query))["requests"])
-
-        try:
-            misses = near_misses(wanted, scope.sandbox, list_messages, list_requests)
-        except SendMockError as failure:
-            # The wait's own outcome stays the error; why the near misses are missing is one line of it.
-            misses = [f"(near misses unavailable: {failure})"]
-        where = f"sandbox {scope.sandbox!r}" if scope.sandbox is not None else "sendmock"
-        text = f"no {describe_wanted(wanted)} in {where} within {timeout:g} s"
-        if misses:
-            text += "; near misses:\n" + "\n".join(f"  - {line}" for line in misses)
-        return WaitTimeout(text, misses)
+                timed_out = page.get("timed_out") or {}
+                raise WaitTimeout(
+                    str(timed_out.get("message") or f"no message matching {criteria!r} within {timeout:g} s"),
+                    list(timed_out.get("near_misses") or []),
+                )
 
 
 class _Rules:

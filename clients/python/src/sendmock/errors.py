@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 
 class SendMockError(Exception):
@@ -32,8 +32,12 @@ class SendMockError(Exception):
 
 
 class WaitTimeout(SendMockError):
-    """A wait for a message that ran out; `near_misses` says what was captured instead, one line each."""
+    """A wait for a message that ran out, in the server's words; `near_misses` is what came closest, as the server gives it.
 
-    def __init__(self, message: str, near_misses: Sequence[str] = ()) -> None:
+    Each near miss is a dict: `kind` (other_sandbox, same_recipient, close_recipient, captured, refused), `description`
+    (one line), and `message_id`, `sandbox` or `request_id` where they apply.
+    """
+
+    def __init__(self, message: str, near_misses: Sequence[Dict[str, Any]] = ()) -> None:
         super().__init__(message)
-        self.near_misses: List[str] = list(near_misses)
+        self.near_misses: List[Dict[str, Any]] = [dict(miss) for miss in near_misses]
