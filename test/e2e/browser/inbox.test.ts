@@ -240,6 +240,17 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
     await page.screenshot({ path: `${SCREENSHOTS}/inbox-requests.png` });
   });
 
+  it("shows on the Requests view which placeholder a misspelt data key was meant for", async () => {
+    const { login_url: loginUrl, ...data } = aSendRequest().data;
+    expect(await send(mock, aSendRequest({ data: { ...data, loginurl: loginUrl ?? "" } }))).toBe(422);
+    await page.getByTestId("tab-requests").click();
+    const row = page.getByTestId("request-row").first();
+    await expect.poll(() => row.textContent()).toContain("missing_template_data");
+    expect(await row.locator(".error-message").textContent()).toBe(
+      'Missing template data: template "welcome" needs data.login_url (did you mean data.login_url for data.loginurl?)',
+    );
+  });
+
   it("adds a fault from the panel that makes the next send fail", async () => {
     await page.getByTestId("tab-faults").click();
     const form = page.getByTestId("fault-form");
