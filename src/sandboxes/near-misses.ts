@@ -5,7 +5,6 @@ import { explainWait } from "../domain/near-misses.js";
 import { WaitTimeoutError, type MessageFilter, type Outbox } from "../domain/outbox.js";
 import { DEFAULT_SANDBOX } from "../domain/sandboxes.js";
 import type { CapturedMessage } from "../wire.js";
-import type { Sandboxes } from "./index.js";
 
 /** How far back a near miss is looked for: the newest messages and requests of the sandbox waited in. */
 const LOOKED_AT = 200;
@@ -19,12 +18,18 @@ export interface WaitPlace {
   journal: Pick<Journal, "list">;
 }
 
+/** What the explainer reads of every sandbox: the names in use, and each one's outbox (the default's first). */
+export interface SandboxesSeen {
+  names(): Promise<string[]>;
+  all(): Promise<{ name: string; outbox: Pick<Outbox, "list"> }[]>;
+}
+
 /** Turns a wait's WaitTimeoutError into one naming its near misses. */
 export type WaitExplainer = (place: WaitPlace, filter: MessageFilter, timedOut: WaitTimeoutError) => Promise<WaitTimeoutError>;
 
 const newestFirst = (a: CapturedMessage, b: CapturedMessage): number => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0);
 
-export function createWaitExplainer(sandboxes: () => Sandboxes): WaitExplainer {
+export function createWaitExplainer(sandboxes: () => SandboxesSeen): WaitExplainer {
   return async (place, filter, timedOut) => {
     try {
       const all = sandboxes();
