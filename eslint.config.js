@@ -103,13 +103,13 @@ export default tseslint.config(
   },
   // The jest examples and fixtures are plain JavaScript run by jest, whose hooks and expect are globals.
   {
-    files: ["test/support/strict-contract/*.mjs"],
+    files: ["test/support/strict-contract/*.mjs", "test/support/per-file-sandboxes/*.mjs"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { ...globals.node, ...globals.jest }, sourceType: "module" },
   },
-  // The README's jest example is a default jest project's test file: CommonJS, whatever this package's own "type" says.
+  // The README's jest examples are a default jest project's files, and the proof's fixtures CommonJS: whatever this package's own "type" says.
   {
-    files: ["examples/jest/**/*.js"],
+    files: ["examples/jest/**/*.js", "examples/sandbox-per-file/jest/**/*.js", "test/support/per-file-sandboxes/*.cjs"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { ...globals.node, ...globals.jest }, sourceType: "commonjs" },
     rules: { ...tseslint.configs.disableTypeChecked.rules, "@typescript-eslint/no-require-imports": "off" },

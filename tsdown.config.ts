@@ -1,4 +1,4 @@
-// The library's four entry points (sendmock, /testing, /vitest, /jest), built by `npm run build` into dist/lib/ once as ES modules and once as CommonJS, each with its types.
+// The library's entry points (sendmock, /testing, /vitest, /jest, and the global setups /vitest/global-setup, /jest/global-setup, /jest/global-teardown), built by `npm run build` into dist/lib/ once as ES modules and once as CommonJS, each with its types.
 
 import { defineConfig } from "tsdown";
 
@@ -34,7 +34,15 @@ const isBundledInCommonJs = (id: string): boolean => [...BUNDLED_IN_COMMONJS, ..
 const isBundledInBoth = (id: string): boolean => BUNDLED_IN_BOTH.some((name) => id === name || id.startsWith(`${name}/`));
 
 export default defineConfig({
-  entry: { index: "src/index.ts", testing: "src/testing.ts", vitest: "src/vitest.ts", jest: "src/jest.ts" },
+  entry: {
+    index: "src/index.ts",
+    testing: "src/testing.ts",
+    vitest: "src/vitest.ts",
+    jest: "src/jest.ts",
+    "vitest-global-setup": "src/vitest-global-setup.ts",
+    "jest-global-setup": "src/jest-global-setup.ts",
+    "jest-global-teardown": "src/jest-global-teardown.ts",
+  },
   outDir: "dist/lib",
   tsconfig: "tsconfig.build.json",
   platform: "node",

@@ -1,18 +1,31 @@
-// sendmock/jest: one mock per test file with jest's global hooks; see setupSendMock in testing.ts.
+// sendmock/jest: one mock per test file, or a file's own sandbox of the run's one mock, with jest's global hooks; see setupSendMock and setupSandbox in testing.ts.
 
-import { setupSendMock as setupWithHooks, type SendMockHandle, type SetupSendMockOptions, type TestHook } from "./testing.js";
+import type { SandboxClient } from "./sandbox-client.js";
+import type { SetupSandboxOptions } from "./sandbox-setup.js";
+import {
+  setupSandbox as setupSandboxWithHooks,
+  setupSendMock as setupWithHooks,
+  type SendMockHandle,
+  type SetupSendMockOptions,
+  type TestHook,
+  type TestHooks,
+} from "./testing.js";
 
-export type { ContractViolationMode, SendMockHandle, SetupSendMockOptions } from "./testing.js";
+export type { ContractViolationMode, SendMockHandle, SetupSandboxOptions, SetupSendMockOptions } from "./testing.js";
 export { sandboxClient, workerSandbox, type SandboxClient, type SandboxClientOptions } from "./sandbox-client.js";
 
 function globalHook(name: "beforeAll" | "afterEach" | "afterAll"): TestHook {
   const hook: unknown = (globalThis as Record<string, unknown>)[name];
   if (typeof hook !== "function") {
     throw new Error(
-      `sendmock/jest: there is no global ${name}: run this file with jest, or with injectGlobals: false use setupSendMock from "sendmock/testing" and pass { beforeAll, afterEach, afterAll } from "@jest/globals"`,
+      `sendmock/jest: there is no global ${name}: run this file with jest, or with injectGlobals: false use setupSendMock or setupSandbox from "sendmock/testing" and pass { beforeAll, afterEach, afterAll } from "@jest/globals"`,
     );
   }
   return hook as TestHook;
+}
+
+function globalHooks(): TestHooks {
+  return { beforeAll: globalHook("beforeAll"), afterEach: globalHook("afterEach"), afterAll: globalHook("afterAll") };
 }
 
 /**
@@ -23,5 +36,19 @@ function globalHook(name: "beforeAll" | "afterEach" | "afterAll"): TestHook {
  * test("sends", async () => { await fetch(`${sendmock.url}/send`, …); });
  */
 export function setupSendMock(options: SetupSendMockOptions = {}): SendMockHandle {
-  return setupWithHooks(options, { beforeAll: globalHook("beforeAll"), afterEach: globalHook("afterEach"), afterAll: globalHook("afterAll") });
+  return setupWithHooks(options, globalHooks());
+}
+
+/**
+ * This file's own sandbox of the run's one sendmock (started by `globalSetup: "sendmock/jest/global-setup"`,
+ * or SENDMOCK_URL): named after the file at once, empty when the file starts, the contract checked and
+ * the sandbox reset after each test, forgotten after the last.
+ *
+ * @example
+ * const sandbox = setupSandbox({ onContractViolation: "error" });
+ * process.env.EMAIL_API_URL = sandbox.baseUrl;
+ * test("sends", async () => { expect((await sandbox.outbox.list()).total).toBe(0); });
+ */
+export function setupSandbox(options: SetupSandboxOptions = {}): SandboxClient {
+  return setupSandboxWithHooks(options, globalHooks());
 }

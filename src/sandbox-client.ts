@@ -9,7 +9,10 @@ import type { CapturedMessage, ClockView, FaultRule, FaultRuleInput, JournalEntr
 export interface SandboxClientOptions {
   /** The running sendmock, such as `http://127.0.0.1:4010`. */
   url: string;
-  /** The sandbox's name; by default this worker's (`workerSandbox()`). */
+  /**
+   * The sandbox's name; by default this worker's (`workerSandbox()`), which every test file the worker
+   * runs shares: for a sandbox per file, use `setupSandbox()`.
+   */
   sandbox?: string;
   /** The mock's `admin_token`, when it has one. */
   adminToken?: string;
@@ -62,7 +65,8 @@ export interface SandboxClient {
 
 /**
  * This test worker's sandbox name, `PREFIX-N`: N is vitest's pool id or jest's worker id (the
- * process id elsewhere), so parallel workers on one server never share a sandbox.
+ * process id elsewhere), so parallel workers on one server never share a sandbox. The files that run
+ * in one worker, one after another, all get the same name: `setupSandbox()` gives each file its own.
  */
 export function workerSandbox(prefix = "worker"): string {
   const id = process.env.VITEST_POOL_ID ?? process.env.JEST_WORKER_ID ?? String(process.pid);
@@ -81,7 +85,11 @@ function queryOf(filter: RemoteMessageFilter): Record<string, string> {
   return query;
 }
 
-/** A client of `options.url`'s /_mock calls, each scoped to one sandbox. */
+/**
+ * A client of `options.url`'s /_mock calls, each scoped to one sandbox: by default the worker's,
+ * shared by every test file that runs in the worker, so a file that does not reset it first sees
+ * what the previous file left. For a sandbox per file, empty when the file starts, use `setupSandbox()`.
+ */
 export function sandboxClient(options: SandboxClientOptions): SandboxClient {
   const sandbox = options.sandbox ?? workerSandbox();
   const base = options.url.replace(/\/$/, "");

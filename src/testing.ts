@@ -1,14 +1,18 @@
-// Test helpers for any test framework: one mock per file, reset after each test, contract breaks reported on the test that made them.
+// Test helpers for any test framework: one mock per file, or a file's own sandbox of the run's one mock; reset after each test, contract breaks reported on the test that made them.
 
 import type { SendMockOptions } from "./config/resolve.js";
+import { judgeContract, type ContractViolationMode } from "./contract-breaks.js";
 import { turnEnd } from "./domain/turns.js";
-import type { JournalEntry } from "./wire.js";
-import { startSendMock, type RunningSendMock } from "./mock.js";
+import type { RunningSendMock } from "./mock.js";
+import type { SandboxClient } from "./sandbox-client.js";
+import { setupFileSandbox, type SetupSandboxOptions } from "./sandbox-setup.js";
+import type { TestHooks } from "./test-hooks.js";
 
+export { contractBreaks, describeContractBreaks, type ContractViolationMode } from "./contract-breaks.js";
+export { sendmockGlobalSetup, type SendMockGlobalSetup } from "./global-setup.js";
 export { sandboxClient, workerSandbox, type RemoteMessageFilter, type SandboxClient, type SandboxClientOptions } from "./sandbox-client.js";
-
-/** What to do when a request made during a test broke the contract (openapi/send.yaml). */
-export type ContractViolationMode = "error" | "warn" | "off";
+export type { SetupSandboxOptions } from "./sandbox-setup.js";
+export type { TestHook, TestHooks } from "./test-hooks.js";
 
 export interface SetupSendMockOptions extends SendMockOptions {
   /**
@@ -18,41 +22,11 @@ export interface SetupSendMockOptions extends SendMockOptions {
   onContractViolation?: ContractViolationMode;
 }
 
-/** A hook of the test framework: vitest's and jest's `beforeAll`, `afterEach`, `afterAll`. */
-export type TestHook = (fn: () => Promise<void>, timeoutMs?: number) => unknown;
-
-export interface TestHooks {
-  beforeAll: TestHook;
-  afterEach: TestHook;
-  afterAll: TestHook;
-}
-
 /** The file's mock, usable in tests and hooks once `beforeAll` has started it. */
 export type SendMockHandle = Omit<RunningSendMock, "close" | "sandbox">;
 
 /** Starting loads both contracts and the templates: more than a framework's default hook timeout allows on a busy machine. */
 const HOOK_TIMEOUT_MS = 30_000;
-
-/** The requests of `requests` that broke the contract: refused for their shape, headers, JSON or method. */
-export function contractBreaks(requests: readonly JournalEntry[]): JournalEntry[] {
-  return requests.filter((entry) => entry.violations.length > 0 || entry.error_code === "invalid_json" || entry.error_code === "method_not_allowed");
-}
-
-/**
- * `sendmock: 1 request in this test broke the contract (openapi/send.yaml):`
- * `  POST /send -> 400 invalid_request`
- * `    /to: to must be a string`
- */
-export function describeContractBreaks(breaks: readonly JournalEntry[]): string {
-  const count = `${breaks.length} request${breaks.length === 1 ? "" : "s"}`;
-  const lines = [`sendmock: ${count} in this test broke the contract (openapi/send.yaml):`];
-  for (const entry of breaks) {
-    lines.push(`  ${entry.method} ${entry.path} -> ${entry.status} ${entry.error_code ?? "(no error code)"}`);
-    const violations = entry.violations.length > 0 ? entry.violations : [{ path: "", message: entry.error_message ?? "" }];
-    for (const violation of violations) lines.push(`    ${violation.path || "/"}: ${violation.message}`);
-  }
-  return lines.join("\n");
-}
 
 /**
  * Registers hooks that start a listening mock before the file's tests (`port: 0` unless given),
@@ -77,23 +51,20 @@ export function setupSendMock(options: SetupSendMockOptions, hooks: TestHooks): 
   };
 
   hooks.beforeAll(async () => {
+    // Loaded here, not with the module: a file that only uses setupSandbox or sandboxClient (jest loads the
+    // modules again for every file) does not pay for the server, express and the contracts.
+    const { startSendMock } = await import("./mock.js");
     state.mock = await startSendMock({ port: 0, ...mockOptions });
   }, HOOK_TIMEOUT_MS);
 
   hooks.afterEach(async () => {
     const mock = state.mock;
     if (mock === undefined) return; // beforeAll failed: the framework already reports that
-    let report: string | undefined;
-    if (onContractViolation !== "off") {
-      // A journal entry is written when its response goes out: let those already responded land first.
-      await turnEnd();
-      const breaks = contractBreaks((await mock.journal.list()).requests.toReversed());
-      if (breaks.length > 0) report = describeContractBreaks(breaks);
-    }
+    // A journal entry is written when its response goes out: let those already responded land first.
+    await turnEnd();
+    const failure = judgeContract((await mock.journal.list()).requests.toReversed(), onContractViolation);
     await mock.reset();
-    if (report === undefined) return;
-    if (onContractViolation === "error") throw new Error(report);
-    console.warn(report);
+    if (failure !== undefined) throw new Error(failure);
   }, HOOK_TIMEOUT_MS);
 
   hooks.afterAll(async () => {
@@ -144,4 +115,27 @@ export function setupSendMock(options: SetupSendMockOptions, hooks: TestHooks): 
       return current().reset();
     },
   };
+}
+
+/**
+ * Registers hooks that give this test file a sandbox of its own on the run's one sendmock
+ * (`options.url`, else `SENDMOCK_URL`, which the package's global setup sets): empty when the file
+ * starts, the contract judged and the sandbox reset after each test, forgotten after the last.
+ * The sandbox is named at once (from the test file's name when a global `expect` says it), so
+ * `baseUrl` and `address()` can be handed to the app at the top of the file.
+ *
+ * @example
+ * import { afterAll, afterEach, beforeAll } from "@jest/globals";
+ * const sandbox = setupSandbox({ onContractViolation: "error" }, { beforeAll, afterEach, afterAll });
+ * it("…", async () => { await fetch(`${sandbox.baseUrl}/send`, …); });
+ */
+export function setupSandbox(options: SetupSandboxOptions, hooks: TestHooks): SandboxClient {
+  return setupFileSandbox(testFileOfGlobalExpect(), options, hooks);
+}
+
+/** The running test file as jest's global `expect` (and vitest's, with `globals: true`) says it; undefined elsewhere. */
+function testFileOfGlobalExpect(): string | undefined {
+  const globalExpect = (globalThis as { expect?: { getState?: () => { testPath?: unknown } } }).expect;
+  const testPath = globalExpect?.getState?.().testPath;
+  return typeof testPath === "string" ? testPath : undefined;
 }

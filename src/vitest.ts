@@ -1,10 +1,19 @@
-// sendmock/vitest: one mock per test file with vitest's hooks; see setupSendMock in testing.ts.
+// sendmock/vitest: one mock per test file, or a file's own sandbox of the run's one mock, with vitest's hooks; see setupSendMock and setupSandbox in testing.ts.
 
-import { afterAll, afterEach, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, inject } from "vitest";
+import type { SandboxClient } from "./sandbox-client.js";
+import { setupFileSandbox, type SetupSandboxOptions } from "./sandbox-setup.js";
 import { setupSendMock as setupWithHooks, type SendMockHandle, type SetupSendMockOptions } from "./testing.js";
 
-export type { ContractViolationMode, SendMockHandle, SetupSendMockOptions } from "./testing.js";
+export type { ContractViolationMode, SendMockHandle, SetupSandboxOptions, SetupSendMockOptions } from "./testing.js";
 export { sandboxClient, workerSandbox, type SandboxClient, type SandboxClientOptions } from "./sandbox-client.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The run's sendmock, as sendmock/vitest/global-setup provides it (and sets SENDMOCK_URL). */
+    sendmockUrl: string;
+  }
+}
 
 /**
  * Starts a mock before this file's tests, checks the contract and resets after each, closes after the last.
@@ -15,4 +24,19 @@ export { sandboxClient, workerSandbox, type SandboxClient, type SandboxClientOpt
  */
 export function setupSendMock(options: SetupSendMockOptions = {}): SendMockHandle {
   return setupWithHooks(options, { beforeAll, afterEach, afterAll });
+}
+
+/**
+ * This file's own sandbox of the run's one sendmock (started by `globalSetup: ["sendmock/vitest/global-setup"]`,
+ * or SENDMOCK_URL): named after the file at once, empty when the file starts, the contract checked and
+ * the sandbox reset after each test, forgotten after the last.
+ *
+ * @example
+ * const sandbox = setupSandbox({ onContractViolation: "error" });
+ * process.env.EMAIL_API_URL = sandbox.baseUrl;
+ * it("sends", async () => { expect((await sandbox.outbox.list()).total).toBe(0); });
+ */
+export function setupSandbox(options: SetupSandboxOptions = {}): SandboxClient {
+  const url = options.url ?? process.env.SENDMOCK_URL ?? inject("sendmockUrl");
+  return setupFileSandbox(expect.getState().testPath, { ...options, url }, { beforeAll, afterEach, afterAll });
 }

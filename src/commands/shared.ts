@@ -3,7 +3,7 @@
 import bytes from "bytes";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { ConfigError, renameKeys } from "../config/check.js";
-import { ENVIRONMENT_SETTINGS, settingsFromEnvironment } from "../config/environment.js";
+import { CONFIG_FILE_VARIABLE, ENVIRONMENT_SETTINGS, settingsFromEnvironment } from "../config/environment.js";
 import type { FlagDeclaration } from "../config/declaration.js";
 import { DECLARED_SETTINGS, snakeToCamel, type SettingKey } from "../config/schema.js";
 import type { SendMockOptions } from "../config/resolve.js";
@@ -174,9 +174,6 @@ export function optionsFromFlags(flags: ServeFlags, log: CommandLog): SendMockOp
     requestLog: log.requestLog,
   };
 }
-
-/** The command line's own file flag and its variable; the config keys' variables are declared with them. */
-const CONFIG_FILE_VARIABLE = "SENDMOCK_CONFIG";
 
 /** The variables of the environment the flags of every command that starts a mock may be given by: a flag wins over its variable, and it wins over the config file. */
 const ENVIRONMENT_VARIABLES: Readonly<Record<string, string>> = {

@@ -1,8 +1,9 @@
 // Every config key from the environment as `SENDMOCK_<KEY>`, for the executable and the image, where a file or a flag is
 // the harder thing to give: text as written for a key that takes text, else JSON or YAML's flow style.
 
-import { checkConfig, type FileSettings } from "./check.js";
-import { DECLARED_SETTINGS, type SettingKey } from "./schema.js";
+import { checkConfig, renameKeys, type FileSettings } from "./check.js";
+import type { SendMockOptions } from "./resolve.js";
+import { DECLARED_SETTINGS, snakeToCamel, type SettingKey } from "./schema.js";
 import type { KeyNaming } from "../contract/schema-check.js";
 import { yaml } from "../domain/yaml.js";
 
@@ -44,13 +45,35 @@ function valueOf(key: SettingKey, text: string): unknown {
   return fits(parsed) || !fits(text) ? parsed : text;
 }
 
-/** The settings the environment gives, snake_case as a file writes them, checked: a bad one is a ConfigError naming its variable. */
-export function settingsFromEnvironment(env: NodeJS.ProcessEnv): FileSettings {
+/** The config file's variable, as the commands' `--config` reads it. */
+export const CONFIG_FILE_VARIABLE = "SENDMOCK_CONFIG";
+
+/** The settings the variables of `keys` give, snake_case as a file writes them, checked: a bad one is a ConfigError naming its variable. */
+function settingsOf(env: NodeJS.ProcessEnv, keys: readonly SettingKey[]): FileSettings {
   const settings: FileSettings = {};
-  for (const key of READ_HERE) {
+  for (const key of keys) {
     const text = env[environmentVariableOf(key)];
     if (text !== undefined && text !== "") settings[key] = valueOf(key, text);
   }
   checkConfig(settings, "environment", NAMING);
   return settings;
+}
+
+/** The settings of the variables commander does not read with a flag (the commands read those with their flags). */
+export function settingsFromEnvironment(env: NodeJS.ProcessEnv): FileSettings {
+  return settingsOf(env, READ_HERE);
+}
+
+/**
+ * What `sendmock serve` reads from the environment, as the library's options: every key's variable,
+ * the flags' own included (`SENDMOCK_PORT`, `SENDMOCK_TEMPLATES`, …), and the config file's. For a
+ * mock started with no command line to read those: the test runners' one server per run.
+ */
+export function mockOptionsFromEnvironment(env: NodeJS.ProcessEnv): SendMockOptions {
+  const settings = settingsOf(
+    env,
+    DECLARED_SETTINGS.map(([key]) => key),
+  );
+  const configFile = env[CONFIG_FILE_VARIABLE];
+  return { ...(renameKeys(settings, snakeToCamel) as SendMockOptions), ...(configFile === undefined || configFile === "" ? {} : { config: configFile }) };
 }

@@ -1,6 +1,7 @@
 // The package as users get it: `npm pack` makes a tarball that installs into a default CommonJS
 // jest project, and (that install copied) into an ES-module vitest project, whose tests start a
-// mock, send and read it back; both module systems load every entry point with their types; and `npx sendmock serve`
+// mock, send and read it back, and run the docs' one server per run with a sandbox per file from
+// the global setups their configs name; both module systems load every entry point with their types; and `npx sendmock serve`
 // serves, and stops when npx is stopped, leaving no process.
 //
 // The tarball is packed from this tree with `--ignore-scripts`: the e2e global setup has just
@@ -26,7 +27,16 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const TSC = path.join(root, "node_modules/typescript/bin/tsc");
 const JEST = path.join(root, "node_modules/jest/bin/jest.js");
 const INSTALL_TIMEOUT_MS = 120_000;
-const ENTRY_POINTS = ["sendmock", "sendmock/testing", "sendmock/vitest", "sendmock/jest"];
+/** Each entry point and the name of its files in dist/lib/. */
+const ENTRY_POINTS: Record<string, string> = {
+  sendmock: "index",
+  "sendmock/testing": "testing",
+  "sendmock/vitest": "vitest",
+  "sendmock/jest": "jest",
+  "sendmock/vitest/global-setup": "vitest-global-setup",
+  "sendmock/jest/global-setup": "jest-global-setup",
+  "sendmock/jest/global-teardown": "jest-global-teardown",
+};
 /** What the build writes to dist/ besides the library and the bin, read by a mock at start. */
 const BUILT_AHEAD = [
   "dist/checked-contracts.json",
@@ -118,9 +128,7 @@ afterAll(async () => {
 
 describe("the tarball", () => {
   it("holds both builds of each entry point with their types, the bin and what a mock reads, and no tests, sources, source maps or node_modules", () => {
-    const library = ["index", "testing", "vitest", "jest"].flatMap((entry) =>
-      ["mjs", "cjs", "d.mts", "d.cts"].map((extension) => `dist/lib/${entry}.${extension}`),
-    );
+    const library = Object.values(ENTRY_POINTS).flatMap((entry) => ["mjs", "cjs", "d.mts", "d.cts"].map((extension) => `dist/lib/${entry}.${extension}`));
     expect(packedFiles).toEqual(
       expect.arrayContaining([
         "package.json",
@@ -204,7 +212,7 @@ describe("installed into a default CommonJS jest project", () => {
         `const { startSendMock } = require("sendmock");`,
         `(async () => {`,
         ...contractBreak,
-        `  const resolved = ${JSON.stringify(ENTRY_POINTS)}.map((name) => require.resolve(name));`,
+        `  const resolved = ${JSON.stringify(Object.keys(ENTRY_POINTS))}.map((name) => require.resolve(name));`,
         `  console.log(JSON.stringify({ resolved, vitestInstalled: existsSync("node_modules/vitest"), failure, startSendMock: typeof startSendMock }));`,
         `})();`,
         ``,
@@ -217,14 +225,14 @@ describe("installed into a default CommonJS jest project", () => {
         `import { setupSendMock } from "sendmock/testing";`,
         `import { startSendMock } from "sendmock";`,
         ...contractBreak,
-        `const resolved = ${JSON.stringify(ENTRY_POINTS)}.map((name) => import.meta.resolve(name));`,
+        `const resolved = ${JSON.stringify(Object.keys(ENTRY_POINTS))}.map((name) => import.meta.resolve(name));`,
         `console.log(JSON.stringify({ resolved, vitestInstalled: existsSync("node_modules/vitest"), failure, startSendMock: typeof startSendMock }));`,
         ``,
       ].join("\n"),
     );
     const dist = path.join(jestProject, "node_modules/sendmock/dist/lib");
     const expected = (extension: string, toPath: (file: string) => string) => ({
-      resolved: ["index", "testing", "vitest", "jest"].map((entry) => toPath(path.join(dist, `${entry}.${extension}`))),
+      resolved: Object.values(ENTRY_POINTS).map((entry) => toPath(path.join(dist, `${entry}.${extension}`))),
       vitestInstalled: false,
       failure: expect.stringMatching(
         /^sendmock: 1 request in this test broke the contract \(openapi\/send\.yaml\):\n {2}POST \/send -> 401 missing_api_key\n/,
@@ -239,10 +247,16 @@ describe("installed into a default CommonJS jest project", () => {
   it("typechecks an app.mts importing and an app.cts requiring sendmock and sendmock/testing, each with the types of its module system", async () => {
     const body = (module: "esm" | "cjs"): string[] => [
       module === "esm" ? `import { startSendMock, type CapturedMessage } from "sendmock";` : `import sendmock = require("sendmock");`,
-      module === "esm" ? `import { setupSendMock } from "sendmock/testing";` : `import testing = require("sendmock/testing");`,
+      module === "esm"
+        ? `import { sendmockGlobalSetup, setupSandbox, setupSendMock } from "sendmock/testing";`
+        : `import testing = require("sendmock/testing");`,
       ...(module === "esm"
         ? []
-        : [`const { startSendMock } = sendmock;`, `const { setupSendMock } = testing;`, `type CapturedMessage = sendmock.CapturedMessage;`]),
+        : [
+            `const { startSendMock } = sendmock;`,
+            `const { sendmockGlobalSetup, setupSandbox, setupSendMock } = testing;`,
+            `type CapturedMessage = sendmock.CapturedMessage;`,
+          ]),
       ``,
       `export async function main(): Promise<void> {`,
       `  const mock = await startSendMock({ port: 0, watchTemplates: false });`,
@@ -258,6 +272,12 @@ describe("installed into a default CommonJS jest project", () => {
       `  console.log(url);`,
       `  // @ts-expect-error: onContractViolation is "error", "warn" or "off"`,
       `  setupSendMock({ onContractViolation: "loud" }, { beforeAll: hook, afterEach: hook, afterAll: hook });`,
+      `  const teardown: () => Promise<void> = await sendmockGlobalSetup({ templates: "emails" }).setup();`,
+      `  await teardown();`,
+      `  const baseUrl: string = setupSandbox({ url, onContractViolation: "off" }, { beforeAll: hook, afterEach: hook, afterAll: hook }).baseUrl;`,
+      `  console.log(baseUrl);`,
+      `  // @ts-expect-error: the global setup takes the options of startSendMock: a port is a number`,
+      `  sendmockGlobalSetup({ port: "4010" });`,
       `}`,
       ``,
     ];
@@ -272,6 +292,14 @@ describe("installed into a default CommonJS jest project", () => {
     for (const types of ["index.d.mts", "testing.d.mts", "index.d.cts", "testing.d.cts"]) {
       expect(listed).toContain(path.join(jestProject, "node_modules/sendmock/dist/lib", types));
     }
+  }, 60_000);
+
+  it("runs the docs' one-server-per-run example: jest.config.js naming sendmock/jest/global-setup and global-teardown, and a file on setupSandbox", async () => {
+    const project = await aCopyOf(jestProject, "jest-sandbox-project", {});
+    for (const file of ["jest.config.js", "sign-up.test.js"]) await copyFile(path.join(root, "examples/sandbox-per-file/jest", file), path.join(project, file));
+    const { code, output } = await runTests([JEST], project);
+    expect(output).toMatch(/Tests:\s+3 passed, 3 total/);
+    expect(code).toBe(0);
   }, 60_000);
 
   // `npx` is `npm exec`: one run covers both.
@@ -311,9 +339,11 @@ describe("installed into a default CommonJS jest project", () => {
 });
 
 describe("installed into an ES-module vitest project", () => {
-  it("passes a vitest test importing sendmock and sendmock/vitest: a mock per file and one started by hand, each sending and reading back", async () => {
+  it("passes a vitest test importing sendmock and sendmock/vitest (a mock per file and one started by hand), and the docs' one-server-per-run example: globalSetup sendmock/vitest/global-setup and a file on setupSandbox", async () => {
+    for (const file of ["vitest.config.ts", "sign-up.test.ts"])
+      await copyFile(path.join(root, "examples/sandbox-per-file/vitest", file), path.join(vitestProject, file));
     await writeFile(
-      path.join(vitestProject, "sign-up.test.ts"),
+      path.join(vitestProject, "library.test.ts"),
       [
         `import { expect, it } from "vitest";`,
         `import { startSendMock, type CapturedMessage } from "sendmock";`,
@@ -350,7 +380,7 @@ describe("installed into an ES-module vitest project", () => {
       ].join("\n"),
     );
     const { code, output } = await runTests([path.join(vitestProject, "node_modules/vitest/vitest.mjs"), "run"], vitestProject);
-    expect(output).toMatch(/Tests\s+2 passed \(2\)/);
+    expect(output).toMatch(/Tests\s+5 passed \(5\)/);
     expect(code).toBe(0);
   }, 60_000);
 });

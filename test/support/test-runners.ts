@@ -1,4 +1,4 @@
-// Runs vitest or jest in a child process on a user's test files, as a user would from the shell.
+// Runs vitest or jest (or a script driving them) in a child process on a user's test files, as a user would from the shell.
 
 import { execFile } from "node:child_process";
 import path from "node:path";
@@ -12,8 +12,8 @@ export interface RunResult {
   output: string;
 }
 
-/** The child resolves "sendmock/…" through the package's own `exports`, i.e. dist/, which the global setup built. */
-function run(args: string[], extraEnv: Record<string, string> = {}): Promise<RunResult> {
+/** `node ARGS` in the repository; the child resolves "sendmock/…" through the package's own `exports`, i.e. dist/, which the global setup built. */
+export function runNode(args: string[], extraEnv: Record<string, string> = {}): Promise<RunResult> {
   // Without the variables of the vitest running this test, the child is a runner of its own.
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(VITEST|TINYPOOL|JEST)/i.test(key)));
   return new Promise((resolve) => {
@@ -26,10 +26,10 @@ function run(args: string[], extraEnv: Record<string, string> = {}): Promise<Run
 
 /** `vitest run --config <config>`, with `env` set beside the environment of this process. */
 export function runVitest(config: string, env: Record<string, string> = {}): Promise<RunResult> {
-  return run([path.join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--config", config], env);
+  return runNode([path.join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--config", config], env);
 }
 
 /** jest on the files of `rootDir` matching `testMatch`, as ES modules. */
 export function runJest(rootDir: string, testMatch: string): Promise<RunResult> {
-  return run(["--experimental-vm-modules", path.join(ROOT, "node_modules/jest/bin/jest.js"), "--rootDir", rootDir, "--testMatch", testMatch]);
+  return runNode(["--experimental-vm-modules", path.join(ROOT, "node_modules/jest/bin/jest.js"), "--rootDir", rootDir, "--testMatch", testMatch]);
 }

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, vi } from "vitest";
-import { contractBreaks, describeContractBreaks } from "../../../src/testing.js";
+import { contractBreaks, describeContractBreaks } from "../../../src/contract-breaks.js";
 import { ROOT } from "../cli-process.js";
 import { FIRST_SEND, sendHeaders, type Block } from "./pages.js";
 import type { DocsRig } from "./rig.js";

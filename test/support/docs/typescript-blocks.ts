@@ -108,10 +108,15 @@ export async function runTs(block: Block): Promise<void> {
 /**
  * `ts examples/...`: the block is that file, word for word, and the file is one the example
  * suites run: the vitest ones by test/e2e/readme-examples.test.ts, the jest one by
- * test/e2e/package.test.ts in a default CommonJS jest project with the packed package.
+ * test/e2e/package.test.ts in a default CommonJS jest project with the packed package; and the
+ * one-server-per-run example's config and test file (examples/sandbox-per-file/), by
+ * test/e2e/package.test.ts in its vitest and jest projects.
  */
 export function checkExample(block: Block): void {
-  const runBy = block.lang === "ts" ? /^examples\/vitest\/[\w-]+\.test\.ts$/ : /^examples\/jest\/[\w-]+\.test\.js$/;
+  const runBy =
+    block.lang === "ts"
+      ? /^examples\/(vitest\/[\w-]+\.test|sandbox-per-file\/vitest\/(vitest\.config|[\w-]+\.test))\.ts$/
+      : /^examples\/(jest\/[\w-]+\.test|sandbox-per-file\/jest\/(jest\.config|[\w-]+\.test))\.js$/;
   expect(block.kind, "an example the vitest or jest example suite runs").toMatch(runBy);
   expect(block.code).toBe(readFileSync(path.join(ROOT, block.kind), "utf8"));
 }
