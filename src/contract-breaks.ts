@@ -1,9 +1,13 @@
 // The contract judgment of the test helpers (setupSendMock, setupSandbox): which of a test's requests broke openapi/send.yaml, the report, and what each mode does with it.
 
+import { describeStale, withoutExpected, type ExpectedViolation } from "./expected-violations.js";
 import type { JournalEntry } from "./wire.js";
 
 /** What to do when a request made during a test broke the contract (openapi/send.yaml). */
 export type ContractViolationMode = "error" | "warn" | "off";
+
+/** A mode for every request, or one per request: a function of its journal entry, as MSW's `onUnhandledRequest(request)`. */
+export type ContractViolationJudge = ContractViolationMode | ((request: JournalEntry) => ContractViolationMode);
 
 /** The requests of `requests` that broke the contract: refused for their shape, headers, JSON or method. */
 export function contractBreaks(requests: readonly JournalEntry[]): JournalEntry[] {
@@ -27,16 +31,29 @@ export function describeContractBreaks(breaks: readonly JournalEntry[]): string 
 }
 
 /**
- * Judges the requests one test made (oldest first) under `mode`: under `"error"`, the report to
- * throw from afterEach once the helper has reset (so a failing test leaves nothing behind);
- * under `"warn"` the report is printed here and nothing is returned; `"off"` judges nothing.
+ * Judges the requests one test made (oldest first) under `mode`, the violations the test expected
+ * (`expectViolation`) let through: the failure to throw from afterEach once the helper has reset
+ * (so a failing test leaves nothing behind): the report of the requests judged `"error"`, and every
+ * expectation that matched nothing, whatever the mode. The requests judged `"warn"` are printed here.
  */
-export function judgeContract(requests: readonly JournalEntry[], mode: ContractViolationMode): string | undefined {
-  if (mode === "off") return undefined;
-  const breaks = contractBreaks(requests);
-  if (breaks.length === 0) return undefined;
-  const report = describeContractBreaks(breaks);
-  if (mode === "error") return report;
-  console.warn(report);
-  return undefined;
+export function judgeContract(
+  requests: readonly JournalEntry[],
+  mode: ContractViolationJudge,
+  expected: readonly ExpectedViolation[] = [],
+): string | undefined {
+  const { unexpected, stale } = withoutExpected(contractBreaks(requests), expected);
+  const modeOf = (entry: JournalEntry): ContractViolationMode => {
+    if (typeof mode !== "function") return mode;
+    const chosen: unknown = mode(entry);
+    if (chosen === "error" || chosen === "warn" || chosen === "off") return chosen;
+    throw new TypeError(
+      `sendmock: onContractViolation returned ${typeof chosen === "string" ? JSON.stringify(chosen) : String(chosen)} for ${entry.method} ${entry.path} -> ${String(entry.status)}: return "error", "warn" or "off"`,
+    );
+  };
+  const judged = unexpected.map((entry) => ({ entry, mode: modeOf(entry) }));
+  const warned = judged.filter((each) => each.mode === "warn").map((each) => each.entry);
+  if (warned.length > 0) console.warn(describeContractBreaks(warned));
+  const failed = judged.filter((each) => each.mode === "error").map((each) => each.entry);
+  const failures = [...(failed.length > 0 ? [describeContractBreaks(failed)] : []), ...(stale.length > 0 ? [describeStale(stale)] : [])];
+  return failures.length > 0 ? failures.join("\n") : undefined;
 }

@@ -1,7 +1,6 @@
 // sendmock/jest: one mock per test file, or a file's own sandbox of the run's one mock, with jest's global hooks; see setupSendMock and setupSandbox in testing.ts.
 
-import type { SandboxClient } from "./sandbox-client.js";
-import type { SetupSandboxOptions } from "./sandbox-setup.js";
+import type { FileSandbox, SetupSandboxOptions } from "./sandbox-setup.js";
 import {
   setupSandbox as setupSandboxWithHooks,
   setupSendMock as setupWithHooks,
@@ -11,7 +10,16 @@ import {
   type TestHooks,
 } from "./testing.js";
 
-export type { ContractViolationMode, SendMockHandle, SetupSandboxOptions, SetupSendMockOptions } from "./testing.js";
+export type {
+  ContractViolationJudge,
+  ContractViolationMode,
+  ExpectedViolation,
+  FileSandbox,
+  SendMockHandle,
+  SetupSandboxOptions,
+  SetupSendMockOptions,
+} from "./testing.js";
+export { WaitTimeoutError } from "./domain/outbox.js";
 export { sandboxClient, workerSandbox, type SandboxClient, type SandboxClientOptions } from "./sandbox-client.js";
 
 function globalHook(name: "beforeAll" | "afterEach" | "afterAll"): TestHook {
@@ -49,6 +57,6 @@ export function setupSendMock(options: SetupSendMockOptions = {}): SendMockHandl
  * process.env.EMAIL_API_URL = sandbox.baseUrl;
  * test("sends", async () => { expect((await sandbox.outbox.list()).total).toBe(0); });
  */
-export function setupSandbox(options: SetupSandboxOptions = {}): SandboxClient {
+export function setupSandbox(options: SetupSandboxOptions = {}): FileSandbox {
   return setupSandboxWithHooks(options, globalHooks());
 }

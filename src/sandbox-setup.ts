@@ -3,7 +3,8 @@
 
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { judgeContract, type ContractViolationMode } from "./contract-breaks.js";
+import { judgeContract, type ContractViolationJudge } from "./contract-breaks.js";
+import { checkedExpectation, type ExpectedViolation } from "./expected-violations.js";
 import { sandboxClient, type SandboxClient } from "./sandbox-client.js";
 import type { TestHooks } from "./test-hooks.js";
 
@@ -15,8 +16,19 @@ export interface SetupSandboxOptions {
   /**
    * `"error"` fails the test that sent a request into this sandbox breaking the contract, naming
    * each violation; `"warn"` (the default) prints the same report with `console.warn`; `"off"` says nothing.
+   * A function of the request's journal entry chooses one of the three for each request.
    */
-  onContractViolation?: ContractViolationMode;
+  onContractViolation?: ContractViolationJudge;
+}
+
+/** A test file's own sandbox: the sandbox client, and what a test says of the violations it sends on purpose. */
+export interface FileSandbox extends SandboxClient {
+  /**
+   * Lets through the violations `match` names in the requests of the test it is called in (`{ path: "/to" }`,
+   * `{ to: "ada@@example.com" }`, `{}` for all), whatever `onContractViolation` says; any other still counts.
+   * An expectation that matches nothing fails the test: the violation it allows did not happen.
+   */
+  expectViolation(match?: ExpectedViolation): void;
 }
 
 /** A sandbox name is at most 64 characters (docs/sandboxes.md). */
@@ -69,11 +81,13 @@ function startFailure(url: string, error: unknown): Error {
  * each test, the contract is judged for the requests it sent into the sandbox, then the sandbox
  * is reset; after the file, the sandbox is forgotten, so a long run never meets max_sandboxes.
  */
-export function setupFileSandbox(testPath: string | undefined, options: SetupSandboxOptions, hooks: TestHooks): SandboxClient {
+export function setupFileSandbox(testPath: string | undefined, options: SetupSandboxOptions, hooks: TestHooks): FileSandbox {
   const { onContractViolation = "warn" } = options;
   const url = runServerUrl(options);
   const sandbox = sandboxClient({ url, sandbox: fileSandboxName(testPath), adminToken: options.adminToken ?? process.env.SENDMOCK_ADMIN_TOKEN });
   let ready = false;
+  // What the test running now expects; the afterEach after it judges by them and forgets them.
+  const expected: ExpectedViolation[] = [];
 
   hooks.beforeAll(async () => {
     await sandbox.reset().catch((error: unknown) => {
@@ -85,7 +99,7 @@ export function setupFileSandbox(testPath: string | undefined, options: SetupSan
   hooks.afterEach(async () => {
     if (!ready) return; // beforeAll failed: the framework already reports that
     const { requests } = await sandbox.journal.list({ limit: JOURNAL_PAGE });
-    const failure = judgeContract(requests.toReversed(), onContractViolation);
+    const failure = judgeContract(requests.toReversed(), onContractViolation, expected.splice(0));
     await sandbox.reset();
     if (failure !== undefined) throw new Error(failure);
   }, HOOK_TIMEOUT_MS);
@@ -96,5 +110,10 @@ export function setupFileSandbox(testPath: string | undefined, options: SetupSan
     await sandbox.forget();
   }, HOOK_TIMEOUT_MS);
 
-  return sandbox;
+  return {
+    ...sandbox,
+    expectViolation(match = {}) {
+      expected.push(checkedExpectation(match));
+    },
+  };
 }

@@ -1,29 +1,42 @@
 // Test helpers for any test framework: one mock per file, or a file's own sandbox of the run's one mock; reset after each test, contract breaks reported on the test that made them.
 
 import type { SendMockOptions } from "./config/resolve.js";
-import { judgeContract, type ContractViolationMode } from "./contract-breaks.js";
+import { judgeContract, type ContractViolationJudge } from "./contract-breaks.js";
+import { checkedExpectation, type ExpectedViolation } from "./expected-violations.js";
 import { turnEnd } from "./domain/turns.js";
 import type { RunningSendMock } from "./mock.js";
-import type { SandboxClient } from "./sandbox-client.js";
-import { setupFileSandbox, type SetupSandboxOptions } from "./sandbox-setup.js";
+import { setupFileSandbox, type FileSandbox, type SetupSandboxOptions } from "./sandbox-setup.js";
 import type { TestHooks } from "./test-hooks.js";
 
-export { contractBreaks, describeContractBreaks, type ContractViolationMode } from "./contract-breaks.js";
+export { contractBreaks, describeContractBreaks, type ContractViolationJudge, type ContractViolationMode } from "./contract-breaks.js";
+export type { ExpectedViolation } from "./expected-violations.js";
+export { WaitTimeoutError } from "./domain/outbox.js";
 export { sendmockGlobalSetup, type SendMockGlobalSetup } from "./global-setup.js";
 export { sandboxClient, workerSandbox, type RemoteMessageFilter, type SandboxClient, type SandboxClientOptions } from "./sandbox-client.js";
-export type { SetupSandboxOptions } from "./sandbox-setup.js";
+export type { FileSandbox, SetupSandboxOptions } from "./sandbox-setup.js";
 export type { TestHook, TestHooks } from "./test-hooks.js";
 
 export interface SetupSendMockOptions extends SendMockOptions {
   /**
    * `"error"` fails the test that sent a request breaking the contract, naming each violation;
-   * `"warn"` (the default) prints the same report with `console.warn`; `"off"` says nothing.
+   * `"warn"` (the default) prints the same report with `console.warn`; `"off"` says nothing. A
+   * function of the request's journal entry chooses one of the three for each request.
    */
-  onContractViolation?: ContractViolationMode;
+  onContractViolation?: ContractViolationJudge;
+}
+
+/** What a test says of the contract violations it sends on purpose. */
+export interface ViolationExpectations {
+  /**
+   * Lets through the violations `match` names in the requests of the test it is called in (`{ path: "/to" }`,
+   * `{ to: "ada@@example.com" }`, `{}` for all), whatever `onContractViolation` says; any other still counts.
+   * An expectation that matches nothing fails the test: the violation it allows did not happen.
+   */
+  expectViolation(match?: ExpectedViolation): void;
 }
 
 /** The file's mock, usable in tests and hooks once `beforeAll` has started it. */
-export type SendMockHandle = Omit<RunningSendMock, "close" | "sandbox">;
+export type SendMockHandle = Omit<RunningSendMock, "close" | "sandbox"> & ViolationExpectations;
 
 /** Starting loads both contracts and the templates: more than a framework's default hook timeout allows on a busy machine. */
 const HOOK_TIMEOUT_MS = 30_000;
@@ -40,6 +53,8 @@ const HOOK_TIMEOUT_MS = 30_000;
 export function setupSendMock(options: SetupSendMockOptions, hooks: TestHooks): SendMockHandle {
   const { onContractViolation = "warn", ...mockOptions } = options;
   const state: { mock: RunningSendMock | undefined; closed: boolean } = { mock: undefined, closed: false };
+  // What the test running now expects; the afterEach after it judges by them and forgets them.
+  const expected: ExpectedViolation[] = [];
 
   const current = (): RunningSendMock => {
     if (state.mock !== undefined) return state.mock;
@@ -62,7 +77,7 @@ export function setupSendMock(options: SetupSendMockOptions, hooks: TestHooks): 
     if (mock === undefined) return; // beforeAll failed: the framework already reports that
     // A journal entry is written when its response goes out: let those already responded land first.
     await turnEnd();
-    const failure = judgeContract((await mock.journal.list()).requests.toReversed(), onContractViolation);
+    const failure = judgeContract((await mock.journal.list()).requests.toReversed(), onContractViolation, expected.splice(0));
     await mock.reset();
     if (failure !== undefined) throw new Error(failure);
   }, HOOK_TIMEOUT_MS);
@@ -114,6 +129,9 @@ export function setupSendMock(options: SetupSendMockOptions, hooks: TestHooks): 
     reset() {
       return current().reset();
     },
+    expectViolation(match = {}) {
+      expected.push(checkedExpectation(match));
+    },
   };
 }
 
@@ -129,7 +147,7 @@ export function setupSendMock(options: SetupSendMockOptions, hooks: TestHooks): 
  * const sandbox = setupSandbox({ onContractViolation: "error" }, { beforeAll, afterEach, afterAll });
  * it("…", async () => { await fetch(`${sandbox.baseUrl}/send`, …); });
  */
-export function setupSandbox(options: SetupSandboxOptions, hooks: TestHooks): SandboxClient {
+export function setupSandbox(options: SetupSandboxOptions, hooks: TestHooks): FileSandbox {
   return setupFileSandbox(testFileOfGlobalExpect(), options, hooks);
 }
 

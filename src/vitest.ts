@@ -1,11 +1,19 @@
 // sendmock/vitest: one mock per test file, or a file's own sandbox of the run's one mock, with vitest's hooks; see setupSendMock and setupSandbox in testing.ts.
 
 import { afterAll, afterEach, beforeAll, expect, inject } from "vitest";
-import type { SandboxClient } from "./sandbox-client.js";
-import { setupFileSandbox, type SetupSandboxOptions } from "./sandbox-setup.js";
+import { setupFileSandbox, type FileSandbox, type SetupSandboxOptions } from "./sandbox-setup.js";
 import { setupSendMock as setupWithHooks, type SendMockHandle, type SetupSendMockOptions } from "./testing.js";
 
-export type { ContractViolationMode, SendMockHandle, SetupSandboxOptions, SetupSendMockOptions } from "./testing.js";
+export type {
+  ContractViolationJudge,
+  ContractViolationMode,
+  ExpectedViolation,
+  FileSandbox,
+  SendMockHandle,
+  SetupSandboxOptions,
+  SetupSendMockOptions,
+} from "./testing.js";
+export { WaitTimeoutError } from "./domain/outbox.js";
 export { sandboxClient, workerSandbox, type SandboxClient, type SandboxClientOptions } from "./sandbox-client.js";
 
 declare module "vitest" {
@@ -36,7 +44,7 @@ export function setupSendMock(options: SetupSendMockOptions = {}): SendMockHandl
  * process.env.EMAIL_API_URL = sandbox.baseUrl;
  * it("sends", async () => { expect((await sandbox.outbox.list()).total).toBe(0); });
  */
-export function setupSandbox(options: SetupSandboxOptions = {}): SandboxClient {
+export function setupSandbox(options: SetupSandboxOptions = {}): FileSandbox {
   const url = options.url ?? process.env.SENDMOCK_URL ?? inject("sendmockUrl");
   return setupFileSandbox(expect.getState().testPath, { ...options, url }, { beforeAll, afterEach, afterAll });
 }

@@ -11,6 +11,7 @@ const JEST_EXAMPLE = "examples/jest/sign-up.test.js";
 const BOUNCE_EXAMPLE = "examples/vitest/bounce.test.ts";
 const WEBHOOK_EXAMPLE = "examples/vitest/webhook.test.ts";
 const FIRST_SEND_EXAMPLE = "examples/vitest/first-send.test.ts";
+const MISTYPED_EXAMPLE = "examples/vitest/mistyped-address.test.ts";
 
 /** The fenced code blocks of `page` (README.md, or a page of docs/), as `{lang, code}`: the language without the kind after it. */
 async function codeBlocks(page: string): Promise<{ lang: string; code: string }[]> {
@@ -42,11 +43,12 @@ describe("docs/library.md", () => {
     const blocks = await codeBlocks("docs/library.md");
     expect(blocks).toContainEqual({ lang: "ts", code: await readFile(path.join(ROOT, VITEST_EXAMPLE), "utf8") });
     expect(blocks).toContainEqual({ lang: "js", code: await readFile(path.join(ROOT, JEST_EXAMPLE), "utf8") });
+    expect(blocks).toContainEqual({ lang: "ts", code: await readFile(path.join(ROOT, MISTYPED_EXAMPLE), "utf8") });
   });
 
-  it("its vitest example (and the README's first-send example and the bounce and webhook examples of docs/delivery-events.md, run beside it) passes under vitest, importing sendmock/vitest through the package's exports", async () => {
+  it("its vitest and mistyped-address examples (and the README's first-send example and the bounce and webhook examples of docs/delivery-events.md, run beside it) passes under vitest, importing sendmock/vitest through the package's exports", async () => {
     const { code, output } = await runVitest(path.join(ROOT, "examples/vitest/vitest.config.ts"));
-    expect(output).toMatch(/Tests\s+7 passed \(7\)/);
+    expect(output).toMatch(/Tests\s+9 passed \(9\)/);
     expect(code).toBe(0);
   }, 60_000);
 });

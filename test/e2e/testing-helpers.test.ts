@@ -155,6 +155,85 @@ describe('onContractViolation: "error"', () => {
   });
 });
 
+describe("expectViolation: a violation sent on purpose", () => {
+  const mistyped = (): string => JSON.stringify(aSendRequest({ to: "ada@@example.com" }));
+
+  it("lets the expected violation through a strict file, for the test it was called in alone", async () => {
+    const file = await aStartedTestFile({ onContractViolation: "error" });
+    file.sendmock.expectViolation({ path: "/to", to: "ada@@example.com" });
+    expect(await post(file.sendmock, mistyped())).toBe(422);
+    await expect(file.afterEach()).resolves.toBeUndefined();
+
+    // The next test expects nothing: the same request fails it.
+    expect(await post(file.sendmock, mistyped())).toBe(422);
+    await expect(file.afterEach()).rejects.toThrow("-> 422 invalid_recipient\n    /to: to is not a valid email address");
+  });
+
+  it("still fails on every other violation: another request, and another violation of the same request", async () => {
+    const file = await aStartedTestFile({ onContractViolation: "error" });
+    file.sendmock.expectViolation({ path: "/to" });
+    expect(await post(file.sendmock, mistyped())).toBe(422);
+    await post(file.sendmock, JSON.stringify({ ...aSendRequest({ to: "bob@@example.com" }), priority: "high" }));
+    await post(file.sendmock, "{not json");
+    const failure = await file.afterEach().then(
+      () => "",
+      (error: unknown) => (error as Error).message,
+    );
+    expect(failure).toBe(
+      [
+        "sendmock: 2 requests in this test broke the contract (openapi/send.yaml):",
+        "  POST /send -> 400 invalid_request",
+        "    /priority: priority is not a known field",
+        "  POST /send -> 400 invalid_json",
+        `    /: Invalid JSON body: ${failure.split("\n")[4]?.split("Invalid JSON body: ")[1] ?? "(none)"}`,
+      ].join("\n"),
+    );
+  });
+
+  it("fails the test when it matched nothing, whatever the mode: a stale allowance is a bug", async () => {
+    for (const mode of ["error", "warn", "off"] as const) {
+      const file = await aStartedTestFile({ onContractViolation: mode });
+      file.sendmock.expectViolation({ path: "/to", to: "ada@@example.com" });
+      expect(await post(file.sendmock, valid())).toBe(200);
+      await expect(file.afterEach()).rejects.toThrow(
+        'sendmock: expectViolation({"path":"/to","to":"ada@@example.com"}) in this test matched no request\'s violation: the violation it allows did not happen',
+      );
+      expect((await file.sendmock.journal.list()).total).toBe(0);
+    }
+  });
+
+  it("refuses a match it could never use, at the call, with a did you mean", async () => {
+    const { sendmock } = await aStartedTestFile({ onContractViolation: "error" });
+    expect(() => sendmock.expectViolation({ pointer: "/to" } as never)).toThrow('sendmock: expectViolation has no field "pointer"');
+    expect(() => sendmock.expectViolation({ errorcode: "invalid_recipient" } as never)).toThrow("(did you mean errorCode?)");
+    expect(() => sendmock.expectViolation({ status: "422" } as never)).toThrow('sendmock: expectViolation\'s status must be a number, not "422"');
+    expect(() => sendmock.expectViolation({ path: "to" })).toThrow('a JSON pointer such as "/to"');
+    expect(() => sendmock.expectViolation("/to" as never)).toThrow('sendmock: expectViolation takes an object such as { path: "/to" }, not /to');
+  });
+});
+
+describe("onContractViolation as a function: a mode per request", () => {
+  it("judges each request by what the function returns for its journal entry", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const file = await aStartedTestFile({
+      onContractViolation: (request) => (request.to === "ada@@example.com" ? "off" : request.status === 415 ? "warn" : "error"),
+    });
+    expect(await post(file.sendmock, JSON.stringify(aSendRequest({ to: "ada@@example.com" })))).toBe(422);
+    expect(await post(file.sendmock, valid(), { "Content-Type": "text/plain" })).toBe(415);
+    await expect(file.afterEach()).resolves.toBeUndefined();
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining("-> 415 unsupported_media_type"));
+
+    await post(file.sendmock, JSON.stringify(aSendRequest({ to: "bob@@example.com" })));
+    await expect(file.afterEach()).rejects.toThrow("-> 422 invalid_recipient");
+  });
+
+  it("says what it returned when that is no mode", async () => {
+    const file = await aStartedTestFile({ onContractViolation: () => "strict" as never });
+    await post(file.sendmock, "{not json");
+    await expect(file.afterEach()).rejects.toThrow('sendmock: onContractViolation returned "strict" for POST /send -> 400: return "error", "warn" or "off"');
+  });
+});
+
 describe("onContractViolation: warn and off", () => {
   it('"warn", the default, prints the report and lets the test pass', async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
@@ -179,7 +258,7 @@ describe("onContractViolation: warn and off", () => {
 const strictFiles = path.join(ROOT, "test/support/strict-contract");
 
 describe('onContractViolation: "error" in the test runners themselves', () => {
-  it("vitest fails the test that broke the contract with the violation in its failure, and passes the other", async () => {
+  it("vitest fails the test that broke the contract with the violation in its failure and the test whose expectation went stale, and passes the others", async () => {
     const { code, output } = await runVitest(path.join(strictFiles, "vitest.config.ts"));
     expect(code).toBe(1);
     expect(output).toMatch(/✓ .*sends a valid request/);
@@ -187,16 +266,24 @@ describe('onContractViolation: "error" in the test runners themselves', () => {
     expect(output).toMatch(/FAIL .*> sends a number as the recipient\nError: sendmock: 1 request in this test broke the contract \(openapi\/send\.yaml\):\n/);
     expect(output).toContain("POST /send -> 400 invalid_request");
     expect(output).toContain("/to: to must be a string");
-    expect(output).toMatch(/Tests\s+1 failed \| 1 passed/);
+    expect(output).toMatch(/✓ .*expects the mistyped address it sends/);
+    expect(output).toMatch(
+      /FAIL .*> expects a violation it never sends\nError: sendmock: expectViolation\(\{"path":"\/to"\}\) in this test matched no request's violation/,
+    );
+    expect(output).toMatch(/Tests\s+2 failed \| 2 passed/);
   }, 60_000);
 
-  it("jest fails the test that broke the contract with the violation in its failure, and passes the other", async () => {
+  it("jest fails the test that broke the contract with the violation in its failure and the test whose expectation went stale, and passes the others", async () => {
     const { code, output } = await runJest(strictFiles, "**/*.jest.mjs");
     expect(code).toBe(1);
     expect(output).toMatch(/✓ sends a valid request/);
     expect(output).toMatch(/✕ sends a number as the recipient/);
     expect(output).toMatch(/● sends a number as the recipient\n\n\s+sendmock: 1 request in this test broke the contract \(openapi\/send\.yaml\):\n/);
     expect(output).toContain("/to: to must be a string");
-    expect(output).toMatch(/Tests:\s+1 failed, 1 passed, 2 total/);
+    expect(output).toMatch(/✓ expects the mistyped address it sends/);
+    expect(output).toMatch(
+      /● expects a violation it never sends\n\n\s+sendmock: expectViolation\(\{"path":"\/to"\}\) in this test matched no request's violation/,
+    );
+    expect(output).toMatch(/Tests:\s+2 failed, 2 passed, 4 total/);
   }, 60_000);
 });

@@ -3,14 +3,14 @@
 
 import { afterAll, afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { fileSandboxName } from "../../src/sandbox-setup.js";
-import { setupSandbox, type SandboxClient, type SetupSandboxOptions } from "../../src/testing.js";
+import { setupSandbox, type FileSandbox, type SandboxClient, type SetupSandboxOptions } from "../../src/testing.js";
 import { setupSandbox as setupSandboxWithVitestHooks } from "../../src/vitest.js";
 import type { RunningSendMock } from "../../src/index.js";
 import { aRunningMock, aRunningMockForThisTest, aSendRequest, bearer } from "../support/helpers.js";
 
 /** One test file as a framework sees it: the hooks setupSandbox registered, run by hand. */
 interface TestFile {
-  sandbox: SandboxClient;
+  sandbox: FileSandbox;
   beforeAll(): Promise<void>;
   afterEach(): Promise<void>;
   afterAll(): Promise<void>;
@@ -199,6 +199,20 @@ describe("onContractViolation", () => {
     await expect(file.afterEach()).resolves.toBeUndefined();
     expect(warn).not.toHaveBeenCalled();
     expect((await file.sandbox.journal.list()).total).toBe(0);
+  });
+});
+
+describe("expectViolation", () => {
+  it("lets the test's expected violation through a strict file, and fails the test whose expectation matched nothing", async () => {
+    const file = await aStartedTestFile({ url: shared.url, onContractViolation: "error" });
+    file.sandbox.expectViolation({ path: "/to", errorCode: "invalid_recipient" });
+    expect(await send(file.sandbox.baseUrl, aSendRequest({ to: "ada@@example.com" }))).toBe(422);
+    await expect(file.afterEach()).resolves.toBeUndefined();
+
+    file.sandbox.expectViolation({ path: "/to" });
+    expect(await send(file.sandbox.baseUrl, aSendRequest())).toBe(200);
+    await expect(file.afterEach()).rejects.toThrow('sendmock: expectViolation({"path":"/to"}) in this test matched no request\'s violation');
+    expect(await contentsOf(file.sandbox)).toEqual(EMPTY);
   });
 });
 

@@ -1,4 +1,4 @@
-// A user's jest file under onContractViolation: "error": one test breaks the contract, one keeps it.
+// A user's jest file under onContractViolation: "error": one test breaks the contract, one keeps it, one expects the violation it sends, one expects a violation it never sends.
 import { setupSendMock } from "sendmock/jest";
 
 const sendmock = setupSendMock({ onContractViolation: "error", watchTemplates: false });
@@ -16,5 +16,15 @@ test("sends a number as the recipient", async () => {
 });
 
 test("sends a valid request", async () => {
+  expect((await send("ada@example.com")).status).toBe(200);
+});
+
+test("expects the mistyped address it sends", async () => {
+  sendmock.expectViolation({ path: "/to" });
+  expect((await send("ada@@example.com")).status).toBe(422);
+});
+
+test("expects a violation it never sends", async () => {
+  sendmock.expectViolation({ path: "/to" });
   expect((await send("ada@example.com")).status).toBe(200);
 });

@@ -1,4 +1,4 @@
-// A user's vitest file under onContractViolation: "error": one test breaks the contract, one keeps it.
+// A user's vitest file under onContractViolation: "error": one test breaks the contract, one keeps it, one expects the violation it sends, one expects a violation it never sends.
 import { expect, it } from "vitest";
 import { setupSendMock } from "sendmock/vitest";
 
@@ -17,5 +17,15 @@ it("sends a number as the recipient", async () => {
 });
 
 it("sends a valid request", async () => {
+  expect((await send("ada@example.com")).status).toBe(200);
+});
+
+it("expects the mistyped address it sends", async () => {
+  sendmock.expectViolation({ path: "/to" });
+  expect((await send("ada@@example.com")).status).toBe(422);
+});
+
+it("expects a violation it never sends", async () => {
+  sendmock.expectViolation({ path: "/to" });
   expect((await send("ada@example.com")).status).toBe(200);
 });
