@@ -166,7 +166,7 @@ export interface JournalEntry {
   client_gone: boolean;
   /** True when the response was the one kept for the request's `Idempotency-Key`, sent again: nothing was captured. */
   idempotent_replay: boolean;
-  /** The sandbox the request went to; absent for the default sandbox, and for a request refused before its sandbox was known. */
+  /** The sandbox the request went to, or that a request refused before the sandbox step names; absent for the default sandbox (and for a foreign Host). */
   sandbox?: string;
 }
 

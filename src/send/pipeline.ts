@@ -54,6 +54,16 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
   const { settings, statusCodes } = deps;
   const nextTurn = takingTurns();
 
+  /** The sandbox a refused request names, when it names one that can be used; undefined for the default one. */
+  const namedSandbox = async (call: SendCall, body: unknown): Promise<SendSandbox | undefined> => {
+    try {
+      const name = sandboxNameOf(call, body);
+      return name === DEFAULT_SANDBOX ? undefined : await deps.sandboxOf(name);
+    } catch {
+      return undefined;
+    }
+  };
+
   return async function respondToSend(call: SendCall): Promise<Outcome> {
     const large = (call.body?.length ?? 0) > LARGE_BODY_BYTES;
     if (large) await nextTurn();
@@ -69,9 +79,13 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
     // Known from the sandbox step on: where the writer journals, and keeps the response for its key.
     let sandbox: SendSandbox | undefined;
 
+    // Past the host check, a refusal before the sandbox step (a wrong method, a missing key) is journaled in the sandbox the request names.
+    let hostAllowed = false;
+
     try {
       const foreignHost = deps.checkHost(headerOf(call, "host"));
       if (foreignHost) throw foreignHost;
+      hostAllowed = true;
       if (call.method !== "POST") throw methodNotAllowed(call.method);
       if (large) await nextTurn();
       const apiKey = authenticate(headerOf(call, "authorization"), deps.keys);
@@ -172,6 +186,12 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
       return { kind: "response", response: sent, judge: "enforce", notes, claim, sandbox };
     } catch (thrown) {
       if (large) await nextTurn();
+      // The app that forgot its API key is told in its sandbox, where its test looks (setupSandbox's judgment); a name
+      // that breaks the rule, or one past max_sandboxes, leaves the refusal in the default sandbox's journal.
+      if (sandbox === undefined && hostAllowed) {
+        sandbox = await namedSandbox(call, value);
+        if (sandbox !== undefined) notes = { ...notes, sandbox: sandbox.name };
+      }
       const error = deps.toApiError(thrown, value);
       return { kind: "response", response: errorResponse(error, writing, headers), judge: "enforce", notes: errorNotes(notes, error), claim, sandbox };
     }

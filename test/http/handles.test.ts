@@ -36,10 +36,10 @@ describe("the handles of a mock", () => {
     expect(sorted(Object.keys(mock))).toEqual(sorted([...(documented.get("mock") ?? []), ...HANDLES]));
   });
 
-  it("are the same on setupSendMock's handle, less close()", () => {
+  it("are the same on setupSendMock's handle, less close(), with expectViolation", () => {
     const noHook = (): undefined => undefined;
     const handle = setupSendMock({}, { beforeAll: noHook, afterEach: noHook, afterAll: noHook });
-    expect(sorted(Object.keys(handle))).toEqual(sorted(["url", "port", "app", "config", "reset", ...HANDLES]));
+    expect(sorted(Object.keys(handle))).toEqual(sorted(["url", "port", "app", "config", "reset", "expectViolation", ...HANDLES]));
   });
 
   it("hand out no store operation: the objects have no such property", async () => {

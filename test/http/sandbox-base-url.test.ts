@@ -78,6 +78,18 @@ describe("a sandbox base URL", () => {
     expect((bad.body as SendResult["body"]).error.code).toBe("missing_required_field");
   });
 
+  it("journals a refusal before the sandbox step (another method, a missing key) in the sandbox the path names, where its test looks", async () => {
+    const mock = await aMockForThisTest({ apiKeys: ["right-key-1234"] });
+    expect((await request(mock.app).get("/sandbox/billing-7/send")).status).toBe(405);
+    expect((await request(mock.app).post("/sandbox/billing-7/send").send(aSendRequest())).status).toBe(401);
+    const box = await mock.sandbox("billing-7");
+    expect((await box.journal.list()).requests.map((entry) => [entry.status, entry.error_code, entry.sandbox])).toEqual([
+      [401, "missing_api_key", "billing-7"],
+      [405, "method_not_allowed", "billing-7"],
+    ]);
+    expect((await mock.journal.list()).total).toBe(0);
+  });
+
   it("is a base URL only for /send: other paths under it are 404 not_found", async () => {
     const mock = await aMockForThisTest();
     const response = await request(mock.app).post("/sandbox/a/other").set(bearer()).send(aSendRequest());

@@ -175,6 +175,12 @@ describe("onContractViolation", () => {
     await expect(file.afterEach()).resolves.toBeUndefined();
   });
 
+  it('"error" fails the test whose app forgot its API key: the refusal is journaled in the sandbox its base URL names', async () => {
+    const file = await aStartedTestFile({ url: shared.url, onContractViolation: "error" });
+    expect(await send(file.sandbox.baseUrl, aSendRequest(), { Authorization: "" })).toBe(401);
+    await expect(file.afterEach()).rejects.toThrow(`  POST /sandbox/${file.sandbox.sandbox}/send -> 401 missing_api_key`);
+  });
+
   it("judges only the requests that went into this file's sandbox", async () => {
     const [file, neighbour] = [await aStartedTestFile({ url: shared.url, onContractViolation: "error" }), await aStartedTestFile()];
     expect(await send(neighbour.sandbox.baseUrl, broken)).toBe(400);
