@@ -58,6 +58,35 @@ export default tseslint.config(
     },
   },
   {
+    files: ["src/message-checks/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: [
+                "express",
+                "express-*",
+                "ioredis",
+                "**/http/**",
+                "**/ui/**",
+                "**/stores/**",
+                "**/stores",
+                "**/config/**",
+                "**/commands/**",
+                "**/contract/**",
+              ],
+              message:
+                "message-checks/ are pure functions of a rendered message: the API, lint, the page and the matchers call them, never the other way round.",
+            },
+            { group: ["**/mock.js", "**/app.js", "**/server.js"], message: "message-checks/ know nothing of a mock." },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["src/send/**/*.ts"],
     rules: {
       "no-restricted-imports": [

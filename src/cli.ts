@@ -7,6 +7,7 @@ import { packagePath } from "./package-root.js";
 import { registerServe } from "./commands/serve.js";
 import { registerCheck } from "./commands/check.js";
 import { registerProxy } from "./commands/proxy.js";
+import { registerLint } from "./commands/lint.js";
 
 /** Read when asked, at run time: package.json sits outside the build's rootDir. */
 function packageVersion(): string {
@@ -27,6 +28,7 @@ const program = new Command()
 registerServe(program);
 registerCheck(program);
 registerProxy(program);
+registerLint(program);
 
 // Not awaited at the top level: the single executable's bundle is CommonJS, which has no top-level await. A
 // rejection still ends the process, as an unhandled one.

@@ -22,10 +22,15 @@ export function extractLinks(html: string | undefined, text: string | undefined)
     const inAttribute = isAttributeStart(html?.charAt(match.index - 1) ?? "");
     addLink(links, inAttribute ? decoded : trimTrailingPunctuation(decoded));
   }
-  for (const match of (text ?? "").matchAll(TEXT_URL)) {
-    addLink(links, trimTrailingPunctuation(match[0]));
+  for (const { url } of findTextUrls(text ?? "")) {
+    addLink(links, url);
   }
   return [...links];
+}
+
+/** Each http(s) URL of plain text, where it starts, sentence punctuation after it left out. */
+export function findTextUrls(text: string): { url: string; index: number }[] {
+  return [...text.matchAll(TEXT_URL)].map((match) => ({ url: trimTrailingPunctuation(match[0]), index: match.index }));
 }
 
 function addLink(links: Set<string>, url: string): void {

@@ -38,8 +38,10 @@ export interface RenderOptions {
   subjectOverride?: string | undefined;
 }
 
+/** A placeholder as written, `{name}`, its name captured: the message checks look for one left in a rendered email. */
+export const PLACEHOLDER_SOURCE = String.raw`\{([A-Za-z_][A-Za-z0-9_]*)\}`;
 // Alternatives are tried left to right, so `{{name}}` is read as `{{`, `name`, `}}` and never as a placeholder.
-const BRACE_TOKEN = /\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const BRACE_TOKEN = new RegExp(String.raw`\{\{|\}\}|${PLACEHOLDER_SOURCE}`, "g");
 
 const HTML_ESCAPES: Readonly<Record<string, string>> = {
   "&": "&amp;",

@@ -5,11 +5,12 @@
 // test-results/bench.json. Knobs: BENCH_DURATION (seconds per run, default 10), BENCH_RUNS
 // (runs per scenario, default 3), BENCH_WARMUP (seconds of discarded load before each run,
 // default 1), BENCH_SOAK_SECONDS (length of the soak, default 60, 0 skips it), BENCH_ONLY=soak
-// (the soak alone), BENCH_ONLY=startup, abuse, log, webhooks, search, peers, stores, sandboxes, devices or memory (that
+// (the soak alone), BENCH_ONLY=startup, abuse, log, webhooks, search, peers, stores, sandboxes, devices, memory or message-checks (that
 // section alone), BENCH_STRICT=1 (exit 2 when a target is missed or could not be judged), BENCH_PEERS_DIR
 // (where Prism and WireMock are installed, see lib/peers.mjs); the abuse section's own knobs are in abuse.mjs.
 // The sections are modules beside this file (throughput.mjs with scenarios.mjs, memory.mjs,
-// soak.mjs, request-log.mjs, webhooks.mjs, search.mjs, startup.mjs, devices.mjs, abuse.mjs), on
+// soak.mjs, request-log.mjs, webhooks.mjs, search.mjs, startup.mjs, devices.mjs, abuse.mjs,
+// message-checks.mjs with message-checks-sample.mjs), on
 // what lib/ shares: knobs.mjs (these knobs), load.mjs, report.mjs, sendmock.mjs, servers.mjs, peers.mjs.
 
 import { rmSync } from "node:fs";
@@ -22,6 +23,7 @@ import { finish, int, mb } from "./lib/report.mjs";
 import { configWithCapacity, makeTempDir, startBenchRedis } from "./lib/sendmock.mjs";
 import { killAll } from "./lib/servers.mjs";
 import { HEAP_CAP_FLAG, MEMORY_LARGE, measureMemory, memoryLines, memoryOnly, memoryTarget } from "./memory.mjs";
+import { measureMessageChecks, messageChecksOnly } from "./message-checks.mjs";
 import { logLineCpuUs, logOnly, logSection } from "./request-log.mjs";
 import { benchScenarios, peersAndResponses, responseLines } from "./scenarios.mjs";
 import { searchOnly } from "./search.mjs";
@@ -33,7 +35,20 @@ import { untilQuiet } from "./lib/settle.mjs";
 
 /** @typedef {import("./lib/sendmock.mjs").BenchRun} BenchRun */
 
-const ONLY = onlySection("BENCH_ONLY", ["soak", "startup", "abuse", "log", "webhooks", "search", "peers", "stores", "sandboxes", "devices", "memory"]);
+const ONLY = onlySection("BENCH_ONLY", [
+  "soak",
+  "startup",
+  "abuse",
+  "log",
+  "webhooks",
+  "search",
+  "peers",
+  "stores",
+  "sandboxes",
+  "devices",
+  "memory",
+  "message-checks",
+]);
 
 /** The devices section's own arguments: the bench's way to measure, lent to devices.mjs. */
 const deviceHelpers = (/** @type {BenchRun} */ bench) => ({
@@ -166,6 +181,11 @@ async function main(bench) {
   out.push("", ...abuse.lines);
   targets.push(...abuse.targets);
   Object.assign(report, abuse.report);
+  await untilQuiet();
+  const checks = await measureMessageChecks();
+  out.push("", ...checks.lines);
+  targets.push(...checks.targets);
+  Object.assign(report, checks.report);
   finish(out, targets, report, began);
 }
 
@@ -211,7 +231,9 @@ async function runBench() {
                         ? devicesOnly(bench)
                         : ONLY === "memory"
                           ? memoryOnly(bench)
-                          : main(bench));
+                          : ONLY === "message-checks"
+                            ? messageChecksOnly()
+                            : main(bench));
   } catch (error) {
     process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;

@@ -37,10 +37,11 @@ const ENTRY_POINTS: Record<string, string> = {
   "sendmock/jest/global-setup": "jest-global-setup",
   "sendmock/jest/global-teardown": "jest-global-teardown",
 };
-/** What the build writes to dist/ besides the library and the bin, read by a mock at start. */
+/** What the build writes to dist/ besides the library and the bin, read by a mock at start (the caniemail data: by its first message check). */
 const BUILT_AHEAD = [
   "dist/checked-contracts.json",
   "dist/parsed-templates.json",
+  "dist/caniemail.json",
   "dist/precompiled-schemas.cjs",
   "dist/precompiled-coercing-schemas.cjs",
   "dist/precompiled-input-checks.cjs",

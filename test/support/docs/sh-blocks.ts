@@ -102,8 +102,7 @@ async function checkEventStream(args: string[], command: Command, rig: DocsRig):
   expect(kinds.filter((kind) => !documented.has(kind))).toEqual([]);
 }
 
-/** `sendmock serve|check ...` with the built bin, in a folder of its own holding the files it names. */
-/** `sendmock …` run as the built bin, or as `executable` (the single executable) when given. */
+/** `sendmock serve|check|lint ...` run as the built bin, or as `executable` (the single executable) when given, in a folder of its own holding the files it names. */
 async function checkSendmock(args: string[], assigned: Record<string, string>, command: Command, rig: DocsRig, executable?: string): Promise<void> {
   const [subcommand, ...rest] = args;
   const cwd = await rig.aFolder();
@@ -133,6 +132,16 @@ async function checkSendmock(args: string[], assigned: Record<string, string>, c
     const [program, programArgs] = executable === undefined ? [process.execPath, [CLI, "check"]] : [executable, ["check"]];
     const result = await run(program, [...programArgs, ...checkArgs], { cwd, env, timeoutMs: 50_000 });
     expect(result.code, `${command.text}\n${result.stdout}\n${result.stderr}`).toBe(0);
+    return;
+  }
+  if (subcommand === "lint") {
+    // The shipped templates in the folder it names (they pass), and the JUnit file it names written.
+    await filesNamedBy(rest, cwd);
+    const [program, programArgs] = executable === undefined ? [process.execPath, [CLI, "lint"]] : [executable, ["lint"]];
+    const result = await run(program, [...programArgs, ...rest], { cwd, env, timeoutMs: 30_000 });
+    expect(result.code, `${command.text}\n${result.stdout}\n${result.stderr}`).toBe(0);
+    const junit = rest[rest.indexOf("--junit") + 1];
+    if (rest.includes("--junit") && junit !== undefined) expect(await readFile(path.join(cwd, junit), "utf8")).toMatch(/^<\?xml /);
     return;
   }
   throw new Error(`no way to run: ${command.text}`);
@@ -194,7 +203,7 @@ function checkNpm(args: string[], assigned: Record<string, string>): void {
   expect(Object.keys(assigned), `variables before npm ${verb}`).toEqual([]);
 }
 
-/** `sh synopsis`: the flags it names are the command's, it runs without its optional parts, and prints what its comment shows. */
+/** `sh synopsis`: the flags it names are the command's, it runs without its optional parts (a server until it listens, `lint` to its end), and prints what its comment shows. */
 export async function checkSynopsis(block: Block, rig: DocsRig): Promise<void> {
   const [command] = commandsOf(block.code);
   if (!command || commandsOf(block.code).length !== 1) throw new Error("a synopsis is one command");
@@ -210,10 +219,18 @@ export async function checkSynopsis(block: Block, rig: DocsRig): Promise<void> {
   expect(flags.filter((flag) => !help.stdout.includes(flag))).toEqual([]);
 
   const required = shellWords(command.text.replace(/\s*\[[^\]]*\]/g, "")).words;
-  const started = await rig.listening(withFreePort(required.slice(required[0] === "npx" ? 2 : 1)), { cwd: await rig.aFolder() });
-  const port = new URL(started.url).port;
   const shown = command.after;
   expect(shown.length, "the synopsis's output, as `# ` lines after it").toBeGreaterThan(0);
+  if (subcommand === "lint") {
+    // Run from the checkout, so that it prints the shipped templates' paths as the page shows them.
+    const result = await run(process.execPath, [CLI, ...required.slice(required[0] === "npx" ? 2 : 1)], { cwd: ROOT });
+    expect(result.code, result.stderr).toBe(0);
+    const printed = result.stdout.split("\n").map((line) => line.trim());
+    for (const line of shown) expect(printed, line).toContain(line.trim());
+    return;
+  }
+  const started = await rig.listening(withFreePort(required.slice(required[0] === "npx" ? 2 : 1)), { cwd: await rig.aFolder() });
+  const port = new URL(started.url).port;
   const printed = started
     .stdout()
     .split("\n")
