@@ -1,5 +1,6 @@
 // sendmock/jest: one mock per test file, or a file's own sandbox of the run's one mock, with jest's global hooks; see setupSendMock and setupSandbox in testing.ts.
 
+import { toPassEmailChecks, type EmailChecksExpectation } from "./email-matchers.js";
 import type { FileSandbox, SetupSandboxOptions } from "./sandbox-setup.js";
 import {
   setupSandbox as setupSandboxWithHooks,
@@ -20,6 +21,23 @@ export type {
   SetupSendMockOptions,
 } from "./testing.js";
 export { WaitTimeoutError } from "./domain/outbox.js";
+export type { EmailChecksExpectation } from "./email-matchers.js";
+
+declare global {
+  // jest's own namespace, as @types/jest declares it: the matcher is typed wherever jest's globals are.
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace jest {
+    interface Matchers<R> {
+      /** No named check of the email fails but those `allow` names (docs/message-checks.md). */
+      toPassEmailChecks(expectation?: EmailChecksExpectation): R;
+    }
+  }
+}
+
+// Importing sendmock/jest makes the matcher available in the file; without jest's global expect (injectGlobals: false), call
+// expect.extend({ toPassEmailChecks }) from "sendmock/testing" yourself.
+const globalExpect = (globalThis as { expect?: { extend?: (matchers: Record<string, unknown>) => void } }).expect;
+globalExpect?.extend?.({ toPassEmailChecks });
 export { sandboxClient, workerSandbox, type SandboxClient, type SandboxClientOptions } from "./sandbox-client.js";
 
 function globalHook(name: "beforeAll" | "afterEach" | "afterAll"): TestHook {

@@ -28,6 +28,7 @@ import { operationChecks } from "./contract/operation-checks.js";
 import type { RequestListener } from "node:http";
 import { createProxyPipeline } from "./http/proxy-pipeline.js";
 import { createSendEdge } from "./http/send-edge.js";
+import { checksOf } from "./http/message-checks.js";
 import { createOpenStreams } from "./http/events.js";
 import { createSendWriter } from "./http/send-writer.js";
 import { createErrorTranslator, describeUnexpected } from "./http/unexpected.js";
@@ -247,6 +248,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     clock: scope.clock,
     settings,
     templates,
+    checkMessage: (message, online) => checksOf(message, config, online),
     reset: resetScope,
   });
   const scope = handleScopeOf(sandbox, reset);

@@ -4,6 +4,8 @@
 import { WaitTimeoutError } from "./domain/outbox.js";
 import { sandboxAddressProblem } from "./domain/sandbox-address.js";
 import { SANDBOX_RECIPIENT_DOMAIN } from "./domain/sandboxes.js";
+import type { CheckableMessage, ChecksOptions } from "./handles/outbox.js";
+import type { MessageChecksView } from "./http/message-checks.js";
 import type { CapturedMessage, ClockView, FaultRule, FaultRuleInput, JournalEntry, MessageList, MessageStatus, OutcomeRule, OutcomeRuleInput } from "./wire.js";
 
 export interface SandboxClientOptions {
@@ -45,12 +47,15 @@ export interface SandboxClient {
    */
   address(localPart?: string): string;
   readonly outbox: {
-    list(filter?: RemoteMessageFilter): Promise<MessageList>;
+    /** Each message has `checks()`, not enumerable, as the library's handle gives it. */
+    list(filter?: RemoteMessageFilter): Promise<Omit<MessageList, "messages"> & { messages: CheckableMessage[] }>;
     /**
      * The newest message matching `filter`, as soon as there is one; rejects with a WaitTimeoutError naming its near misses
      * after `timeoutMs` (default 5000, at most 60000).
      */
-    waitFor(filter?: RemoteMessageFilter, options?: { timeoutMs?: number }): Promise<CapturedMessage>;
+    waitFor(filter?: RemoteMessageFilter, options?: { timeoutMs?: number }): Promise<CheckableMessage>;
+    /** The named checks of the message `id` (`latest`: the newest), `GET /_mock/messages/{id}/checks`. */
+    checks(id: string, options?: ChecksOptions): Promise<MessageChecksView>;
     clear(): Promise<void>;
   };
   readonly journal: { list(options?: { limit?: number }): Promise<{ requests: JournalEntry[]; total: number }> };
@@ -108,6 +113,14 @@ export function sandboxClient(options: SandboxClientOptions): SandboxClient {
     return (text === "" ? undefined : JSON.parse(text)) as T;
   }
 
+  const checksOf = (id: string, checksOptions: ChecksOptions): Promise<MessageChecksView> =>
+    call("GET", `/_mock/messages/${encodeURIComponent(id)}/checks`, checksOptions.online === true ? { online: "true" } : {});
+  const checkable = (message: CapturedMessage): CheckableMessage =>
+    Object.defineProperty(message, "checks", {
+      value: (checksOptions: ChecksOptions = {}) => checksOf(message.id, checksOptions),
+      enumerable: false,
+    }) as CheckableMessage;
+
   return {
     url: base,
     sandbox,
@@ -123,12 +136,15 @@ export function sandboxClient(options: SandboxClientOptions): SandboxClient {
       return `${localPart}@${sandbox}.${SANDBOX_RECIPIENT_DOMAIN}`;
     },
     outbox: {
-      list: (filter = {}) => call<MessageList>("GET", "/_mock/messages", queryOf(filter)),
+      async list(filter = {}) {
+        const page = await call<MessageList>("GET", "/_mock/messages", queryOf(filter));
+        return { ...page, messages: page.messages.map(checkable) };
+      },
       async waitFor(filter = {}, waitOptions = {}) {
         const timeoutMs = waitOptions.timeoutMs ?? DEFAULT_WAIT_MS;
         const found = await call<MessageList>("GET", "/_mock/messages", { ...queryOf({ ...filter, limit: 1 }), wait_ms: String(timeoutMs) });
         const [message] = found.messages;
-        if (message !== undefined) return message;
+        if (message !== undefined) return checkable(message);
         // The server's words for the wait, near misses and all: the same error as the library's handles throw.
         const { timed_out: timedOut } = found;
         throw new WaitTimeoutError(
@@ -137,6 +153,7 @@ export function sandboxClient(options: SandboxClientOptions): SandboxClient {
           timedOut?.near_misses ?? [],
         );
       },
+      checks: (id, checksOptions = {}) => checksOf(id, checksOptions),
       clear: () => call<undefined>("DELETE", "/_mock/messages"),
     },
     journal: { list: (listOptions = {}) => call("GET", "/_mock/requests", listOptions.limit === undefined ? {} : { limit: String(listOptions.limit) }) },

@@ -11,6 +11,7 @@ import type { TestHooks } from "./test-hooks.js";
 export { contractBreaks, describeContractBreaks, type ContractViolationJudge, type ContractViolationMode } from "./contract-breaks.js";
 export type { ExpectedViolation } from "./expected-violations.js";
 export { WaitTimeoutError } from "./domain/outbox.js";
+export { toPassEmailChecks, type EmailChecksExpectation } from "./email-matchers.js";
 export { sendmockGlobalSetup, type SendMockGlobalSetup } from "./global-setup.js";
 export { sandboxClient, workerSandbox, type RemoteMessageFilter, type SandboxClient, type SandboxClientOptions } from "./sandbox-client.js";
 export type { FileSandbox, SetupSandboxOptions } from "./sandbox-setup.js";

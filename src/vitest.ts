@@ -1,6 +1,7 @@
 // sendmock/vitest: one mock per test file, or a file's own sandbox of the run's one mock, with vitest's hooks; see setupSendMock and setupSandbox in testing.ts.
 
 import { afterAll, afterEach, beforeAll, expect, inject } from "vitest";
+import { toPassEmailChecks, type EmailChecksExpectation } from "./email-matchers.js";
 import { setupFileSandbox, type FileSandbox, type SetupSandboxOptions } from "./sandbox-setup.js";
 import { setupSendMock as setupWithHooks, type SendMockHandle, type SetupSendMockOptions } from "./testing.js";
 
@@ -14,6 +15,7 @@ export type {
   SetupSendMockOptions,
 } from "./testing.js";
 export { WaitTimeoutError } from "./domain/outbox.js";
+export type { EmailChecksExpectation } from "./email-matchers.js";
 export { sandboxClient, workerSandbox, type SandboxClient, type SandboxClientOptions } from "./sandbox-client.js";
 
 declare module "vitest" {
@@ -21,7 +23,16 @@ declare module "vitest" {
     /** The run's sendmock, as sendmock/vitest/global-setup provides it (and sets SENDMOCK_URL). */
     sendmockUrl: string;
   }
+  // The type parameter is vitest's own, as merging needs it written: `any` is its default there.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  export interface Matchers<T = any> {
+    /** No named check of the email fails but those `allow` names (docs/message-checks.md). */
+    toPassEmailChecks(expectation?: EmailChecksExpectation): T;
+  }
 }
+
+// Importing sendmock/vitest makes the matcher available in the file, as jest-dom's import does.
+expect.extend({ toPassEmailChecks });
 
 /**
  * Starts a mock before this file's tests, checks the contract and resets after each, closes after the last.

@@ -27,6 +27,7 @@ test("sends a welcome email on sign-up", async () => {
   const email = await sendmock.outbox.waitFor({ to: "ada@example.com" }, { timeoutMs: 2000 });
   expect(email.subject).toBe("Welcome to Acme, Ada!");
   expect(email.links).toContain("https://app.example.com/login");
+  expect(email).toPassEmailChecks();                  // links, placeholders, size, client support, …
 });
 
 test("starts every test with an empty outbox", async () => {

@@ -201,6 +201,35 @@ export const SETTINGS = {
         "listen on a non-loopback host without `admin_token` all the same, the `/_mock` API open to whoever reaches the port (the image sets it), see [Security and limits](security-and-limits.md)",
     },
   }),
+  spamd: setting(Type.Union([Type.Null(), Type.String({ pattern: "^[^\\s:]+:[0-9]{1,5}$|^\\[[0-9A-Fa-f:.]+\\]:[0-9]{1,5}$", maxLength: 260 })]), {
+    default: null,
+    flag: { name: "--spamd <host:port>", help: "a SpamAssassin spamd the messages' spam check asks (default none: the check is off)" },
+    docs: {
+      default: "none (the `spam` check is off)",
+      meaning:
+        "`host:port` of a SpamAssassin `spamd` (`spamd --listen 127.0.0.1:783`) the `spam` check of `GET /_mock/messages/{id}/checks` and `sendmock lint` asks, see [Message checks](message-checks.md)",
+    },
+  }),
+  spamd_timeout_ms: setting(Type.Integer({ minimum: 100, maximum: 60_000 }), {
+    default: 10_000,
+    docs: { meaning: "a `spamd` that has not answered by then (100 to 60000) gives the `spam` check `error`, the other checks still given" },
+  }),
+  link_check_hosts: setting(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { maxItems: 1000 }), {
+    default: [],
+    docs: {
+      default: "`[]` (no link is fetched)",
+      meaning:
+        "hosts whose links `GET /_mock/messages/{id}/checks?online=true` may fetch to see their status; no other link is ever fetched, see [Message checks](message-checks.md)",
+    },
+  }),
+  link_check_timeout_ms: setting(Type.Integer({ minimum: 100, maximum: 60_000 }), {
+    default: 5000,
+    docs: { meaning: "a link fetched online that has not answered by then (100 to 60000) is a `links` finding" },
+  }),
+  max_link_checks: setting(Type.Integer({ minimum: 1, maximum: 1000 }), {
+    default: 50,
+    docs: { meaning: "links fetched by one online check, at most; the others are named as not checked" },
+  }),
   sender: setting(Type.String({ minLength: 1, maxLength: 998 }), {
     default: "sendmock <no-reply@sendmock.test>",
     docs: {

@@ -170,6 +170,32 @@ export interface components {
             truncated?: true;
             timed_out?: components["schemas"]["WaitTimedOut"];
         };
+        MessageChecks: {
+            message_id: string;
+            status: "pass" | "warn" | "fail";
+            checks: components["schemas"]["MessageCheck"][];
+        };
+        MessageCheck: {
+            name: "html_support" | "links" | "spam" | "size" | "text_part" | "placeholders" | "accessibility";
+            status: "pass" | "warn" | "fail" | "off" | "error";
+            summary: string;
+            findings: components["schemas"]["CheckFinding"][];
+            findings_total: number;
+            score?: number;
+            threshold?: number;
+        };
+        CheckFinding: {
+            severity: "warn" | "fail";
+            message: string;
+            part?: "subject" | "html" | "text";
+            line?: number;
+            element?: string;
+            feature?: string;
+            url?: string;
+            support?: {
+                [key: string]: number;
+            };
+        };
         WaitTimedOut: {
             message: string;
             waited_ms: number;

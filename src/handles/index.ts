@@ -11,7 +11,7 @@ import type { SettingsStore } from "../domain/settings.js";
 import type { TemplateCatalog } from "../domain/templates.js";
 import type { WebhookControl } from "../domain/webhooks.js";
 import { createClockHandle, type ClockHandle } from "./clock.js";
-import { createJournalHandle, createOutboxHandle, type JournalHandle, type OutboxHandle } from "./outbox.js";
+import { createJournalHandle, createOutboxHandle, type JournalHandle, type MessageChecker, type OutboxHandle } from "./outbox.js";
 import { createFaultsHandle, createOutcomesHandle, createWebhooksHandle, type FaultsHandle, type OutcomesHandle, type WebhooksHandle } from "./rules.js";
 import { createSettingsHandle, type SettingsHandle } from "./settings.js";
 import { createTemplatesHandle, type TemplatesHandle } from "./templates.js";
@@ -29,6 +29,8 @@ export interface HandleScope {
   clock: ClockControl;
   settings: SettingsStore;
   templates: TemplateCatalog;
+  /** The named checks of a captured message, with the mock's spamd and link settings. */
+  checkMessage: MessageChecker;
   /** Every part of the scope back to its start-up state. */
   reset(): Promise<void>;
 }
@@ -60,7 +62,7 @@ export interface SendMockHandles {
 /** The handles over `scope`, each input checked against `adminContract` (admin.yaml) as its route checks it. */
 export function createHandles(scope: HandleScope, adminContract: Contract): SendMockHandles {
   return {
-    outbox: createOutboxHandle(scope.outbox, adminContract),
+    outbox: createOutboxHandle(scope.outbox, adminContract, scope.checkMessage),
     journal: createJournalHandle(scope.journal, adminContract),
     faults: createFaultsHandle(scope.faults, adminContract),
     outcomes: createOutcomesHandle(scope.outcomes, adminContract),

@@ -2,32 +2,74 @@
 
 import type { Contract } from "../contract/load.js";
 import type { Journal } from "../domain/journal.js";
-import type { Outbox } from "../domain/outbox.js";
+import type { MessageFilter, Outbox, WaitOptions } from "../domain/outbox.js";
+import { ApiError } from "../errors.js";
+import type { MessageChecksView } from "../http/message-checks.js";
+import type { CapturedMessage, MessageList } from "../wire.js";
 import { messageFilterOf } from "../http/admin/messages.js";
-import { queryNumber } from "../http/admin/params.js";
+import { queryFlag, queryNumber } from "../http/admin/params.js";
 import { routeCheck } from "./route-checks.js";
 
+/** What `GET /_mock/messages/{id}/checks` asks beyond the message: `online` fetches the links on `link_check_hosts`. */
+export interface ChecksOptions {
+  online?: boolean;
+}
+
+/** A captured message the handle gave, which can check itself as `GET /_mock/messages/{id}/checks` does. */
+export type CheckableMessage = CapturedMessage & {
+  /** The message's named checks (docs/message-checks.md), spam and the online link status included when set up. */
+  checks(options?: ChecksOptions): Promise<MessageChecksView>;
+};
+
 /**
- * The captured messages: `waitFor`, `list`, `get`, `delete`, `clear`, `stats` and the listeners.
+ * The captured messages: `waitFor`, `list`, `get`, `delete`, `clear`, `stats`, `checks` and the listeners.
  * A filter's fields and a wait's `timeoutMs` are checked as GET /_mock/messages checks its query
- * (`limit` 1 to 10000, `timeoutMs` as `wait_ms` up to 60000, `since` a date and time, ...).
+ * (`limit` 1 to 10000, `timeoutMs` as `wait_ms` up to 60000, `since` a date and time, ...). Each
+ * message it gives has `checks()`, not enumerable: it is no part of the message's JSON.
  */
-export type OutboxHandle = Pick<Outbox, "waitFor" | "list" | "get" | "delete" | "clear" | "stats" | "onCapture" | "onEvent" | "onClear">;
+export interface OutboxHandle extends Pick<Outbox, "delete" | "clear" | "stats" | "onCapture" | "onEvent" | "onClear"> {
+  waitFor(filter?: MessageFilter, options?: WaitOptions): Promise<CheckableMessage>;
+  list(filter?: MessageFilter): Promise<Omit<MessageList, "messages"> & { messages: CheckableMessage[] }>;
+  get(id: string): Promise<CheckableMessage | undefined>;
+  /** The named checks of the message `id` (`latest`: the newest), as `GET /_mock/messages/{id}/checks` gives them. */
+  checks(id: string, options?: ChecksOptions): Promise<MessageChecksView>;
+}
+
+/** Runs the checks of a message: the mock's settings say which spamd and which hosts. */
+export type MessageChecker = (message: CapturedMessage, online: boolean) => Promise<MessageChecksView>;
 
 /** The journal of every request to /send, newest first: `list({limit})`, `clear`, `onRecord`. */
 export type JournalHandle = Pick<Journal, "list" | "clear" | "onRecord">;
 
-export function createOutboxHandle(outbox: Outbox, contract: Contract): OutboxHandle {
+export function createOutboxHandle(outbox: Outbox, contract: Contract, checkMessage: MessageChecker): OutboxHandle {
   const listing = routeCheck(contract, "get", "/_mock/messages", { template_id: "templateId", wait_ms: "timeoutMs" });
   const reading = routeCheck(contract, "get", "/_mock/messages/{id}");
   const deleting = routeCheck(contract, "delete", "/_mock/messages/{id}");
+  const checking = routeCheck(contract, "get", "/_mock/messages/{id}/checks");
+  const checkable = (message: CapturedMessage): CheckableMessage =>
+    Object.defineProperty(message, "checks", {
+      value: (options: ChecksOptions = {}) => checkMessage(message, queryFlag(checking.check({ query: options, params: { id: message.id } }).query, "online")),
+      enumerable: false,
+    }) as CheckableMessage;
   return {
     async waitFor(filter = {}, options = {}) {
       const { query } = listing.check({ query: { ...filter, timeoutMs: options.timeoutMs } });
-      return outbox.waitFor(messageFilterOf(query), { timeoutMs: queryNumber(query, "wait_ms"), signal: options.signal });
+      return checkable(await outbox.waitFor(messageFilterOf(query), { timeoutMs: queryNumber(query, "wait_ms"), signal: options.signal }));
     },
-    list: async (filter = {}) => outbox.list(messageFilterOf(listing.check({ query: filter }).query)),
-    get: async (id) => outbox.get(reading.id(id)),
+    async list(filter = {}) {
+      const page = await outbox.list(messageFilterOf(listing.check({ query: filter }).query));
+      return { ...page, messages: page.messages.map(checkable) };
+    },
+    async get(id) {
+      const message = await outbox.get(reading.id(id));
+      return message === undefined ? undefined : checkable(message);
+    },
+    async checks(id, options = {}) {
+      const online = queryFlag(checking.check({ query: options, params: { id } }).query, "online");
+      const message = await outbox.get(checking.id(id));
+      if (message === undefined) throw new ApiError("not_found", `No captured message with id ${JSON.stringify(id)}`);
+      return checkMessage(message, online);
+    },
     delete: async (id) => outbox.delete(deleting.id(id)),
     clear: () => outbox.clear(),
     stats: () => outbox.stats(),

@@ -1,19 +1,19 @@
 // /_mock/messages: the captured messages, found, waited for, deleted, given events, shown as HTML or .eml.
 
 import express, { type Request } from "express";
-import type { ResolvedConfig } from "../../config/resolve.js";
 import { messageToEml } from "../../domain/eml.js";
 import type { Lifecycle } from "../../domain/lifecycle.js";
 import { WaitTimeoutError, type MessageFilter, type Outbox } from "../../domain/outbox.js";
 import { ApiError } from "../../errors.js";
+import { checksOf, type ChecksConfig } from "../message-checks.js";
 import type { EventInput, MessageStatus, WaitTimedOut } from "../../wire.js";
-import { queryNumber, queryString, routeParam, type Query } from "./params.js";
+import { queryFlag, queryNumber, queryString, routeParam, type Query } from "./params.js";
 
 export interface MessageRoutesDeps {
   outbox: Pick<Outbox, "listSerialized" | "waitFor" | "clear" | "get" | "delete">;
   lifecycle: Pick<Lifecycle, "appendNow">;
-  /** The sender written into a message's .eml. */
-  config: Pick<ResolvedConfig, "sender">;
+  /** The sender written into a message's .eml; what the checks of a message reach (spamd, the hosts whose links may be fetched). */
+  config: ChecksConfig;
   /** Aborted when the server closes, so long waits end with it. */
   shutdown: AbortSignal;
 }
@@ -102,6 +102,11 @@ export function createMessageRoutes(deps: MessageRoutesDeps): express.Router {
     res.set("Content-Security-Policy", PREVIEW_CSP);
     res.set("X-Content-Type-Options", "nosniff");
     res.type("text/html").send(message.html);
+  });
+
+  router.get("/_mock/messages/:id/checks", async (req, res) => {
+    const message = await findMessage(req);
+    res.json(await checksOf(message, deps.config, queryFlag(req.query, "online")));
   });
 
   router.get("/_mock/messages/:id/eml", async (req, res) => {

@@ -17,6 +17,12 @@ export function queryNumber(query: Query, name: string): number | undefined {
   return typeof value === "string" && value !== "" ? Number(value) : undefined;
 }
 
+/** A boolean as the contract's checks typed it, or as the query gave it (`true`) when they did not. */
+export function queryFlag(query: Query, name: string): boolean {
+  const value = query[name];
+  return value === true || value === "true";
+}
+
 export function routeParam(req: Request, name: string): string {
   const value = req.params[name];
   return typeof value === "string" ? value : "";
