@@ -9,8 +9,8 @@ import { currentToken, tokenAfterRejection } from "./token.js";
 // the origin root) keeps it working behind a proxy that adds a path prefix.
 const API_ROOT = new URL("./", document.baseURI);
 
-/** Where `POST /send` is, for the curl example of the empty inbox. */
-export const SEND_URL = new URL("../send", API_ROOT).href;
+/** Where the emulated send API is (`/send` lives there); a journal entry's path is under it. */
+export const SERVICE_ROOT = new URL("../", API_ROOT);
 
 /**
  * The sandbox the page shows (`/_mock/?sandbox=NAME`), or null for every sandbox. Each call of a
@@ -18,6 +18,13 @@ export const SEND_URL = new URL("../send", API_ROOT).href;
  */
 export const PAGE_SANDBOX = new URL(document.location.href).searchParams.get("sandbox") || null;
 const SCOPED_RESOURCES = new Set(["messages", "requests", "events", "faults", "outcomes", "webhooks", "clock", "reset"]);
+
+/** The base URL an app's send client is given to send into the sandbox shown (the mock's root without one). */
+export const SANDBOX_BASE_URL =
+  PAGE_SANDBOX === null ? SERVICE_ROOT.href.replace(/\/$/, "") : new URL(`sandbox/${encodeURIComponent(PAGE_SANDBOX)}`, SERVICE_ROOT).href;
+
+/** Where `POST /send` is for the sandbox shown, for the curl example of the empty inbox. */
+export const SEND_URL = `${SANDBOX_BASE_URL}/send`;
 
 /** The most rows a list asks for. */
 export const LIST_LIMIT = 200;
@@ -134,6 +141,15 @@ export async function findRequestOf(messageId) {
   if (found !== null || recent.total <= recent.requests.length) return found;
   return capturing((await listRequests(JOURNAL_LIMIT_MAX)).requests);
 }
+
+/** The checks of message `id` (html_support, links, ...); `online` also asks each link's host, where the mock allows it. */
+export const getMessageChecks = (id, { online = false } = {}) =>
+  json("GET", pathOf("messages", id, "checks"), { query: { online: online ? "true" : undefined } });
+
+/** The clock of the sandbox shown (without one, the default sandbox's): `{now, offset_ms}`. */
+export const getClock = () => json("GET", "clock");
+/** Moves the clock forward (without a sandbox, every sandbox's); responds with the clock after the move. */
+export const advanceClock = (ms) => json("POST", "clock", { body: { advance_ms: ms } });
 
 export const listTemplates = () => json("GET", "templates");
 export const previewTemplate = (id) => json("GET", pathOf("templates", id, "preview"));

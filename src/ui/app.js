@@ -1,13 +1,14 @@
 // The inbox page's entry point: builds the views, follows the address, keeps the event
 // stream open and routes its events to the views. Each view lives in views/.
 
-import { PAGE_SANDBOX, resetMock } from "./api.js";
+import { PAGE_SANDBOX, SANDBOX_BASE_URL, resetMock } from "./api.js";
 import { byId } from "./dom.js";
 import { startLiveUpdates } from "./live.js";
-import { errorText, notify } from "./notice.js";
+import { clearNotice, errorText, notify, showHint } from "./notice.js";
 import { navigate, onRouteChange } from "./router.js";
 import { setUpTabs, showTab } from "./tabs.js";
 import { onTokenChange, setUpTokenForm } from "./token.js";
+import { createClockView } from "./views/clock.js";
 import { createFaultsView } from "./views/faults.js";
 import { createMessagesView } from "./views/messages.js";
 import { createRequestsView } from "./views/requests.js";
@@ -27,6 +28,7 @@ const messagesView = createMessagesView({
   openMessage: (id) => navigate("messages", id),
   closeMessage: () => navigate("messages"),
 });
+const clockView = createClockView();
 const requestsView = createRequestsView();
 const faultsView = createFaultsView();
 const templatesView = createTemplatesView({
@@ -49,6 +51,8 @@ setUpTabs({ onSelect: (view) => navigate(view, openItems[view] ?? null) });
 
 onRouteChange(({ view, itemId }) => {
   const entering = view !== currentView;
+  // A notice spoke of what was done on the view before: it does not follow to the next one.
+  if (entering && currentView !== null) clearNotice();
   currentView = view;
   showTab(view);
   document.title = `${VIEW_TITLES[view]} · sendmock`;
@@ -68,6 +72,7 @@ onRouteChange(({ view, itemId }) => {
 
 function reloadEverything() {
   void messagesView.reload();
+  void clockView.reload();
   void requestsView.reload();
   void templatesView.reload();
   void faultsView.reload();
@@ -76,6 +81,7 @@ function reloadEverything() {
 /** After POST /_mock/reset: outbox, journal, faults and run-time settings are all back. */
 function afterFullReset() {
   void messagesView.outboxEmptied();
+  void clockView.reload();
   void requestsView.reload();
   void faultsView.reload();
 }
@@ -100,6 +106,7 @@ startLiveUpdates({
     void messagesView.reload();
     void messagesView.catchUpOpenMessage();
     void requestsView.reload();
+    void clockView.reload();
   },
   onEvent(type, payload) {
     switch (type) {
@@ -108,7 +115,10 @@ startLiveUpdates({
         break;
       case "event":
         // A lifecycle event: {message_id, status, event}.
-        if (typeof payload?.message_id === "string" && typeof payload.event?.type === "string") messagesView.lifecycleEvent(payload);
+        if (typeof payload?.message_id === "string" && typeof payload.event?.type === "string") {
+          messagesView.lifecycleEvent(payload);
+          clockView.clockMoved();
+        }
         break;
       case "delivery":
         // A webhook attempt: a WebhookDelivery.
@@ -137,10 +147,11 @@ startLiveUpdates({
 // ---- the header's sandbox picker: the page at ?sandbox=NAME shows that sandbox, without it every one ----
 
 byId("sandbox-input").value = PAGE_SANDBOX ?? "";
-// The base URL an app's send client is given to send into this sandbox (POST {base}/send), whatever its language.
+// The base URL an app's send client is given to send into this sandbox (POST {base}/send), whatever its language:
+// a hint until dismissed for this sandbox.
 if (PAGE_SANDBOX !== null) {
-  byId("sandbox-base-url").textContent = `${document.location.origin}/sandbox/${PAGE_SANDBOX}`;
-  byId("sandbox-base").hidden = false;
+  byId("sandbox-base-url").textContent = SANDBOX_BASE_URL;
+  showHint(byId("sandbox-base"), `sandbox-base.${PAGE_SANDBOX}`);
 }
 byId("sandbox-picker").addEventListener("submit", (event) => {
   event.preventDefault();
@@ -162,7 +173,7 @@ byId("reset-mock").addEventListener("click", async () => {
   if (!confirm(question)) return;
   try {
     await resetMock();
-    notify("The mock is back to its start-up state.");
+    notify(PAGE_SANDBOX === null ? "The mock is back to its start-up state." : `The sandbox ${PAGE_SANDBOX} is empty again.`);
     afterFullReset();
   } catch (error) {
     notify(`Cannot reset the mock: ${errorText(error)}`, "error");

@@ -62,7 +62,8 @@ const renderedVersion = new WeakMap();
 
 /**
  * Makes `container`'s children show `items`, in order: an item whose `key` and `version`
- * are unchanged keeps its DOM node, others are drawn with `render(item)`.
+ * are unchanged keeps its DOM node, others are drawn with `render(item)`. Children that were
+ * not drawn from an item (a table's caption and head) stay first, as they are.
  *
  * Lists are refetched often (on every reconnect of the event stream, after a reset, when a
  * view is shown): redrawing every row would lose the focus, the scroll position, and a
@@ -74,7 +75,7 @@ export function syncList(container, items, { key, render, version = key }) {
     const drawn = renderedVersion.get(child);
     if (drawn) previous.set(drawn.key, { node: child, version: drawn.version });
   }
-  let cursor = container.firstElementChild;
+  let cursor = firstItemNode(container);
   for (const item of items) {
     const itemKey = key(item);
     const itemVersion = version(item);
@@ -91,6 +92,13 @@ export function syncList(container, items, { key, render, version = key }) {
   }
   // Whatever is left (gone, or redrawn) is after the last item now.
   for (const { node } of previous.values()) node.remove();
+}
+
+/** The first child of `container` drawn from an item, or null: where the list's items start. */
+function firstItemNode(container) {
+  let node = container.firstElementChild;
+  while (node !== null && !renderedVersion.has(node)) node = node.nextElementSibling;
+  return node;
 }
 
 /** Marks a node drawn outside syncList (such as a row added live) so syncList can keep it. */

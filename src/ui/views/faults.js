@@ -4,12 +4,17 @@
 import { addFault, clearFaults, getConfig, listFaults, removeFault, updateConfig } from "../api.js";
 import { byId, h, replaceContent, syncList } from "../dom.js";
 import { errorText, notify } from "../notice.js";
+import { addRespondFields, respondParameters } from "./respond-fields.js";
 
 /** The fields that only some kinds take: a parameter that does not apply is refused by the API. */
 const KIND_SPECIFIC_FIELDS = {
   "fault-status": ["server_error"],
   "fault-delay-ms": ["latency", "timeout"],
   "fault-retry-after-s": ["rate_limit", "server_error"],
+  "fault-respond-status": ["respond"],
+  "fault-respond-headers": ["respond"],
+  "fault-respond-body-kind": ["respond"],
+  "fault-respond-body": ["respond"],
 };
 const DEFAULT_DELAY_MS = { latency: "1000", timeout: "30000" };
 /** A rate_limit always carries Retry-After; a server_error only when one is given. */
@@ -163,6 +168,7 @@ export function createFaultsView() {
       ["fault-times", "times", "Times"],
       ["fault-probability", "probability", "Probability"],
       ["fault-status", "status", "Status"],
+      ["fault-respond-status", "status", "Status"],
       ["fault-delay-ms", "delay_ms", "Delay"],
       ["fault-retry-after-s", "retry_after_s", "Retry-After"],
     ]) {
@@ -172,6 +178,7 @@ export function createFaultsView() {
       if (control.validity?.badInput) throw new Error(`${label} must be a number.`);
       if (control.value.trim() !== "") rule[key] = Number(control.value);
     }
+    if (rule.fault === "respond") addRespondFields(rule);
     return rule;
   }
 
@@ -351,6 +358,7 @@ function parametersText(rule) {
   if (rule.status !== null) parts.push(`status ${rule.status}`);
   if (rule.delay_ms !== null) parts.push(`delay ${rule.delay_ms.toLocaleString()} ms`);
   if (rule.retry_after_s !== null) parts.push(`Retry-After ${rule.retry_after_s} s`);
+  if (rule.fault === "respond") parts.push(...respondParameters(rule));
   return parts.length > 0 ? parts.join(", ") : "—";
 }
 

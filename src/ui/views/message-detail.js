@@ -1,7 +1,7 @@
 // One captured message: its headers and delivery status, then tabs: the rendered html
 // (sandboxed, at desktop, tablet or phone width) and its links, the text part, the source (the
-// template data and the captured JSON), the request that captured it (its journal entry) and
-// the events (the lifecycle timeline and the webhook attempts).
+// template data and the captured JSON), the request that captured it (its journal entry), the
+// events (the lifecycle timeline and the webhook attempts) and its checks.
 
 import { emlUrl, findRequestOf, getMessageHtml } from "../api.js";
 import { externalLink, h, replaceContent } from "../dom.js";
@@ -9,7 +9,8 @@ import { addressList, dataValueText, longTime, offsetText, preciseTimeOf, status
 import { errorText } from "../notice.js";
 import { previewFrame } from "../preview-frame.js";
 import { createTabs } from "../tabs.js";
-import { exchangeParts } from "./requests.js";
+import { exchangeParts } from "./exchange.js";
+import { checksPanel } from "./message-checks.js";
 
 /** The tabs of a message, in order; the first is shown when none was chosen yet. */
 const MESSAGE_TABS = [
@@ -18,6 +19,7 @@ const MESSAGE_TABS = [
   { key: "source", label: "Source" },
   { key: "request", label: "Request" },
   { key: "events", label: "Events" },
+  { key: "checks", label: "Checks" },
 ];
 
 /** The preview widths: what an email looks like in a desktop client, on a tablet and on a phone. */
@@ -50,6 +52,7 @@ export function messageDetail(message, { onClose, onDelete, onDownload, webhookD
     request: () => requestPart(message),
     // The attempts of each event follow its step in the timeline, so they sit right under it.
     events: () => [section("Events", eventTimeline(message)), section("Webhook deliveries", webhookDeliveries)],
+    checks: () => checksPanel(message.id),
   };
   const tabs = createTabs({
     label: "Parts of the message",

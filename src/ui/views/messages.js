@@ -1,5 +1,5 @@
 // The Messages view: the search box and filters, the list of captured messages (newest first,
-// live, each with its delivery status) and the detail of the selected one, its events timeline
+// live, each with its delivery status and checks badge) and the detail of the selected one, its events timeline
 // live too; a message can be deleted or downloaded from there.
 
 import { clearMessages, deleteMessage, getMessage, getMessageEml, listMessages } from "../api.js";
@@ -9,6 +9,7 @@ import { applyEvent } from "../lifecycle.js";
 import { createLiveList, prependItem } from "../live-list.js";
 import { errorText, notify } from "../notice.js";
 import { currentToken } from "../token.js";
+import { checksBadgeSlot } from "./message-checks.js";
 import { messageDetail, messageUnavailable, noMessageSelected, showLifecycle } from "./message-detail.js";
 import { noMatch, noMessagesYet, searchTextOf } from "./message-list-parts.js";
 import { createWebhookDeliveries } from "./webhook-deliveries.js";
@@ -159,7 +160,7 @@ export function createMessagesView({ openMessage, closeMessage }) {
         h("span", { class: "row-to" }, message.to),
         h("span", { class: "row-time" }, shortTime(message.created_at)),
         h("span", { class: "row-subject" }, message.subject),
-        h("span", { class: "row-meta" }, h("code", { class: "row-template" }, message.template_id), statusBadge(message.status)),
+        h("span", { class: "row-meta" }, h("code", { class: "row-template" }, message.template_id), statusBadge(message.status), checksBadgeSlot(message.id)),
       ),
     );
   }

@@ -1,22 +1,31 @@
-// The Requests view: the journal of every call to POST /send (newest first, live), with
-// its status, error, contract violations, injected fault, the message it captured, and the
-// raw request and response (as text nodes only: both are whatever a client or a fault sent).
+// The Requests view: the journal of every call to POST /send (newest first, live), filtered by
+// status, error code, fault and a text search, with each request's status, error, contract
+// violations, injected fault and the message it captured; a request unfolds under its row, the
+// full width of the table, to the raw request and response and Copy as curl.
 
-import { listRequests } from "../api.js";
-import { byId, h, syncList } from "../dom.js";
+import { LIST_LIMIT, listRequests } from "../api.js";
+import { append, byId, h, syncList } from "../dom.js";
 import { countText, durationText, preciseTimeOf, statusClass } from "../format.js";
-import { createLiveList, prependItem } from "../live-list.js";
+import { createLiveList } from "../live-list.js";
 import { errorText } from "../notice.js";
 import { hrefFor } from "../router.js";
+import { exchangeParts } from "./exchange.js";
+import { createRequestFilters } from "./request-filters.js";
+
+/** The table's columns: the unfolded request spans them all. */
+const COLUMNS = 8;
 
 export function createRequestsView() {
   const table = byId("request-list");
-  const rowsBody = byId("request-rows");
   const count = byId("request-count");
   const emptyState = byId("request-empty");
   const listError = byId("request-error");
 
   const state = { entries: [], total: 0 };
+  // Entries heard on the event stream since the view loaded: their rows are marked new.
+  const arrivedLive = new Set();
+
+  const filters = createRequestFilters({ onChange: render });
 
   const liveList = createLiveList({
     load: () => listRequests(),
@@ -24,26 +33,37 @@ export function createRequestsView() {
       state.entries = response.requests;
       state.total = response.total;
       listError.textContent = "";
-      syncList(rowsBody, state.entries, { key: (entry) => entry.id, render: requestRow });
-      renderCountAndEmptyState();
+      arrivedLive.clear();
+      render();
     },
-    add: (entry) => addEntry(entry),
+    add: (entry) => {
+      if (state.entries.some((known) => known.id === entry.id)) return;
+      arrivedLive.add(entry.id);
+      state.entries.unshift(entry);
+      state.entries.length = Math.min(state.entries.length, LIST_LIMIT);
+      state.total += 1;
+      render();
+    },
     showError: (error) => {
       listError.textContent = `Cannot load the journal: ${errorText(error)}`;
     },
   });
 
-  function renderCountAndEmptyState() {
-    count.textContent = `Showing ${countText(state.entries.length, state.total)}`;
-    const isEmpty = state.entries.length === 0;
-    table.hidden = isEmpty;
-    emptyState.hidden = !isEmpty;
+  function render() {
+    filters.offerChoicesFrom(state.entries);
+    const shown = state.entries.filter(filters.matches);
+    syncList(table, shown, { key: (entry) => entry.id, render: (entry) => requestEntry(entry, arrivedLive.has(entry.id)) });
+    count.textContent = countLine(shown.length);
+    table.hidden = shown.length === 0;
+    emptyState.hidden = shown.length > 0;
+    byId("request-empty-none").hidden = state.entries.length > 0;
+    byId("request-empty-filtered").hidden = state.entries.length === 0;
   }
 
-  function addEntry(entry) {
-    if (!prependItem({ items: state.entries, container: rowsBody, item: entry, row: requestRow })) return;
-    state.total += 1;
-    renderCountAndEmptyState();
+  function countLine(shown) {
+    if (!filters.active()) return `Showing ${countText(shown, state.total)}`;
+    const searched = state.entries.length < state.total ? ` (the latest ${state.entries.length.toLocaleString()} searched)` : "";
+    return `${countText(shown, state.total)} match${searched}`;
   }
 
   return {
@@ -57,10 +77,34 @@ export function createRequestsView() {
 
 const orDash = (value) => (value === null || value === "" ? "—" : value);
 
-function requestRow(entry) {
+/** One entry: its row, and under it the request and response, folded until asked for and drawn then. */
+function requestEntry(entry, isNew) {
+  const exchangeId = `exchange-${entry.id}`;
+  const exchangeCell = h("td", { colspan: String(COLUMNS), class: "exchange-cell" });
+  const exchangeRow = h("tr", { class: "exchange-row", id: exchangeId, "data-testid": "request-exchange", hidden: true }, exchangeCell);
+  const toggle = entry.request
+    ? h(
+        "button",
+        {
+          type: "button",
+          class: "link-button exchange-toggle",
+          "aria-expanded": "false",
+          "aria-controls": exchangeId,
+          "data-testid": "request-exchange-toggle",
+          onclick: () => {
+            const open = exchangeRow.hidden;
+            if (open && exchangeCell.childElementCount === 0) append(exchangeCell, exchangeParts(entry));
+            exchangeRow.hidden = !open;
+            toggle.setAttribute("aria-expanded", String(open));
+          },
+        },
+        "Request and answer",
+      )
+    : null;
   const classes = ["request-row", statusClass(entry.status)];
   if (entry.fault !== null) classes.push("is-fault");
-  return h(
+  if (isNew) classes.push("is-new");
+  const row = h(
     "tr",
     { class: classes.join(" "), "data-testid": "request-row", "data-id": entry.id },
     h("td", { class: "cell-time", "data-label": "Time" }, preciseTimeOf(entry.at)),
@@ -69,6 +113,7 @@ function requestRow(entry) {
       { class: "cell-request", "data-label": "Request" },
       h("code", {}, `${entry.method} ${entry.path}`),
       entry.api_key_hint === null ? null : h("span", { class: "muted block" }, `key …${entry.api_key_hint}`),
+      toggle,
     ),
     h("td", { class: "cell-status", "data-label": "Status" }, statusBadge(entry.status)),
     h("td", { class: "cell-error", "data-label": "Error" }, errorDetails(entry)),
@@ -77,61 +122,13 @@ function requestRow(entry) {
     h("td", { class: "cell-duration", "data-label": "Duration" }, durationText(entry.duration_ms)),
     h("td", { class: "cell-message", "data-label": "Message" }, messageLink(entry.message_id)),
   );
+  return h("tbody", { class: "request-entry", "data-testid": "request-entry", "data-id": entry.id }, row, exchangeRow);
 }
 
 function statusBadge(status) {
   const text = status === 0 ? "no answer" : String(status);
   const title = status === 0 ? "The connection was closed without an answer" : null;
   return h("span", { class: `badge status-badge ${statusClass(status)}`, "data-testid": "request-status", title }, text);
-}
-
-/** `name: value` lines, then a blank line and the body: how the message looked on the wire. */
-function httpText(firstLine, headers, body) {
-  const headerLines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
-  return [firstLine, ...headerLines, "", body].join("\n");
-}
-
-function cutNote(truncated) {
-  return truncated ? h("p", { class: "muted" }, "Only the start of the body is kept (journal_body_bytes, 64 KB by default).") : null;
-}
-
-/** The request as received and the response as sent, as blocks of text (also the Request tab of a message). */
-export function exchangeParts(entry) {
-  if (!entry.request) return [h("p", { class: "muted" }, "The journal kept no copy of this request.")];
-  const { request, response } = entry;
-  const requestBody = request.body ?? "(a body was sent but could not be read)";
-  const responsePart =
-    response === null
-      ? h(
-          "p",
-          { class: "muted", "data-testid": "exchange-no-answer" },
-          entry.client_gone ? "None: the client left before its answer." : "None: the connection was closed without one.",
-        )
-      : [
-          h(
-            "pre",
-            { class: "code-block exchange-text", "data-testid": "exchange-response", tabindex: "0" },
-            httpText(`HTTP ${response.status}`, response.headers, response.body),
-          ),
-          cutNote(response.body_truncated),
-        ];
-  return [
-    h("h4", {}, "Request"),
-    h(
-      "pre",
-      { class: "code-block exchange-text", "data-testid": "exchange-request", tabindex: "0" },
-      httpText(`${entry.method} ${entry.path}`, request.headers, requestBody),
-    ),
-    cutNote(request.body_truncated),
-    h("h4", {}, "Answer"),
-    responsePart,
-  ];
-}
-
-/** The request and the response, folded away until asked for. */
-function exchangeDetails(entry) {
-  if (!entry.request) return null;
-  return h("details", { class: "exchange", "data-testid": "request-exchange" }, h("summary", {}, "Request and answer"), exchangeParts(entry));
 }
 
 function errorDetails(entry) {
@@ -159,9 +156,7 @@ function errorDetails(entry) {
       ),
     );
   }
-  const exchange = exchangeDetails(entry);
-  if (parts.length === 0) parts.push("—");
-  return exchange === null ? parts : [...parts, exchange];
+  return parts.length === 0 ? "—" : parts;
 }
 
 function messageLink(messageId) {

@@ -52,8 +52,8 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     await messageTab("Request").click();
     const request = page.getByTestId("message-request");
     await expect.poll(() => request.getByTestId("exchange-request").textContent()).toContain("POST /send");
-    expect(await request.getByTestId("exchange-request").textContent()).toContain('"to":"grace@example.com"');
-    expect(await request.getByTestId("exchange-response").textContent()).toContain(`"message_id":"${id}"`);
+    expect(await request.getByTestId("exchange-request").textContent()).toContain('"to": "grace@example.com"');
+    expect(await request.getByTestId("exchange-response").textContent()).toContain(`"message_id": "${id}"`);
 
     await messageTab("Events").click();
     expect(await shownPanelText()).toContain("No events yet: the message is queued.");
@@ -170,11 +170,11 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     expect(await messageTab("Text").getAttribute("aria-selected")).toBe("true");
     expect(await focusedText()).toBe("Text");
     await page.keyboard.press("End");
-    expect(await messageTab("Events").getAttribute("aria-selected")).toBe("true");
+    expect(await messageTab("Checks").getAttribute("aria-selected")).toBe("true");
     await page.keyboard.press("ArrowRight");
     expect(await messageTab("HTML").getAttribute("aria-selected")).toBe("true");
     await page.keyboard.press("ArrowLeft");
-    expect(await focusedText()).toBe("Events");
+    expect(await focusedText()).toBe("Checks");
     expect(await messageTab("HTML").getAttribute("tabindex")).toBe("-1");
   });
 });

@@ -1,4 +1,4 @@
-// The inbox page's settings and layout in real Chromium: editable settings, no sideways overflow at 390 px, template descriptions, an axe-core accessibility check and the docs' screenshots.
+// The inbox page's settings and layout in real Chromium: editable settings, no sideways overflow or cut-off example at 390 px, template descriptions, an axe-core accessibility check and the docs' screenshots.
 
 import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { RunningSendMock } from "../../../src/index.js";
 import { aSendRequest, bearer } from "../../support/helpers.js";
 import { chromiumMissing } from "./chromium.js";
-import { adminGet, inboxSession, send, type Box, type InboxOptions, type InPage } from "./inbox-session.js";
+import { adminGet, inboxSession, overflowing, send, type Box, type InboxOptions, type InPage } from "./inbox-session.js";
 
 const skipReason = chromiumMissing();
 const SCREENSHOTS = "test-results/screenshots";
@@ -83,7 +83,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     expect(await page.getByRole("spinbutton", { name: "Requests" }).isDisabled()).toBe(false);
   });
 
-  it("never scrolls sideways at 390 px wide, on any view and any tab of a message", async () => {
+  it("never scrolls sideways at 390 px wide, nor runs over a box or cuts an example off, on any view and any tab of a message", async () => {
     await openInbox({ width: 390, height: 844 });
     await send(mock, aSendRequest({ to: "a-rather-long-address.for-a-narrow-screen@example.com" }));
     expect((await fetch(`${mock.url}/send`, { method: "POST", headers: { "Content-Type": "application/json", ...bearer() }, body: "{}" })).status).toBe(400);
@@ -95,6 +95,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     const fits = async (where: string) => {
       const { scrollWidth, clientWidth } = await overflow();
       expect(scrollWidth, `${where}: scrollWidth ${scrollWidth} > clientWidth ${clientWidth}`).toBeLessThanOrEqual(clientWidth);
+      expect(await overflowing(page), where).toEqual([]);
     };
 
     // Nor inside a tab bar: every tab is in view, none cut off behind a scroll of its own.
@@ -102,15 +103,20 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
       page.getByRole("tablist", { name }).evaluate((bar: Box) => ({ scrollWidth: bar.scrollWidth, clientWidth: bar.clientWidth }));
 
     await page.getByTestId("message-row").waitFor();
-    await fits("the message list");
+    await page.getByText("Advance by milliseconds, or set a time").click();
+    await fits("the message list, with the clock's forms open");
     const views = await tabBarWidths("Views");
     expect(views.scrollWidth).toBeLessThanOrEqual(views.clientWidth);
     await page.screenshot({ path: `${SCREENSHOTS}/inbox-390-list.png`, fullPage: true });
     await page.getByTestId("message-row").click();
-    for (const tab of ["HTML", "Text", "Source", "Request", "Events"]) {
+    for (const tab of ["HTML", "Text", "Source", "Request", "Events", "Checks"]) {
       await messageTab(tab).click();
+      if (tab === "Request") await page.getByTestId("message-request").getByTestId("exchange-request").waitFor();
+      if (tab === "Checks") await page.getByTestId("message-check").first().waitFor();
       await fits(`the ${tab} tab of a message`);
     }
+    await page.getByTestId("message-detail").scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SCREENSHOTS}/inbox-390-checks.png`, fullPage: true });
     const parts = await tabBarWidths("Parts of the message");
     expect(parts.scrollWidth).toBeLessThanOrEqual(parts.clientWidth);
     await messageTab("HTML").click();
@@ -125,6 +131,21 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
       await page.getByRole("tabpanel", { name: view }).waitFor();
       await fits(`the ${view} view`);
     }
+    // The fault form with respond's fields, and the fault rules' empty state with its example address.
+    await page.getByRole("tab", { name: "Faults" }).click();
+    await page.getByTestId("fault-form").getByLabel("Fault", { exact: true }).selectOption("respond");
+    await fits("the Faults view with the respond fields");
+    await page.screenshot({ path: `${SCREENSHOTS}/inbox-390-faults-respond.png`, fullPage: true });
+    // An unfolded request, with the curl command in its box where the clipboard is refused.
+    await page.getByRole("tab", { name: "Requests" }).click();
+    await page.evaluate(() => {
+      Object.defineProperty((globalThis as unknown as { navigator: object }).navigator, "clipboard", { configurable: true, value: undefined });
+    });
+    for (const toggle of await page.getByRole("button", { name: "Request and answer" }).all()) await toggle.click();
+    await page.getByRole("button", { name: "Copy as curl" }).first().click();
+    await page.getByRole("textbox", { name: "curl command" }).waitFor();
+    await fits("the Requests view, unfolded");
+    await page.screenshot({ path: `${SCREENSHOTS}/inbox-390-requests-unfolded.png`, fullPage: true });
   });
 
   it("shows every request and fault rule whole at 390 px: each row a card, nothing in a sideways scroll, Remove in reach", async () => {
@@ -206,7 +227,7 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     expect(await page.getByTestId("template-detail").locator("p code").allTextContents()).toEqual(["name", "items", "<i>"]);
   });
 
-  it("has no serious or critical accessibility violation (axe-core) on the list, each message tab, requests, faults and templates", async () => {
+  it("has no serious or critical accessibility violation (axe-core) on the list and clock, each message tab, requests unfolded, faults and templates", async () => {
     await openInbox();
     await send(mock, aSendRequest({ to: "grace@example.com", cc: ["billing@example.com"] }));
     await mock.faults.add({ fault: "server_error", times: 2 });
@@ -228,16 +249,24 @@ describe.skipIf(skipReason !== undefined)("the inbox page's message tools in Chr
     const found: string[] = [];
     await page.getByTestId("message-row").waitFor();
     found.push(...(await problems("the message list")));
+    await page.getByTestId("message-row").getByTestId("message-checks-badge").waitFor();
+    await page.getByText("Advance by milliseconds, or set a time").click();
     await page.getByTestId("message-row").click();
     await page.frameLocator('[data-testid="message-preview"]').locator("body").waitFor();
-    for (const tab of ["HTML", "Text", "Source", "Request", "Events"]) {
+    for (const tab of ["HTML", "Text", "Source", "Request", "Events", "Checks"]) {
       await messageTab(tab).click();
       if (tab === "Request") await page.getByTestId("message-request").getByTestId("exchange-request").waitFor();
+      if (tab === "Checks") await page.getByTestId("message-check").first().waitFor();
       found.push(...(await problems(`the ${tab} tab of a message`)));
     }
     for (const view of ["Requests", "Faults", "Templates"]) {
       await page.getByRole("tab", { name: view }).click();
       await page.getByRole("tabpanel", { name: view }).waitFor();
+      if (view === "Requests") {
+        await page.getByRole("button", { name: "Request and answer" }).first().click();
+        await page.getByTestId("request-status-filter").selectOption("2xx");
+      }
+      if (view === "Faults") await page.getByTestId("fault-form").getByLabel("Fault", { exact: true }).selectOption("respond");
       if (view === "Templates") await page.getByTestId("template-list").locator("button").first().click();
       found.push(...(await problems(`the ${view} view`)));
     }

@@ -44,6 +44,66 @@ export interface AxeViolation {
   nodes: { target: string[] }[];
 }
 
+/** What overflowing() touches in the page (the tests' tsconfig has no DOM library). */
+interface Shown extends Box {
+  id: string;
+  placeholder: string;
+  getClientRects(): { length: number };
+}
+interface InPageLayout {
+  document: {
+    querySelectorAll(selector: string): Iterable<Shown>;
+    createElement(tag: "canvas"): { getContext(kind: "2d"): { font: string; measureText(text: string): { width: number } } };
+  };
+  getComputedStyle(element: Shown): { font: string; paddingLeft: string; paddingRight: string };
+}
+
+/** The page's main containers: none may scroll sideways or run over (the HTML preview's slot and the empty inbox's curl example scroll on purpose, and are not listed). */
+const MAIN_CONTAINERS = [
+  "main",
+  ".notice",
+  ".panel",
+  ".pane",
+  ".card",
+  ".clock",
+  ".filters",
+  ".empty-state",
+  ".table-scroll",
+  ".journal",
+  ".exchange-text",
+  ".detail",
+  ".tab-panel",
+  ".check-list",
+  ".fault-form",
+];
+
+/**
+ * What runs over its box on the page as shown: a main container whose content is wider than it,
+ * and an input whose example text (placeholder) is cut off; each named with its sizes.
+ */
+export async function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate((selectors) => {
+    const scope = globalThis as unknown as InPageLayout;
+    const { document } = scope;
+    const problems: string[] = [];
+    for (const selector of selectors) {
+      for (const element of document.querySelectorAll(selector)) {
+        if (element.getClientRects().length > 0 && element.scrollWidth > element.clientWidth)
+          problems.push(`${selector}#${element.id}: ${element.scrollWidth} > ${element.clientWidth}`);
+      }
+    }
+    const ruler = document.createElement("canvas").getContext("2d");
+    for (const input of document.querySelectorAll("input[placeholder]")) {
+      if (input.getClientRects().length === 0) continue;
+      const style = scope.getComputedStyle(input);
+      ruler.font = style.font;
+      const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      if (ruler.measureText(input.placeholder).width > room) problems.push(`the example in #${input.id}, "${input.placeholder}", is cut off`);
+    }
+    return problems;
+  }, MAIN_CONTAINERS);
+}
+
 export type InboxOptions = SendMockOptions & { width?: number; height?: number; token?: string };
 
 /**

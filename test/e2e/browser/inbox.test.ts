@@ -229,12 +229,13 @@ describe.skipIf(skipReason !== undefined)("the inbox page in Chromium", () => {
     expect(text).toContain("422");
     expect(text).toContain("/to");
 
-    await row.getByText("Request and answer").click();
-    const sent = (await row.getByTestId("exchange-request").textContent()) ?? "";
+    await row.getByRole("button", { name: "Request and answer" }).click();
+    const entry = page.getByTestId("request-entry").first();
+    const sent = (await entry.getByTestId("exchange-request").textContent()) ?? "";
     expect(sent).toContain("POST /send");
     expect(sent).toContain("authorization: Bearer …0001");
-    expect(sent).toContain('"to":"not-an-address"');
-    const responded = (await row.getByTestId("exchange-response").textContent()) ?? "";
+    expect(sent).toContain('"to": "not-an-address"');
+    const responded = (await entry.getByTestId("exchange-response").textContent()) ?? "";
     expect(responded).toContain("HTTP 422");
     expect(responded).toContain("x-sendmock-error-code: invalid_recipient");
     await page.screenshot({ path: `${SCREENSHOTS}/inbox-requests.png` });
