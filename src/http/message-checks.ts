@@ -4,7 +4,7 @@
 import type { ResolvedConfig } from "../config/resolve.js";
 import { messageToEml } from "../domain/eml.js";
 import { printable } from "../domain/printable.js";
-import { checkMessage, worstStatus, type Finding, type MessageCheck, type MessageChecks } from "../message-checks/index.js";
+import { checkMessage, worstStatus, type Finding, type MessageCheck, type MessageChecks, type MessageContent } from "../message-checks/index.js";
 import type { CapturedMessage } from "../wire.js";
 import { askSpamd } from "./spamd-client.js";
 
@@ -16,11 +16,37 @@ export type MessageChecksView = MessageChecks & { message_id: string };
 /** The order section 17 names them in. */
 const ORDER = ["html_support", "links", "spam", "size", "text_part", "placeholders", "accessibility"];
 
+/** `checks` in the order section 17 names them. */
+export const inOrder = <C extends { name: string }>(checks: C[]): C[] => checks.sort((a, b) => ORDER.indexOf(a.name) - ORDER.indexOf(b.name));
+
 const HOW_TO_TURN_ON =
   "not checked: set `spamd` to the host:port of a SpamAssassin spamd (`--spamd 127.0.0.1:783`, SENDMOCK_SPAMD, or `spamd:` in the config file; docs/message-checks.md)";
 
+/** A message rendered from a template, never sent (sendmock lint), as a captured one: what its .eml is made of. */
+export function unsentMessage(id: string, content: MessageContent): CapturedMessage {
+  return {
+    id,
+    status: "queued",
+    events: [],
+    created_at: new Date().toISOString(),
+    to: "lint@sendmock.test",
+    cc: [],
+    bcc: [],
+    reply_to: null,
+    template_id: id,
+    ...content,
+    data: {},
+    warnings: [],
+    links: [],
+    api_key_hint: "",
+  };
+}
+
 /** The `spam` check: spamd's score against its threshold, each rule that added points a finding. */
-export async function spamCheck(message: CapturedMessage, config: ChecksConfig): Promise<MessageCheck & { score?: number; threshold?: number }> {
+export async function spamCheck(
+  message: CapturedMessage,
+  config: Pick<ChecksConfig, "sender" | "spamd" | "spamdTimeoutMs">,
+): Promise<MessageCheck & { score?: number; threshold?: number }> {
   if (config.spamd === null) return { name: "spam", status: "off", summary: HOW_TO_TURN_ON, findings: [], findings_total: 0 };
   try {
     const eml = await messageToEml(message, config.sender);
@@ -87,6 +113,5 @@ export async function checksOf(message: CapturedMessage, config: ChecksConfig, o
   const checks = await Promise.all(
     [...offline.checks, spam].map((check) => (online && check.name === "links" ? withOnlineStatus(check, message, config) : Promise.resolve(check))),
   );
-  checks.sort((a, b) => ORDER.indexOf(a.name) - ORDER.indexOf(b.name));
-  return { message_id: message.id, status: worstStatus(checks), checks };
+  return { message_id: message.id, status: worstStatus(inOrder(checks)), checks };
 }

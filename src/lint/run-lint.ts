@@ -2,10 +2,12 @@
 
 import { findMissingData, renderTemplate, type Template } from "../domain/render.js";
 import { loadTemplateCatalog, TemplateFolderError } from "../domain/templates.js";
-import { checkMessageTimed, type CheckName, type MessageChecks } from "../message-checks/index.js";
+import { checkMessageTimed, type CheckName, type MessageChecks, type MessageContent } from "../message-checks/index.js";
 
 export interface LintedTemplate {
   id: string;
+  /** The message it renders to with its sample_data: what the `spam` check sends to spamd. */
+  rendered: MessageContent;
   /** Absolute path of its file. */
   file: string;
   checks: MessageChecks;
@@ -50,7 +52,8 @@ export function lintTemplate(template: Template): LintedTemplate {
       `template ${template.file} cannot be rendered: it has no sample_data, and needs values for ${missing.join(", ")} (lint renders each template with its sample_data)`,
     );
   }
-  const rendered = renderTemplate(template, data);
-  const { result, durationsMs } = checkMessageTimed({ subject: rendered.subject, html: rendered.html ?? null, text: rendered.text ?? null });
-  return { id: template.id, file: template.file, checks: result, durationsMs, durationMs: performance.now() - started };
+  const output = renderTemplate(template, data);
+  const rendered = { subject: output.subject, html: output.html ?? null, text: output.text ?? null };
+  const { result, durationsMs } = checkMessageTimed(rendered);
+  return { id: template.id, rendered, file: template.file, checks: result, durationsMs, durationMs: performance.now() - started };
 }

@@ -1,35 +1,30 @@
 // The `spam` check against a real SpamAssassin spamd (Debian's, test/support/spamd.ts): a spammy body is found with the rules it
 // hit, a plain one passes; spamd down, silent or absent gives the spam check its words and never a 500, the other checks still given.
 
-import { mkdtemp, writeFile } from "node:fs/promises";
+import type { ChildProcess } from "node:child_process";
+import { copyFile, mkdtemp, readFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ROOT, runCli } from "../support/cli-process.js";
 import type { SendMock } from "../../src/mock.js";
 import type { MessageChecksView } from "../../src/http/message-checks.js";
+import { toPassEmailChecks } from "../../src/email-matchers.js";
 import { aMockForThisTest, aSendRequest, bearer } from "../support/helpers.js";
 import { spamdMissing, startSpamd, type SpamdProcess } from "../support/spamd.js";
 
 const skipReason = spamdMissing();
+const running: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of running.splice(0)) child.kill("SIGKILL");
+});
 
-/** A folder with one template written to look like the mail a spam filter exists for. */
+/** A folder holding the planted spammy template alone. */
 async function spammyTemplates(): Promise<string> {
   const folder = await mkdtemp(path.join(os.tmpdir(), "sendmock-spammy-"));
-  const shouting = "FREE MONEY!!! CLICK NOW to claim your PRIZE, 100% FREE, no risk, act now, limited time, cheap viagra and cialis online pharmacy";
-  await writeFile(
-    path.join(folder, "prize.yaml"),
-    [
-      "subject: FREE MONEY!!! You are a WINNER {name} - CLAIM YOUR CASH PRIZE NOW!!!",
-      "html: |",
-      `  <html><body><p>${shouting}</p><p><a href="https://prize.example.com/claim">CLICK HERE</a></p><p>${shouting}</p></body></html>`,
-      "text: |",
-      `  ${shouting}`,
-      "  https://prize.example.com/claim",
-      "sample_data: { name: Ada }",
-    ].join("\n"),
-  );
+  await copyFile(path.join(ROOT, "test/support/planted-defects/prize.yaml"), path.join(folder, "prize.yaml"));
   return folder;
 }
 
@@ -93,14 +88,39 @@ describe.skipIf(skipReason !== undefined)("the spam check with a real spamd", ()
   it("finds a spammy body with the rules it hit and passes a plain one", async () => {
     const mock = await aMockForThisTest({ spamd: spamd.address, templates: await spammyTemplates() });
     const spammy = spamOf(await checksOf(mock, await send(mock, { to: "ada@example.com", template_id: "prize", data: { name: "Ada" } })));
-    expect(spammy?.status === "fail" || spammy?.status === "warn").toBe(true);
-    expect(spammy?.summary).toMatch(/^(spam|not spam): -?\d+\.\d points, \d+\.\d required \(SpamAssassin\)$/);
+    expect(spammy?.status).toBe("fail");
+    expect(spammy?.summary).toMatch(/^spam: \d+\.\d points, \d+\.\d required \(SpamAssassin\)$/);
     expect(spammy?.findings.length).toBeGreaterThan(0);
     for (const finding of spammy?.findings ?? []) expect(finding.message).toMatch(/^\d+\.\d [A-Z0-9_]+: \S/);
+
+    // The matcher judges what email.checks() gave: spam from the mock's spamd included.
+    const email = await mock.outbox.waitFor({ to: "ada@example.com" });
+    const result = toPassEmailChecks(await email.checks());
+    expect(result.pass).toBe(false);
+    expect(result.message()).toContain("\n  spam: spam: ");
 
     const shipped = await aMockForThisTest({ spamd: spamd.address });
     const plain = spamOf(await checksOf(shipped, await send(shipped, aSendRequest())));
     expect(plain?.status).toBe("pass");
     expect((plain as { score?: number } | undefined)?.score ?? 99).toBeLessThan((spammy as { score?: number } | undefined)?.score ?? 0);
   }, 30_000);
+
+  it("scores each template in sendmock lint --spamd, the spammy one failing or warning by its rules, and in the JUnit file", async () => {
+    const folder = await spammyTemplates();
+    const junit = path.join(folder, "lint.xml");
+    const run = runCli(["lint", "--templates", folder, "--spamd", spamd.address, "--junit", junit], running);
+    expect(await run.exited).toBe(1);
+    const spamLine = run
+      .stdout()
+      .split("\n")
+      .find((line) => /\bspam\b/.test(line) && line.includes("points"));
+    expect(spamLine).toMatch(/fail\s+spam\s+spam: \d+\.\d points, \d+\.\d required \(SpamAssassin\)/);
+    expect(await readFile(junit, "utf8")).toContain('name="spam"');
+  }, 30_000);
+
+  it("says what is wrong with a --spamd that is not host:port, exit 2", async () => {
+    const run = runCli(["lint", "--spamd", "localhost"], running);
+    expect(await run.exited).toBe(2);
+    expect(run.stderr()).toContain("must be host:port, such as 127.0.0.1:783");
+  });
 });
