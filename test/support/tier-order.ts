@@ -17,7 +17,7 @@ const LONGEST_FIRST = [
   "test/http/webhooks-hardened.test.ts", // 5.5, most of it 2,000 sends
   "test/http/check-generative.test.ts", // 4.7
   "test/e2e/docs-blocks.test.ts", // 19 in a full run on a busy host (115 s; the others' figures are from ~80 s runs): every code block of the docs, half of it child processes and waits
-  "test/e2e/per-file-sandboxes.test.ts", // 12 alone: 2 x 21 runs of vitest and jest, each framework's in one child process
+  "test/e2e/per-file-sandboxes.test.ts", // 7 alone: 2 x 11 runs of vitest and jest, each framework's in one child process
   "test/e2e/package.test.ts", // 11 alone (15 when it installed twice): packs, installs into one project and copies that install, runs jest, vitest and tsc there
   "test/e2e/npm-start.test.ts", // 9 alone, 16 in CI on a busy host: one full build
   "test/e2e/cli-log.test.ts", // 8
