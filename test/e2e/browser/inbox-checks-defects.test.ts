@@ -43,12 +43,12 @@ describe.skipIf(skipReason !== undefined)("the Checks tab finds a planted defect
     for (const [, body] of DEFECTS) await send(mock, body);
     for (const [to, , check] of DEFECTS) {
       const row = page.getByTestId("message-row").filter({ hasText: to });
-      await expect.poll(() => row.getByTestId("message-checks-badge").getAttribute("data-status"), { timeout: 10_000 }).toBe("fail");
+      await expect.poll(() => row.getByTestId("message-checks-badge").getAttribute("data-status"), { timeout: 30_000 }).toBe("fail");
       await row.click();
       await page.getByRole("tablist", { name: "Parts of the message" }).getByRole("tab", { name: "Checks" }).click();
       const shown = page.locator(`[data-testid="message-check"][data-name="${check}"]`);
-      await expect.poll(() => shown.getAttribute("data-status"), { timeout: 10_000 }).toBe("fail");
+      await expect.poll(() => shown.getAttribute("data-status"), { timeout: 30_000 }).toBe("fail");
       expect(await shown.getByTestId("check-finding").count()).toBeGreaterThan(0);
     }
-  }, 60_000);
+  }, 240_000);
 });
