@@ -86,7 +86,7 @@ describe.skipIf(skipReason !== undefined)("the spam check with a real spamd", ()
   afterAll(() => spamd.stop());
 
   it("finds a spammy body with the rules it hit and passes a plain one", async () => {
-    const mock = await aMockForThisTest({ spamd: spamd.address, templates: await spammyTemplates() });
+    const mock = await aMockForThisTest({ spamd: spamd.address, spamdTimeoutMs: 60_000, templates: await spammyTemplates() });
     const spammy = spamOf(await checksOf(mock, await send(mock, { to: "ada@example.com", template_id: "prize", data: { name: "Ada" } })));
     expect(spammy?.status).toBe("fail");
     expect(spammy?.summary).toMatch(/^spam: \d+\.\d points, \d+\.\d required \(SpamAssassin\)$/);
@@ -99,16 +99,16 @@ describe.skipIf(skipReason !== undefined)("the spam check with a real spamd", ()
     expect(result.pass).toBe(false);
     expect(result.message()).toContain("\n  spam: spam: ");
 
-    const shipped = await aMockForThisTest({ spamd: spamd.address });
+    const shipped = await aMockForThisTest({ spamd: spamd.address, spamdTimeoutMs: 60_000 });
     const plain = spamOf(await checksOf(shipped, await send(shipped, aSendRequest())));
     expect(plain?.status).toBe("pass");
     expect((plain as { score?: number } | undefined)?.score ?? 99).toBeLessThan((spammy as { score?: number } | undefined)?.score ?? 0);
-  }, 30_000);
+  }, 180_000);
 
   it("scores each template in sendmock lint --spamd, the spammy one failing or warning by its rules, and in the JUnit file", async () => {
     const folder = await spammyTemplates();
     const junit = path.join(folder, "lint.xml");
-    const run = runCli(["lint", "--templates", folder, "--spamd", spamd.address, "--junit", junit], running);
+    const run = runCli(["lint", "--templates", folder, "--spamd", spamd.address, "--spamd-timeout-ms", "60000", "--junit", junit], running);
     expect(await run.exited).toBe(1);
     const spamLine = run
       .stdout()
@@ -116,7 +116,7 @@ describe.skipIf(skipReason !== undefined)("the spam check with a real spamd", ()
       .find((line) => /\bspam\b/.test(line) && line.includes("points"));
     expect(spamLine).toMatch(/fail\s+spam\s+spam: \d+\.\d points, \d+\.\d required \(SpamAssassin\)/);
     expect(await readFile(junit, "utf8")).toContain('name="spam"');
-  }, 30_000);
+  }, 180_000);
 
   it("says what is wrong with a --spamd that is not host:port, exit 2", async () => {
     const run = runCli(["lint", "--spamd", "localhost"], running);
