@@ -75,6 +75,20 @@ function checkOfViolation(violation: ExplainedViolation): CheckName {
 
 const isClientError = (status: number): boolean => status >= 400 && status <= 499;
 
+/** `not_a_server_error`: a 5xx, whatever was asked; `check` judges every response by it, `proxy` every relayed one. */
+export function notAServerError(status: number): ExplainedViolation | undefined {
+  return status >= 500 ? { path: "/status", message: "a server error", expected: "no 5xx", actual: String(status) } : undefined;
+}
+
+/**
+ * `negative_data_rejection`: a request the contract forbids (`defect` says how) answered other than
+ * 4xx; a 5xx is `not_a_server_error`'s alone. `check` sends such requests on purpose, `proxy` meets them.
+ */
+export function negativeDataRejection(status: number, defect: string): ExplainedViolation | undefined {
+  if (status >= 500 || isClientError(status)) return undefined;
+  return { path: "/status", message: `a request the contract forbids (${defect}) was not refused`, expected: "4xx", actual: String(status) };
+}
+
 const NEGATIVE_KINDS = new Set(["negative_body", "wrong_content_type", "malformed_json"]);
 
 /**
@@ -106,15 +120,12 @@ export function judge(contract: ContractChecker, exchange: Exchange, maxResponse
   }
   const status = response.status;
   const actual = String(status);
-  if (status >= 500) {
-    verdicts.not_a_server_error = { path: "/status", message: "a server error", expected: "no 5xx", actual };
-  } else if (NEGATIVE_KINDS.has(request.kind) && (status < 400 || status > 499)) {
-    verdicts.negative_data_rejection = {
-      path: "/status",
-      message: `a request the contract forbids (${request.defect}) was not refused`,
-      expected: "4xx",
-      actual,
-    };
+  const serverError = notAServerError(status);
+  const accepted = NEGATIVE_KINDS.has(request.kind) ? negativeDataRejection(status, request.defect) : undefined;
+  if (serverError !== undefined) {
+    verdicts.not_a_server_error = serverError;
+  } else if (accepted !== undefined) {
+    verdicts.negative_data_rejection = accepted;
   } else if (
     (request.kind === "missing_auth" || request.kind === "malformed_auth") &&
     !(contract.documentsStatus(401) ? status === 401 : isClientError(status))

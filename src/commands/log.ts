@@ -1,6 +1,7 @@
 // The command line's log, written with pino: the banner and a line per request on stdout, problems and stop notices on stderr.
 
 import { pino, type DestinationStream, type Logger } from "pino";
+import { CHECK_NAMES } from "../check/named-checks.js";
 import sonicBoom from "sonic-boom";
 import { printable } from "../domain/printable.js";
 import type { InspectionCall, RequestLog } from "../domain/request-log.js";
@@ -150,6 +151,9 @@ function fileDestination(fd: 1 | 2, maxBufferBytes: number, droppedNotice: (coun
   };
 }
 
+/** A violation message that names one of `check`'s checks first. */
+const NAMED_CHECK = new RegExp(`^(${CHECK_NAMES.join("|")}): `);
+
 function entryRecord(entry: JournalEntry): Omit<RequestRecord, "time"> {
   return {
     method: entry.method,
@@ -169,9 +173,16 @@ function entryRecord(entry: JournalEntry): Omit<RequestRecord, "time"> {
  * A 5xx sendmock gave on its own, such as a store that did not respond, is a problem; an injected one is not.
  * Its message may quote a proxy's upstream (its error message, a member name): escaped, so that it cannot retitle the terminal.
  */
-function serverErrorLine(entry: JournalEntry): string | undefined {
+function serverErrorLine(entry: JournalEntry): string[] | undefined {
   if (entry.status < 500 || entry.fault !== null) return undefined;
-  return printable(`${entry.method} ${entry.path} answered ${entry.status} ${entry.error_code ?? ""}: ${entry.error_message ?? "no message"}`);
+  return [printable(`${entry.method} ${entry.path} answered ${entry.status} ${entry.error_code ?? ""}: ${entry.error_message ?? "no message"}`)];
+}
+
+/** The named checks a relayed exchange failed (http/proxy-pipeline.ts), a line each, as `check` names them; undefined when none. */
+function namedCheckLines(entry: JournalEntry): string[] | undefined {
+  const failed = entry.violations.filter((violation) => NAMED_CHECK.test(violation.message));
+  if (failed.length === 0) return undefined;
+  return failed.map((violation) => printable(`${entry.method} ${entry.path} -> ${entry.status}: ${violation.message}`));
 }
 
 export function createCommandLog(options: { format: LogFormat; detail: LogDetail; bufferBytes?: number }): CommandLog {
@@ -198,8 +209,9 @@ export function createCommandLog(options: { format: LogFormat; detail: LogDetail
   const requestLog: RequestLog = {
     send(entry) {
       if (!quiet) writeRequest(entry);
-      const found = serverErrorLine(entry);
-      if (found !== undefined) problem(found);
+      // A named check the exchange failed (proxy) says what a 5xx is; else a 5xx sendmock gave on its own.
+      const found = namedCheckLines(entry) ?? serverErrorLine(entry);
+      for (const line of found ?? []) problem(line);
     },
   };
   if (options.detail === "verbose") {

@@ -6,7 +6,8 @@ import { apiKeyHint } from "../domain/api-keys.js";
 import { fieldExcerpt } from "../domain/excerpt.js";
 import { parseJson } from "../domain/json.js";
 import type { SendService } from "../domain/send.js";
-import { ApiError, isErrorCode, type ErrorCode, type Violation } from "../errors.js";
+import { negativeDataRejection, notAServerError, type CheckName } from "../check/named-checks.js";
+import { ApiError, isErrorCode, type ErrorCode, type ExplainedViolation, type Violation } from "../errors.js";
 import { bearerToken } from "../send/authenticate.js";
 import { errorNotes, type Outcome, type PipelineBasics, type SendCall, type SendNotes } from "../send/exchange.js";
 import { headerSafe } from "../send/header-safe.js";
@@ -86,6 +87,22 @@ function upstreamError(response: UpstreamResponse): { code: ErrorCode | undefine
   };
 }
 
+/**
+ * The named checks `sendmock check` judges a response by that an exchange through the proxy fails (check/named-checks.ts, one
+ * definition for both): `not_a_server_error` for a 5xx, `negative_data_rejection` for a request the contract forbids that the
+ * service did not refuse. Each is a violation of `/response/status` whose message starts with the check's name.
+ */
+export function namedChecksFailed(status: number, requestViolations: readonly Violation[]): Violation[] {
+  const [defect] = requestViolations;
+  const failed: [CheckName, ExplainedViolation | undefined][] = [
+    ["not_a_server_error", notAServerError(status)],
+    ["negative_data_rejection", defect === undefined ? undefined : negativeDataRejection(status, `${defect.path || "/"} ${defect.message}`)],
+  ];
+  return failed.flatMap(([name, verdict]) =>
+    verdict === undefined ? [] : [{ path: "/response/status", message: `${name}: ${verdict.message} (expected ${verdict.expected}, got ${verdict.actual})` }],
+  );
+}
+
 export function createProxyPipeline(deps: ProxyPipelineDeps): (call: SendCall, clientGone?: AbortSignal) => Promise<Outcome> {
   const { checker, sendService } = deps;
 
@@ -129,7 +146,7 @@ export function createProxyPipeline(deps: ProxyPipelineDeps): (call: SendCall, c
       const responseViolations = checker
         .checkResponse({ status: response.status, headers: response.headers, body: response.body })
         .map((violation) => ({ path: `/response${violation.path}`, message: violation.message }));
-      const violations = [...requestViolations, ...responseViolations];
+      const violations = [...requestViolations, ...responseViolations, ...namedChecksFailed(response.status, requestViolations)];
       if (violations.length > 0) headers = { [VIOLATIONS_HEADER]: violationsHeader(violations) };
       if (deps.strict && responseViolations.length > 0) {
         const summary = summarize(responseViolations);

@@ -1,13 +1,14 @@
 // sendmock proxy in front of a stand-in service: each exchange relayed and judged against the contract, in the library and on the command line.
 
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Response as AgentResponse } from "superagent";
 import request from "supertest";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createSendMock, type SendMock, type SendMockOptions } from "../../src/index.js";
-import { CLI } from "../support/cli-process.js";
+import { CLI, runCli } from "../support/cli-process.js";
+import { startSpecService } from "../support/spec-service.js";
 import { aSendRequest, bearer, expectContract } from "../support/helpers.js";
 
 const SECRET_KEY = "sk_live_proxy_secret_7f3a";
@@ -185,14 +186,18 @@ describe("sendmock proxy", () => {
     expect(entries[0]).toMatchObject({ error_code: "invalid_recipient", error_message: "bad to" });
   });
 
-  it("forwards a request that breaks the contract and reports its violation", async () => {
+  it("forwards a request that breaks the contract and reports its violation, and the service's 200 to it as negative_data_rejection", async () => {
     const mock = await aProxy();
     const response = await send(mock, aSendRequest({ to: "not-an-address" }));
     expect(response.status).toBe(200);
     expect(seen).toHaveLength(1);
-    expect(response.headers["x-sendmock-violations"]).toBe('1 violation: /to must match format "email"');
+    const accepted = 'negative_data_rejection: a request the contract forbids (/to must match format "email") was not refused (expected 4xx, got 200)';
+    expect(response.headers["x-sendmock-violations"]).toBe(`2 violations: /to must match format "email"; /response/status ${accepted}`);
     const { entries } = await journal(mock);
-    expect(entries[0]?.violations).toEqual([{ path: "/to", message: 'must match format "email"' }]);
+    expect(entries[0]?.violations).toEqual([
+      { path: "/to", message: 'must match format "email"' },
+      { path: "/response/status", message: accepted },
+    ]);
     const message = await mock.outbox.get("up_123");
     expect(message?.warnings[0]).toMatch(/the request breaks the contract/);
   });
@@ -290,5 +295,34 @@ describe("sendmock proxy on the command line", () => {
     expect(code).toBe(2);
     expect(stderr.trimEnd().split("\n")).toHaveLength(1);
     expect(stderr).toMatch(/^sendmock: --contract: .*no-such-contract\.yaml: .*no such file/);
+  });
+});
+
+describe("sendmock proxy's log of the named checks", () => {
+  it("says on stderr which named check an exchange failed, as check names it: a 5xx is not_a_server_error", async () => {
+    const service = await startSpecService("server-error-on-non-ascii-data");
+    const running: ChildProcessWithoutNullStreams[] = [];
+    try {
+      const proxy = runCli(["proxy", "--target", service.url, "--port", "0"], running);
+      const url = await new Promise<string>((resolve, reject) => {
+        proxy.child.stdout.on("data", () => {
+          const match = /http:\/\/127\.0\.0\.1:\d+/.exec(proxy.stdout());
+          if (match) resolve(match[0]);
+        });
+        void proxy.exited.then((code) => reject(new Error(`exited with ${String(code)}: ${proxy.stderr()}`)));
+      });
+      const response = await fetch(`${url}/send`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...bearer(SECRET_KEY) },
+        body: JSON.stringify({ to: "ada@example.com", template_id: "welcome", data: { name: "Zoë" } }),
+      });
+      expect(response.status).toBe(500);
+      proxy.child.kill("SIGTERM");
+      expect(await proxy.exited).toBe(0);
+      expect(proxy.stderr()).toContain("POST /send -> 500: not_a_server_error: a server error (expected no 5xx, got 500)");
+    } finally {
+      for (const child of running) child.kill("SIGKILL");
+      await service.close();
+    }
   });
 });

@@ -4,7 +4,14 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type SpecServiceVariant = "conforming" | "rate-limited" | "refuses-key" | "success-without-status" | "server-error-on-non-ascii-data";
+export type SpecServiceVariant =
+  | "conforming"
+  | "rate-limited"
+  | "refuses-key"
+  | "success-without-status"
+  | "server-error-on-non-ascii-data"
+  /** Takes a send without `data` as a send with `{}`: the spec requires it (§4.1), so this one bug accepts what it must refuse. */
+  | "data-optional";
 
 export interface SpecServiceOptions {
   /** rate-limited only: at most `requests` accepted per API key per `windowSeconds` (default 12 per 3600). */
@@ -188,9 +195,10 @@ export async function startSpecService(variant: SpecServiceVariant, options: Spe
 
     // §4.1 rule 1 and §7 "Required data missing: message only" — shape B. Only an absent member is missing; null is a wrong type.
     for (const field of ["to", "template_id", "data"] as const) {
-      if (!Object.hasOwn(payload, field)) return errorB(422, `${field} is required`);
+      if (!Object.hasOwn(payload, field) && !(field === "data" && variant === "data-optional")) return errorB(422, `${field} is required`);
     }
-    const { to, template_id: templateId, data, cc, bcc, reply_to: replyTo, subject } = payload;
+    const { to, template_id: templateId, cc, bcc, reply_to: replyTo, subject } = payload;
+    const data = variant === "data-optional" ? (payload.data ?? {}) : payload.data;
 
     const typeError = (field: string, expected: string): StandInResponse => errorA(422, "validation_error", `${field} must be ${expected}`);
     if (typeof to !== "string") return typeError("to", "a string");
