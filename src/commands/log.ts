@@ -173,16 +173,16 @@ function entryRecord(entry: JournalEntry): Omit<RequestRecord, "time"> {
  * A 5xx sendmock gave on its own, such as a store that did not respond, is a problem; an injected one is not.
  * Its message may quote a proxy's upstream (its error message, a member name): escaped, so that it cannot retitle the terminal.
  */
-function serverErrorLine(entry: JournalEntry): string[] | undefined {
-  if (entry.status < 500 || entry.fault !== null) return undefined;
+function serverErrorLine(entry: JournalEntry): string[] {
+  if (entry.status < 500 || entry.fault !== null) return [];
   return [printable(`${entry.method} ${entry.path} answered ${entry.status} ${entry.error_code ?? ""}: ${entry.error_message ?? "no message"}`)];
 }
 
-/** The named checks a relayed exchange failed (http/proxy-pipeline.ts), a line each, as `check` names them; undefined when none. */
-function namedCheckLines(entry: JournalEntry): string[] | undefined {
-  const failed = entry.violations.filter((violation) => NAMED_CHECK.test(violation.message));
-  if (failed.length === 0) return undefined;
-  return failed.map((violation) => printable(`${entry.method} ${entry.path} -> ${entry.status}: ${violation.message}`));
+/** The named checks a relayed exchange failed (http/proxy-pipeline.ts), a line each, as `check` names them. */
+function namedCheckLines(entry: JournalEntry): string[] {
+  return entry.violations
+    .filter((violation) => NAMED_CHECK.test(violation.message))
+    .map((violation) => printable(`${entry.method} ${entry.path} -> ${entry.status}: ${violation.message}`));
 }
 
 export function createCommandLog(options: { format: LogFormat; detail: LogDetail; bufferBytes?: number }): CommandLog {
@@ -209,9 +209,8 @@ export function createCommandLog(options: { format: LogFormat; detail: LogDetail
   const requestLog: RequestLog = {
     send(entry) {
       if (!quiet) writeRequest(entry);
-      // A named check the exchange failed (proxy) says what a 5xx is; else a 5xx sendmock gave on its own.
-      const found = namedCheckLines(entry) ?? serverErrorLine(entry);
-      for (const line of found ?? []) problem(line);
+      // The named checks a relayed exchange failed, then a 5xx in its own words (the upstream's, through a proxy).
+      for (const line of [...namedCheckLines(entry), ...serverErrorLine(entry)]) problem(line);
     },
   };
   if (options.detail === "verbose") {
