@@ -90,6 +90,8 @@ export interface CheckResult {
 export interface CheckReport {
   /** The contract the target was judged by, as printed: `published (openapi/service.yaml)`. */
   contract: string;
+  /** The whole run, start to end, pacing and retries included: the JUnit file's time. */
+  durationMs: number;
   results: CheckResult[];
   /** Requests left without a judgeable response, by why: any of them fails the run. */
   inconclusive: Readonly<InconclusiveTally>;
@@ -229,10 +231,17 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     data: options.data ?? (await sampleData(transport, templateId)),
     recipient: options.recipient ?? "",
   };
+  const started = performance.now();
   const results: CheckResult[] = [];
   const report = (result: CheckResult): void => {
     results.push(result);
     options.onResult?.(result);
+  };
+  /** A case's result with its wall time: its sends, their pacing and retries, and the reads that judged them. */
+  const timed = async (run: () => Promise<CheckResult>): Promise<CheckResult> => {
+    const caseStarted = performance.now();
+    const result = await run();
+    return { ...result, durationMs: Math.round(performance.now() - caseStarted) };
   };
 
   for (const testCase of CASES) {
@@ -243,12 +252,12 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     } else if (testCase.condition !== undefined && !testCase.condition.applies(contract.requestSchema)) {
       report({ ...base, outcome: "skipped", skipReason: testCase.condition.reason });
     } else {
-      report(await runCase(testCase));
+      report(await timed(() => runCase(testCase)));
     }
   }
-  if (options.allowSend === true && (!options.only || options.only.includes(IDEMPOTENCY_CASE.id))) report(await runIdempotencyCase());
+  if (options.allowSend === true && (!options.only || options.only.includes(IDEMPOTENCY_CASE.id))) report(await timed(runIdempotencyCase));
   if ((options.generate ?? 0) > 0) await runNamedChecks(options.generate ?? 0);
-  return { contract: chosen.label, results, inconclusive: transport.inconclusive };
+  return { contract: chosen.label, durationMs: Math.round(performance.now() - started), results, inconclusive: transport.inconclusive };
 
   async function runNamedChecks(count: number): Promise<void> {
     const seed = options.seed ?? randomInt(2 ** 31);

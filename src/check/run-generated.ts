@@ -136,6 +136,8 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
   /** Requests a check would have judged that got no judgeable response. */
   const unjudged = new Map<CheckName, number>();
   const count = (counts: Map<CheckName, number>, check: CheckName): void => void counts.set(check, (counts.get(check) ?? 0) + 1);
+  /** The wall time of the requests each check judged or waited for (pacing and retries included), for its JUnit time. */
+  const spent = new Map<CheckName, number>();
   let sent = 0;
   let discarded = 0;
   let runIndex = 0;
@@ -147,11 +149,14 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
       if (!safe(request)) {
         discarded++;
       } else {
+        const sending = performance.now();
         const exchange = await send(options, request);
+        const took = performance.now() - sending;
         sent++;
         const verdicts = judge(options.contract, exchange, options.maxResponseMs);
         for (const check of CHECK_NAMES) {
           if (!appliesTo(check, request, options.maxResponseMs)) continue;
+          spent.set(check, (spent.get(check) ?? 0) + took);
           if (exchange.inconclusive !== undefined && !(exchange.response !== undefined && RESPONSE_CHECKS.has(check))) {
             count(unjudged, check);
             continue;
@@ -190,7 +195,7 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
       const left = unjudged.get(name) ?? 0;
       const inconclusive = base.judged === 0 && left > 0;
       const skipReason = inconclusive ? `none of its ${left} requests got a judgeable answer` : undefined;
-      results.push({ ...base, outcome: inconclusive ? "inconclusive" : "passed", durationMs: 0, skipReason });
+      results.push({ ...base, outcome: inconclusive ? "inconclusive" : "passed", durationMs: Math.round(spent.get(name) ?? 0), skipReason });
       continue;
     }
     const shrinkStarted = performance.now();
@@ -201,7 +206,7 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
       status: smallest.exchange.response?.status ?? smallest.exchange.status,
       problem: smallest.problem,
       reproduction: { request: describeRequest(smallest.exchange.request), curl: curlCommand(options.baseUrl, smallest.exchange.request) },
-      durationMs: Math.round(performance.now() - shrinkStarted),
+      durationMs: Math.round((spent.get(name) ?? 0) + performance.now() - shrinkStarted),
     });
   }
   return { results, sent, discarded };

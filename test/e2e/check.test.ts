@@ -218,6 +218,30 @@ describe.concurrent("sendmock check --generate through the CLI", { timeout: 30_0
     }
   });
 
+  it("writes real JUnit times: the run's wall time for the suite, each case's and each named check's own, pacing included", async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const target = await mock("a", onTestFinished);
+    const junit = path.join(await mkdtemp(path.join(os.tmpdir(), "sendmock-check-")), "report.xml");
+    const started = performance.now();
+    const run = await check([target.url, "--generate", "20", "--rate-limit", "40/s", "--junit", junit]);
+    const outsideSeconds = (performance.now() - started) / 1000;
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const xml = await readFile(junit, "utf8");
+    const suite = Number(/<testsuite [^>]*time="([\d.]+)"/.exec(xml)?.[1]);
+    const cases = new Map(
+      [...xml.matchAll(/<testcase classname="sendmock check" name="([^"]+)" time="([\d.]+)"/g)].map((match) => [match[1], Number(match[2])]),
+    );
+    // Some 30 requests paced at 40 a second: most of a second of pacing the times must hold.
+    expect(suite).toBeGreaterThan(0.5);
+    expect(suite).toBeLessThanOrEqual(outsideSeconds);
+    expect(cases.get("not_a_server_error")).toBeGreaterThan(0);
+    expect(cases.get("missing to")).toBeGreaterThan(0);
+    const fixed = [...cases].filter(([name]) => !/^[a-z_]+$/.test(name ?? "")).reduce((sum, [, seconds]) => sum + seconds, 0);
+    expect(fixed).toBeLessThanOrEqual(suite);
+  });
+
   it("names a broken server's failing check with its smallest request and curl line, exits 1, and replays the same with --seed", async ({
     expect,
     onTestFinished,
