@@ -76,6 +76,8 @@ export const DEFAULT_MAX_INCONCLUSIVE = 10;
 export const DEFAULT_MAX_TIMEOUTS = 3;
 export { DEFAULT_MAX_BODY_BYTES };
 /** What a 429 without a usable Retry-After waits (Schemathesis and most clients: a second). */
+/** What a paced window is widened by: a timer's granularity, and a target whose clock reads a little ahead. */
+const PACE_MARGIN_MS = 5;
 const DEFAULT_RETRY_AFTER_MS = 1000;
 
 /** `Retry-After` as milliseconds: delay-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when absent or unreadable. */
@@ -121,12 +123,30 @@ export function createTransport(options: TransportOptions): Transport {
   let timeoutsInARow = 0;
   let responded = false;
 
-  /** Waits for the pace's next slot: requests are sent one at a time, so one clock is enough. */
+  /** When each of the last `pace.requests` exchanges ended (its answer read, or it failed), oldest first. */
+  const ended: number[] = [];
+
+  /**
+   * Waits for the pace's next slot: evenly spaced, and never more than `pace.requests` in any window of
+   * `perMs`, whatever their trips: the target counts a request when it arrives, at some moment between
+   * its start and its end, so a request starts a whole window after the end of the one `requests`
+   * before it. Spacing the starts alone let a slow trip and a quick one land 11 in 999 ms at 10/s.
+   */
   async function paced(): Promise<void> {
+    const pace = options.pace;
     const now = performance.now();
-    const start = Math.max(now, nextStart);
+    let start = Math.max(now, nextStart);
+    const windowOpener = pace === undefined || ended.length < pace.requests ? undefined : ended[ended.length - pace.requests];
+    if (windowOpener !== undefined && pace !== undefined) start = Math.max(start, windowOpener + pace.perMs + PACE_MARGIN_MS);
     nextStart = start + interval;
     if (start > now) await sleep(start - now);
+  }
+
+  /** Notes an exchange's end for the pace's window. */
+  function exchangeEnded(): void {
+    if (options.pace === undefined) return;
+    ended.push(performance.now());
+    if (ended.length > options.pace.requests) ended.shift();
   }
 
   /** One request and its response, the body read up to the bound; counts the timeouts in a row. */
@@ -142,6 +162,14 @@ export function createTransport(options: TransportOptions): Transport {
     if (request.authorization !== null) headers.Authorization = request.authorization ?? `Bearer ${options.apiKey}`;
     if (request.contentType !== undefined) headers["Content-Type"] = request.contentType;
     await paced();
+    try {
+      return await exchangeNow(request, path, headers);
+    } finally {
+      exchangeEnded();
+    }
+  }
+
+  async function exchangeNow(request: OutgoingRequest, path: string, headers: Record<string, string>): Promise<Delivery> {
     const started = performance.now();
     const took = (): number => Math.round(performance.now() - started);
     let status: number | undefined;

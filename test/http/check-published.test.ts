@@ -127,6 +127,16 @@ describe("sendmock check never takes an unjudgeable answer for a verdict", SLOW_
     expect(runFailed(report)).toBe(false);
   });
 
+  it("--rate-limit N/s against a service allowing N in any rolling second draws no 429: never N+1 in a second, wherever the trips put them", async () => {
+    // The fixed cases alone: some ten requests, over two windows of four. Spaced starts alone drew a 429 every ~20 requests.
+    const target = await service("rate-limited", { rateLimit: { requests: 4, windowSeconds: 1 } });
+    const report = await check(target, { generate: 0, pace: { requests: 4, perMs: 1000 } });
+    const statuses = sends(target).map((request) => request.status);
+    expect(statuses.length).toBeGreaterThan(8);
+    expect(statuses.filter((status) => status === 429)).toEqual([]);
+    expect(runFailed(report)).toBe(false);
+  });
+
   it("a 429 without Retry-After waits a second; --max-retries 0 leaves it inconclusive at once", async () => {
     const target = await service("rate-limited", { rateLimit: { requests: 1, windowSeconds: 1, retryAfter: false } });
     const retried = await check(target, { generate: 0, only: ["missing-to", "missing-data"] });
