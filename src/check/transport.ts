@@ -80,6 +80,26 @@ export { DEFAULT_MAX_BODY_BYTES };
 const PACE_MARGIN_MS = 5;
 const DEFAULT_RETRY_AFTER_MS = 1000;
 
+/** A reset past this many seconds is a moment (epoch seconds, as some X-RateLimit-Reset write it), not a delay. */
+const EPOCH_SECONDS = 1_000_000_000;
+
+/**
+ * How long the service's own rate-limit fields say to wait before the next request: none while any
+ * is left. The IETF field `RateLimit: "default";r=0;t=5` (draft-ietf-httpapi-ratelimit-headers),
+ * or `RateLimit-Remaining` with `RateLimit-Reset`, or `X-RateLimit-Remaining` with `X-RateLimit-Reset`
+ * (delay seconds, or epoch seconds). Undefined when they say nothing readable.
+ */
+export function rateLimitWaitMs(headers: Readonly<Record<string, string>>, now = Date.now()): number | undefined {
+  const structured = headers.ratelimit;
+  const remainingText = /(?:^|;)\s*r=(\d+)/.exec(structured ?? "")?.[1] ?? headers["ratelimit-remaining"] ?? headers["x-ratelimit-remaining"];
+  const resetText = /(?:^|;)\s*t=(\d+)/.exec(structured ?? "")?.[1] ?? headers["ratelimit-reset"] ?? headers["x-ratelimit-reset"];
+  if (remainingText === undefined || resetText === undefined || !/^\d+$/.test(remainingText.trim()) || !/^\d+(\.\d+)?$/.test(resetText.trim()))
+    return undefined;
+  if (Number(remainingText) > 0) return undefined;
+  const reset = Number(resetText);
+  return reset > EPOCH_SECONDS ? Math.max(0, reset * 1000 - now) : reset * 1000;
+}
+
 /** `Retry-After` as milliseconds: delay-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when absent or unreadable. */
 export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
   if (value === undefined) return undefined;
@@ -142,6 +162,17 @@ export function createTransport(options: TransportOptions): Transport {
     if (start > now) await sleep(start - now);
   }
 
+  /**
+   * The service said none is left until a reset (its RateLimit fields): the next request waits for it. A
+   * reset past --max-retry-wait is not waited for, as such a Retry-After is not: the 429 that follows is
+   * counted rate limited at once.
+   */
+  function followLimitFields(headers: Readonly<Record<string, string>>): void {
+    const waitMs = rateLimitWaitMs(headers);
+    if (waitMs === undefined || waitMs > maxRetryWaitMs) return;
+    nextStart = Math.max(nextStart, performance.now() + waitMs + PACE_MARGIN_MS);
+  }
+
   /** Notes an exchange's end for the pace's window. */
   function exchangeEnded(): void {
     if (options.pace === undefined) return;
@@ -190,6 +221,7 @@ export function createTransport(options: TransportOptions): Transport {
         return { kind: "no_response", failure, status, answered: true, connectionError: false, timedOut: false, durationMs: took() };
       }
       const response = { status, headers: Object.fromEntries(fetched.headers), body: body.toString("utf8") };
+      followLimitFields(response.headers);
       return { kind: "response", response, durationMs: took() };
     } catch (error) {
       const broken = brokenAnswer(error, status);

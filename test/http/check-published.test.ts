@@ -137,6 +137,17 @@ describe("sendmock check never takes an unjudgeable answer for a verdict", SLOW_
     expect(runFailed(report)).toBe(false);
   });
 
+  for (const fields of ["ietf", "x"] as const) {
+    it(`follows the service's own ${fields === "ietf" ? "RateLimit field" : "X-RateLimit-* fields"} without --rate-limit: none left, it waits for the reset, and draws no 429`, async () => {
+      const target = await service("rate-limited", { rateLimit: { requests: 4, windowSeconds: 1, fields } });
+      const report = await check(target, { generate: 0 });
+      const statuses = sends(target).map((request) => request.status);
+      expect(statuses.length).toBeGreaterThan(8);
+      expect(statuses.filter((status) => status === 429)).toEqual([]);
+      expect(runFailed(report)).toBe(false);
+    });
+  }
+
   it("a 429 without Retry-After waits a second; --max-retries 0 leaves it inconclusive at once", async () => {
     const target = await service("rate-limited", { rateLimit: { requests: 1, windowSeconds: 1, retryAfter: false } });
     const retried = await check(target, { generate: 0, only: ["missing-to", "missing-data"] });

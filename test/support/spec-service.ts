@@ -20,6 +20,8 @@ export interface SpecServiceOptions {
     windowSeconds: number;
     /** default true: send Retry-After (whole seconds until a slot frees, at least 1) */
     retryAfter?: boolean;
+    /** Also say on every response how many are left and when a slot frees: the IETF `RateLimit` field, or `X-RateLimit-*` (default neither). */
+    fields?: "ietf" | "x";
   };
 }
 
@@ -125,6 +127,14 @@ class RateLimiter {
     // so a client that retries on 429 does not push its own slot further away.
     const oldest = times[times.length - this.requests] ?? now;
     return oldest + this.windowMs - now;
+  }
+
+  /** How many `key` has left in the window now, and the whole seconds until its next slot frees (0 while some are left). */
+  state(key: string, now: number): { remaining: number; resetSeconds: number } {
+    const times = (this.seen.get(key) ?? []).filter((time) => time > now - this.windowMs);
+    const remaining = Math.max(0, this.requests - times.length);
+    const oldest = times[times.length - this.requests];
+    return { remaining, resetSeconds: remaining > 0 || oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000)) };
   }
 }
 
@@ -242,6 +252,18 @@ export async function startSpecService(variant: SpecServiceVariant, options: Spe
     };
   }
 
+  /** The response with the key's rate-limit fields, when the options ask for them. */
+  function withLimitFields(req: IncomingMessage, response: StandInResponse): StandInResponse {
+    const key = bearerKey(req.headers.authorization);
+    if (limiter === undefined || limit.fields === undefined || key === undefined) return response;
+    const { remaining, resetSeconds } = limiter.state(key, Date.now());
+    const fields: Record<string, string> =
+      limit.fields === "ietf"
+        ? { RateLimit: `"default";r=${String(remaining)};t=${String(resetSeconds)}` }
+        : { "X-RateLimit-Remaining": String(remaining), "X-RateLimit-Reset": String(resetSeconds) };
+    return { ...response, headers: { ...fields, ...response.headers } };
+  }
+
   function respond(res: ServerResponse, record: ReceivedRequest, { status, body, headers }: StandInResponse): void {
     if (res.headersSent || res.destroyed) return;
     // Every body carries a request_id the spec never shows (§2.3/§7 list no "only these" rule), to catch clients or
@@ -262,7 +284,7 @@ export async function startSpecService(variant: SpecServiceVariant, options: Spe
       // The query string is not part of the route; only POST /send exists and the spec shows nothing else, so no Allow either.
       const pathname = (req.url ?? "").split("?")[0];
       if (req.method !== "POST" || pathname !== "/send") return errorB(404, "Not found");
-      return handleSend(req, text, tooLarge);
+      return withLimitFields(req, handleSend(req, text, tooLarge));
     })().then(
       (result) => respond(res, record, result),
       // A crash in the handler is the service's failure, responded like §7's server-side failure.

@@ -1,0 +1,26 @@
+// What `sendmock check` reads of a service's own rate-limit fields: how long to wait once none is left, in each of the three forms.
+
+import { describe, expect, it } from "vitest";
+import { rateLimitWaitMs } from "../../src/check/transport.js";
+
+describe("rateLimitWaitMs", () => {
+  const now = Date.parse("2026-11-29T10:00:00Z");
+
+  it("waits for the reset once none is left, in the IETF field, RateLimit-* and X-RateLimit-*", () => {
+    expect(rateLimitWaitMs({ ratelimit: '"default";r=0;t=5' }, now)).toBe(5000);
+    expect(rateLimitWaitMs({ "ratelimit-remaining": "0", "ratelimit-reset": "2" }, now)).toBe(2000);
+    expect(rateLimitWaitMs({ "x-ratelimit-remaining": "0", "x-ratelimit-reset": "1" }, now)).toBe(1000);
+  });
+
+  it("reads a reset past a billion as epoch seconds", () => {
+    expect(rateLimitWaitMs({ "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(now / 1000 + 3) }, now)).toBe(3000);
+    expect(rateLimitWaitMs({ "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(now / 1000 - 3) }, now)).toBe(0);
+  });
+
+  it("says nothing while some are left, or when the fields are missing or unreadable", () => {
+    expect(rateLimitWaitMs({ ratelimit: '"default";r=3;t=5' }, now)).toBeUndefined();
+    expect(rateLimitWaitMs({ "ratelimit-remaining": "0" }, now)).toBeUndefined();
+    expect(rateLimitWaitMs({ "x-ratelimit-remaining": "none", "x-ratelimit-reset": "1" }, now)).toBeUndefined();
+    expect(rateLimitWaitMs({}, now)).toBeUndefined();
+  });
+});
