@@ -44,7 +44,7 @@ const bigBody = (to) => JSON.stringify({ to, template_id: "welcome", data: { nam
  * Runs `attack` while a normal client sends one message every 20 ms and RSS is sampled.
  * @param {string} url
  * @param {number} pid
- * @param {() => Promise<void>} attack
+ * @param {(normalSends: (more: number) => Promise<void>) => Promise<void>} attack
  */
 async function under(url, pid, attack) {
   const latencies = [];
@@ -60,16 +60,22 @@ async function under(url, pid, attack) {
     }
   };
   const sampler = setInterval(sample, 50);
+  /** @type {{ count: number, resolve: () => void }[]} */
+  let waiting = [];
   const normal = (async () => {
     while (!done) {
       const started = performance.now();
       const status = await call(`${url}/send`, "POST", normalBody);
       latencies.push(performance.now() - started);
       if (status !== 200) failed += 1;
+      for (const waiter of waiting.filter(({ count }) => latencies.length >= count)) waiter.resolve();
+      waiting = waiting.filter(({ count }) => latencies.length < count);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   })();
-  await attack();
+  /** Resolves once the normal client has made `more` sends from now: an attack holds until its effect is sampled. */
+  const normalSends = (more) => new Promise((resolve) => waiting.push({ count: latencies.length + more, resolve }));
+  await attack(normalSends);
   done = true;
   await normal;
   clearInterval(sampler);
@@ -395,14 +401,18 @@ async function sandboxWebhooks(url, notes, receiver) {
       ),
     );
   }
-  // Each send's events fall due within 2 s: long enough for every attempt the bound lets go to be made.
-  await new Promise((resolve) => setTimeout(resolve, 4000));
+  // Every event made (each message delivered, its events queued for the hung receiver) and the receiver holding as many
+  // attempts as the bound lets go: past this point a leak of the bound would show as more open at once.
+  const settled = Date.now() + 60_000;
+  while (((await json(`${url}/_mock/messages?status=delivered&limit=1&wait_ms=1000`)).body?.total ?? 0) < 300 && Date.now() < settled);
+  const saturated = await receiver.waitFor(32, 60_000);
+  if (!saturated) notes.push(`the receiver saw ${receiver.received()} attempts, fewer than the bound`);
   notes.push(`at most ${receiver.peakOpen()} attempts open at once`);
   return { bound: { name: "webhook attempts in flight", value: receiver.peakOpen(), max: 32 } };
 }
 
-/** 700 event streams over 7 sandboxes, held 3 s: max_event_streams bounds them all together. */
-async function sandboxStreams(url, notes) {
+/** 700 event streams over 7 sandboxes, held for 150 normal sends: max_event_streams bounds them all together. */
+async function sandboxStreams(url, notes, normalSends) {
   const { port } = new URL(url);
   const statuses = await Promise.all(
     Array.from(
@@ -418,9 +428,9 @@ async function sandboxStreams(url, notes) {
     ),
   );
   const opened = statuses.filter(({ status }) => status === 200).length;
-  // Held open, as the attack holds them: the normal client's sends meet a server that follows 100 streams, not only the
-  // burst of 700 connections (7 sends in the burst alone made a p99 of one sample).
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  // Held open, as the attack holds them, until the normal client has made 150 sends: they meet a server that follows 100
+  // streams, not only the burst of 700 connections (7 sends in the burst alone made a p99 of one sample).
+  await normalSends(150);
   for (const { socket } of statuses) socket.destroy();
   notes.push(`${opened} opened, ${statuses.filter(({ status }) => status === 503).length} refused with 503`);
   return { bound: { name: "event streams open", value: opened, max: 100 } };
@@ -496,8 +506,8 @@ export async function measureAbuse() {
         /** @type {string[]} */
         const notes = [];
         let measured = {};
-        const run = await under(server.url, server.pid, async () => {
-          measured = (await attack(server.url, notes)) ?? {};
+        const run = await under(server.url, server.pid, async (normalSends) => {
+          measured = (await attack(server.url, notes, normalSends)) ?? {};
         });
         results.push({ id, label, ...run, ...measured, notes, exited: server.exited() });
       } finally {
