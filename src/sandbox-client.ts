@@ -4,7 +4,7 @@
 import { WaitTimeoutError } from "./domain/outbox.js";
 import { sandboxAddressProblem } from "./domain/sandbox-address.js";
 import { SANDBOX_RECIPIENT_DOMAIN } from "./domain/sandboxes.js";
-import type { CheckableMessage, ChecksOptions } from "./handles/outbox.js";
+import { checkable, type CheckableMessage, type ChecksOptions } from "./checkable-message.js";
 import type { MessageChecksView } from "./http/message-checks.js";
 import type { CapturedMessage, ClockView, FaultRule, FaultRuleInput, JournalEntry, MessageList, MessageStatus, OutcomeRule, OutcomeRuleInput } from "./wire.js";
 
@@ -115,11 +115,7 @@ export function sandboxClient(options: SandboxClientOptions): SandboxClient {
 
   const checksOf = (id: string, checksOptions: ChecksOptions): Promise<MessageChecksView> =>
     call("GET", `/_mock/messages/${encodeURIComponent(id)}/checks`, checksOptions.online === true ? { online: "true" } : {});
-  const checkable = (message: CapturedMessage): CheckableMessage =>
-    Object.defineProperty(message, "checks", {
-      value: (checksOptions: ChecksOptions = {}) => checksOf(message.id, checksOptions),
-      enumerable: false,
-    }) as CheckableMessage;
+  const withChecks = (message: CapturedMessage): CheckableMessage => checkable(message, (checksOptions) => checksOf(message.id, checksOptions));
 
   return {
     url: base,
@@ -138,13 +134,13 @@ export function sandboxClient(options: SandboxClientOptions): SandboxClient {
     outbox: {
       async list(filter = {}) {
         const page = await call<MessageList>("GET", "/_mock/messages", queryOf(filter));
-        return { ...page, messages: page.messages.map(checkable) };
+        return { ...page, messages: page.messages.map(withChecks) };
       },
       async waitFor(filter = {}, waitOptions = {}) {
         const timeoutMs = waitOptions.timeoutMs ?? DEFAULT_WAIT_MS;
         const found = await call<MessageList>("GET", "/_mock/messages", { ...queryOf({ ...filter, limit: 1 }), wait_ms: String(timeoutMs) });
         const [message] = found.messages;
-        if (message !== undefined) return checkable(message);
+        if (message !== undefined) return withChecks(message);
         // The server's words for the wait, near misses and all: the same error as the library's handles throw.
         const { timed_out: timedOut } = found;
         throw new WaitTimeoutError(

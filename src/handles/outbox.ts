@@ -3,23 +3,13 @@
 import type { Contract } from "../contract/load.js";
 import type { Journal } from "../domain/journal.js";
 import type { MessageFilter, Outbox, WaitOptions } from "../domain/outbox.js";
+import { checkable, type CheckableMessage, type ChecksOptions } from "../checkable-message.js";
 import { ApiError } from "../errors.js";
 import type { MessageChecksView } from "../http/message-checks.js";
 import type { CapturedMessage, MessageList } from "../wire.js";
 import { messageFilterOf } from "../http/admin/messages.js";
 import { queryFlag, queryNumber } from "../http/admin/params.js";
 import { routeCheck } from "./route-checks.js";
-
-/** What `GET /_mock/messages/{id}/checks` asks beyond the message: `online` fetches the links on `link_check_hosts`. */
-export interface ChecksOptions {
-  online?: boolean;
-}
-
-/** A captured message the handle gave, which can check itself as `GET /_mock/messages/{id}/checks` does. */
-export type CheckableMessage = CapturedMessage & {
-  /** The message's named checks (docs/message-checks.md), spam and the online link status included when set up. */
-  checks(options?: ChecksOptions): Promise<MessageChecksView>;
-};
 
 /**
  * The captured messages: `waitFor`, `list`, `get`, `delete`, `clear`, `stats`, `checks` and the listeners.
@@ -36,6 +26,7 @@ export interface OutboxHandle extends Pick<Outbox, "delete" | "clear" | "stats" 
 }
 
 /** Runs the checks of a message: the mock's settings say which spamd and which hosts. */
+
 export type MessageChecker = (message: CapturedMessage, online: boolean) => Promise<MessageChecksView>;
 
 /** The journal of every request to /send, newest first: `list({limit})`, `clear`, `onRecord`. */
@@ -46,23 +37,20 @@ export function createOutboxHandle(outbox: Outbox, contract: Contract, checkMess
   const reading = routeCheck(contract, "get", "/_mock/messages/{id}");
   const deleting = routeCheck(contract, "delete", "/_mock/messages/{id}");
   const checking = routeCheck(contract, "get", "/_mock/messages/{id}/checks");
-  const checkable = (message: CapturedMessage): CheckableMessage =>
-    Object.defineProperty(message, "checks", {
-      value: (options: ChecksOptions = {}) => checkMessage(message, queryFlag(checking.check({ query: options, params: { id: message.id } }).query, "online")),
-      enumerable: false,
-    }) as CheckableMessage;
+  const withChecks = (message: CapturedMessage): CheckableMessage =>
+    checkable(message, (options) => checkMessage(message, queryFlag(checking.check({ query: options, params: { id: message.id } }).query, "online")));
   return {
     async waitFor(filter = {}, options = {}) {
       const { query } = listing.check({ query: { ...filter, timeoutMs: options.timeoutMs } });
-      return checkable(await outbox.waitFor(messageFilterOf(query), { timeoutMs: queryNumber(query, "wait_ms"), signal: options.signal }));
+      return withChecks(await outbox.waitFor(messageFilterOf(query), { timeoutMs: queryNumber(query, "wait_ms"), signal: options.signal }));
     },
     async list(filter = {}) {
       const page = await outbox.list(messageFilterOf(listing.check({ query: filter }).query));
-      return { ...page, messages: page.messages.map(checkable) };
+      return { ...page, messages: page.messages.map(withChecks) };
     },
     async get(id) {
       const message = await outbox.get(reading.id(id));
-      return message === undefined ? undefined : checkable(message);
+      return message === undefined ? undefined : withChecks(message);
     },
     async checks(id, options = {}) {
       const online = queryFlag(checking.check({ query: options, params: { id } }).query, "online");

@@ -4,7 +4,7 @@
 import type { ResolvedConfig } from "../config/resolve.js";
 import { messageToEml } from "../domain/eml.js";
 import { printable } from "../domain/printable.js";
-import { checkMessage, worstStatus, type Finding, type MessageCheck, type MessageChecks, type MessageContent } from "../message-checks/index.js";
+import { checkMessage, including, worstStatus, type Finding, type MessageCheck, type MessageChecks, type MessageContent } from "../message-checks/index.js";
 import type { CapturedMessage } from "../wire.js";
 import { askSpamd } from "./spamd-client.js";
 
@@ -12,12 +12,6 @@ export type ChecksConfig = Pick<ResolvedConfig, "sender" | "spamd" | "spamdTimeo
 
 /** The checks of one message, as the route answers them. */
 export type MessageChecksView = MessageChecks & { message_id: string };
-
-/** The order section 17 names them in. */
-const ORDER = ["html_support", "links", "spam", "size", "text_part", "placeholders", "accessibility"];
-
-/** `checks` in the order section 17 names them. */
-export const inOrder = <C extends { name: string }>(checks: C[]): C[] => checks.sort((a, b) => ORDER.indexOf(a.name) - ORDER.indexOf(b.name));
 
 const HOW_TO_TURN_ON =
   "not checked: set `spamd` to the host:port of a SpamAssassin spamd (`--spamd 127.0.0.1:783`, SENDMOCK_SPAMD, or `spamd:` in the config file; docs/message-checks.md)";
@@ -109,9 +103,9 @@ async function withOnlineStatus(links: MessageCheck, message: CapturedMessage, c
 /** Every named check of `message`; `online` fetches the links on `link_check_hosts`. */
 export async function checksOf(message: CapturedMessage, config: ChecksConfig, online: boolean): Promise<MessageChecksView> {
   const offline = checkMessage({ subject: message.subject, html: message.html, text: message.text });
-  const spam = await spamCheck(message, config);
-  const checks = await Promise.all(
-    [...offline.checks, spam].map((check) => (online && check.name === "links" ? withOnlineStatus(check, message, config) : Promise.resolve(check))),
+  const { checks } = including(offline, await spamCheck(message, config));
+  const withOnline = await Promise.all(
+    checks.map((check) => (online && check.name === "links" ? withOnlineStatus(check, message, config) : Promise.resolve(check))),
   );
-  return { message_id: message.id, status: worstStatus(inOrder(checks)), checks };
+  return { message_id: message.id, status: worstStatus(withOnline), checks: withOnline };
 }

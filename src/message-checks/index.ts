@@ -8,9 +8,10 @@ import { MessageView } from "./message-view.js";
 import { checkPlaceholders } from "./placeholders.js";
 import { checkSize } from "./size.js";
 import { checkTextPart } from "./text-part.js";
-import type { CheckName, CheckOptions, MessageCheck, MessageChecks, MessageContent } from "./types.js";
+import { MESSAGE_CHECK_NAMES, type CheckName, type CheckOptions, type MessageCheck, type MessageChecks, type MessageContent } from "./types.js";
 
 export type { CheckName, CheckOptions, CheckStatus, Finding, MessageCheck, MessageChecks, MessageContent } from "./types.js";
+export { MESSAGE_CHECK_NAMES } from "./types.js";
 export { DEFAULT_MAX_FINDINGS } from "./findings.js";
 export { GMAIL_CLIP_BYTES } from "./size.js";
 
@@ -69,4 +70,10 @@ export function worstStatus(checks: readonly Pick<MessageCheck, "status">[]): Me
     if (RANK[counted] > RANK[worst]) worst = counted;
   }
   return worst;
+}
+
+/** `result` with `added` among its checks (spam, which the caller asks a spamd for), in the order they are shown, the status the worst of all. */
+export function including(result: MessageChecks, added: MessageCheck): MessageChecks {
+  const checks = [...result.checks, added].sort((a, b) => MESSAGE_CHECK_NAMES.indexOf(a.name) - MESSAGE_CHECK_NAMES.indexOf(b.name));
+  return { status: worstStatus(checks), checks };
 }

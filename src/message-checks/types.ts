@@ -1,7 +1,9 @@
 // The shapes of the message checks: what a check is given, what it finds and what it says of it.
 
-/** Every named check of a message (interface section 17); `checkMessage` gives all but `spam`, which needs a spamd. */
-export type CheckName = "html_support" | "links" | "spam" | "size" | "text_part" | "placeholders" | "accessibility";
+/** Every named check of a message (interface section 17), in the order they are shown; `checkMessage` gives all but `spam`, which needs a spamd. */
+export const MESSAGE_CHECK_NAMES = ["html_support", "links", "spam", "size", "text_part", "placeholders", "accessibility"] as const;
+
+export type CheckName = (typeof MESSAGE_CHECK_NAMES)[number];
 
 /** `off`: not run (spam without a spamd); `error`: the check itself broke on this message (its words say how). */
 export type CheckStatus = "pass" | "warn" | "fail" | "off" | "error";
