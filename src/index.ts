@@ -1,6 +1,6 @@
 // The public API of the sendmock package: start a mock in tests, and the wire types.
 
-import type { CheckOptions, CheckReport, CheckResult } from "./check/run-check.js";
+import type { CheckOptions, CheckPlan, CheckReport, CheckResult, PlannedRequest } from "./check/run-check.js";
 
 export { createSendMock, startSendMock, type RunningSendMock, type SendMock } from "./mock.js";
 export { ConfigError } from "./config/check.js";
@@ -26,7 +26,8 @@ export type { DeliveryFilter } from "./domain/webhooks.js";
 export type { InspectionCall, RequestLog } from "./domain/request-log.js";
 export type * from "./wire.js";
 export type { paths as SendApiPaths, components as SendApiComponents } from "./generated/send-api.js";
-export type { CheckOptions, CheckReport, CheckResult };
+export type { CheckOptions, CheckPlan, CheckReport, CheckResult, PlannedRequest };
+export type { Waiver, WaiverMatch } from "./check/waivers.js";
 
 /**
  * `sendmock check` as a function. Its battery (swagger-parser, fast-check and what they pull in)
@@ -36,4 +37,10 @@ export type { CheckOptions, CheckReport, CheckResult };
 export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   const { runCheck: run } = await import("./check/run-check.js");
   return run(options);
+}
+
+/** `sendmock check --dry-run` as a function: every request `runCheck` with these options would send, in order, sending nothing. */
+export async function planCheck(options: CheckOptions): Promise<CheckPlan> {
+  const { planCheck: plan } = await import("./check/run-check.js");
+  return plan(options);
 }

@@ -323,8 +323,19 @@ export function coverageRequests(requestSchema: Schema, inputs: GenerationInputs
   if (inputs.recipient === undefined) return list;
   const to = inputs.recipient;
   const fullest = { ...smallest, to, cc: [to], bcc: [to], reply_to: to, subject: "sendmock check" };
-  return [request("positive", "valid", { ...smallest, to }), request("positive", "valid, every optional field", fullest), ...list];
+  // Success-path bugs live where real mail is rendered: a given subject, text past ASCII in the subject
+  // and in every placeholder. These three come first, so that a --max-sends budget of a few still reaches them.
+  const unicode = { ...smallest, to, subject: NON_ASCII, data: Object.fromEntries(Object.keys(inputs.data).map((key) => [key, NON_ASCII])) };
+  return [
+    request("positive", "valid", { ...smallest, to }),
+    request("positive", "valid, every optional field", fullest),
+    request("positive", "valid, the subject and every value past ASCII", unicode),
+    ...list,
+  ];
 }
+
+/** Text past ASCII that renderers and mail headers break on: Latin accents, a no-break space, CJK, an astral emoji. */
+const NON_ASCII = "Zoë\u00a0Ünïcødé 日本 ✉️ 😀";
 
 /**
  * Whether the contract accepts the request as a send: POST, a Bearer key, JSON, a body its schema

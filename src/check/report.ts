@@ -5,8 +5,10 @@
 import { printable } from "../domain/printable.js";
 import type { ExplainedViolation } from "../errors.js";
 import { BROKE_OFF } from "./named-checks.js";
-import type { CheckReport, CheckResult } from "./run-check.js";
+import type { CheckPlan, CheckReport, CheckResult } from "./run-check.js";
 import type { InconclusiveTally } from "./transport.js";
+import type { BudgetUse } from "./budget.js";
+import { describeWaiver } from "./waivers.js";
 
 /** What a problem is about as shown: `/status`, `/headers/…`, `/body/…`; the empty pointer (the exchange as a whole) reads `(response)`. */
 export function showPointer(path: string): string {
@@ -29,6 +31,7 @@ const printed = (lines: readonly string[]): string => lines.map((line) => `${pri
 /** `✓ missing to … 400`, `✗ unknown field … 200 (expected 4xx)`, then one indented line per problem. */
 export function progressLine(result: CheckResult): string {
   if (result.outcome === "skipped") return printed([`- ${result.name} … skipped (${result.skipReason ?? "not run"})`]);
+  if (result.outcome === "waived") return printed([`~ ${result.name} … waived (${waivedCount(result)})`]);
   if (result.outcome === "inconclusive")
     return printed([`? ${result.name} … ${result.status ?? "-"} inconclusive (${result.skipReason ?? "no judgeable answer"})`]);
   const status = statusOf(result);
@@ -51,6 +54,13 @@ export function progressLine(result: CheckResult): string {
 function reproductionLines(result: CheckResult): string[] {
   const reproduction = result.reproduction;
   return reproduction === undefined ? [] : [`    smallest failing request: ${reproduction.request}`, `    ${reproduction.curl}`];
+}
+
+/** `3 failing requests` of a named check, `1 problem` of a case. */
+function waivedCount(result: CheckResult): string {
+  const count = result.waived ?? 0;
+  const what = result.judged === undefined ? "problem" : "failing request";
+  return `${count} ${what}${count === 1 ? "" : "s"}`;
 }
 
 function clip(text: string, width: number): string {
@@ -81,7 +91,7 @@ export function summaryTable(results: readonly CheckResult[]): string {
 
 export function totals(results: readonly CheckResult[]): Record<CheckResult["outcome"], number> {
   const count = (outcome: CheckResult["outcome"]): number => results.filter((result) => result.outcome === outcome).length;
-  return { passed: count("passed"), failed: count("failed"), skipped: count("skipped"), inconclusive: count("inconclusive") };
+  return { passed: count("passed"), failed: count("failed"), skipped: count("skipped"), inconclusive: count("inconclusive"), waived: count("waived") };
 }
 
 /** Whether the run failed: a case or check failed, or a request was left without a judgeable response. */
@@ -89,14 +99,53 @@ export function runFailed(report: CheckReport): boolean {
   return report.results.some((result) => result.outcome === "failed") || inconclusiveLine(report.inconclusive) !== undefined;
 }
 
-/** The table, why cases were skipped, the one line about unjudged requests, and `N passed, M failed` on its own line. */
+/** `real sends: 7 of --max-sends 10 used (3 valid requests not sent once it was spent)`: the line saying how much real mail the run cost. */
+export function sendsLine(sends: BudgetUse): string {
+  const withheld = sends.withheld === 0 ? "" : ` (${sends.withheld} valid ${sends.withheld === 1 ? "request" : "requests"} not sent once it was spent)`;
+  return `real sends: ${sends.used} of --max-sends ${sends.max} used${withheld}`;
+}
+
+/** One line per waiver: what it waived and why, or that it is stale. */
+export function waiverLines(waivers: CheckReport["waivers"]): string[] {
+  return waivers.map(({ waiver, findings }) => {
+    // --skip-check's reason is the flag itself: said once, in the source.
+    const given = waiver.reason === waiver.source;
+    return findings === 0
+      ? `stale waiver: ${describeWaiver(waiver)} (${waiver.source}) waived nothing: remove it${given ? "" : `, or fix its match (reason given: ${waiver.reason})`}`
+      : `waived: ${describeWaiver(waiver)} (${waiver.source}): ${findings} ${findings === 1 ? "finding" : "findings"}${given ? "" : `, because ${waiver.reason}`}`;
+  });
+}
+
+/** The table, why cases were skipped, the waivers, the real sends, the one line about unjudged requests, and `N passed, M failed` on its own line. */
 export function finalReport(report: CheckReport): string {
   const { results } = report;
   const { passed, failed, skipped } = totals(results);
-  const reasons = [...new Set(results.filter((result) => result.outcome === "skipped").map((result) => printable(result.skipReason ?? "not run")))];
-  const note = skipped > 0 ? `${skipped} skipped (${reasons.join("; ")})\n` : "";
+  const reasons = [...new Set(results.filter((result) => result.outcome === "skipped").map((result) => result.skipReason ?? "not run"))];
   const inconclusive = inconclusiveLine(report.inconclusive);
-  return `\n${summaryTable(results)}\n${note}${inconclusive === undefined ? "" : `${inconclusive}\n`}${passed} passed, ${failed} failed\n`;
+  const notes = [
+    ...(skipped > 0 ? [`${skipped} skipped (${reasons.join("; ")})`] : []),
+    ...waiverLines(report.waivers),
+    ...(report.sends === undefined ? [] : [sendsLine(report.sends)]),
+    ...(inconclusive === undefined ? [] : [inconclusive]),
+  ];
+  return `\n${summaryTable(results)}\n${printed(notes)}${passed} passed, ${failed} failed\n`;
+}
+
+/** What `--dry-run` prints: each request that would be sent, with the curl line that sends it, and the count. */
+export function planReport(plan: CheckPlan): string {
+  const lines = plan.requests.flatMap((request, index) => [
+    `${index + 1}. ${request.label}${request.delivers ? " [delivers mail]" : ""}`,
+    `   ${request.curl}`,
+  ]);
+  const delivering = plan.requests.filter((request) => request.delivers).length;
+  const cap = plan.maxSends === undefined ? "" : `, at most ${plan.maxSends} of them accepted (--max-sends)`;
+  const discarded = plan.discarded === 0 ? "" : `; ${plan.discarded} drawn requests the contract accepts would not be sent`;
+  const seed = plan.seed === undefined ? "" : ` (seed ${plan.seed}: run with --seed ${plan.seed} to send exactly these)`;
+  return printed([
+    ...lines,
+    "",
+    `dry run: nothing was sent. ${plan.requests.length} requests would be sent${seed}; ${delivering} of them deliver mail${cap}${discarded}`,
+  ]);
 }
 
 /**
@@ -122,7 +171,7 @@ export function xmlEscape(text: string): string {
  */
 export function junitXml(report: CheckReport, target: string): string {
   const { results } = report;
-  const { failed, skipped, inconclusive } = totals(results);
+  const { failed, skipped, inconclusive, waived } = totals(results);
   const seconds = (ms: number): string => (ms / 1000).toFixed(3);
   const unjudged = inconclusiveLine(report.inconclusive);
   // The run's own wall time: the cases' times leave out what lies between them (loading the contract, the sample data).
@@ -135,6 +184,10 @@ export function junitXml(report: CheckReport, target: string): string {
   const cases = results.map((result) => {
     if (result.outcome === "passed") return testcase(result.name, result.durationMs);
     if (result.outcome === "skipped") return testcase(result.name, result.durationMs, `<skipped message="${xmlEscape(result.skipReason ?? "not run")}"/>`);
+    if (result.outcome === "waived") {
+      const because = report.waivers.filter(({ waiver, findings }) => findings > 0 && waiver.target === result.id).map(({ waiver }) => waiver.reason);
+      return testcase(result.name, result.durationMs, `<skipped message="${xmlEscape(`waived: ${waivedCount(result)} (${because.join("; ")})`)}"/>`);
+    }
     if (result.outcome === "inconclusive")
       return testcase(result.name, result.durationMs, error(`inconclusive: ${result.skipReason ?? "no judgeable answer"}`));
     const first = result.problems[0];
@@ -148,12 +201,24 @@ export function junitXml(report: CheckReport, target: string): string {
     );
   });
   if (unjudged !== undefined) cases.push(testcase("judgeable answers", 0, error(unjudged)));
-  const counts = `tests="${cases.length}" failures="${failed}" errors="${inconclusive + (unjudged === undefined ? 0 : 1)}" skipped="${skipped}" time="${time}"`;
+  // A stale waiver is a test case the job's report shows, skipped: it says what to remove.
+  for (const { waiver, findings } of report.waivers)
+    if (findings === 0)
+      cases.push(testcase(`stale waiver: ${describeWaiver(waiver)}`, 0, `<skipped message="${xmlEscape(waiverLines([{ waiver, findings }]).join(""))}"/>`));
+  const stale = report.waivers.filter(({ findings }) => findings === 0).length;
+  const counts = `tests="${cases.length}" failures="${failed}" errors="${inconclusive + (unjudged === undefined ? 0 : 1)}" skipped="${skipped + waived + stale}" time="${time}"`;
+  const property = (name: string, value: string): string => `      <property name="${xmlEscape(name)}" value="${xmlEscape(value)}"/>\n`;
+  const properties = [
+    property("target", target),
+    property("contract", report.contract),
+    ...(report.sends === undefined ? [] : [property("real sends", sendsLine(report.sends))]),
+    ...waiverLines(report.waivers).map((line) => property("waiver", line)),
+  ].join("");
   return (
     `<?xml version="1.0" encoding="UTF-8"?>\n` +
     `<testsuites name="sendmock check" ${counts}>\n` +
     `  <testsuite name="sendmock check" ${counts}>\n` +
-    `    <properties>\n      <property name="target" value="${xmlEscape(target)}"/>\n      <property name="contract" value="${xmlEscape(report.contract)}"/>\n    </properties>\n` +
+    `    <properties>\n${properties}    </properties>\n` +
     cases.join("") +
     `  </testsuite>\n</testsuites>\n`
   );

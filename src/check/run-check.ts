@@ -2,7 +2,9 @@
 // own expectation, the requested shape, and the chosen contract (published, sendmock or a file);
 // then, if asked, the generated requests and their named checks (run-generated). Every request
 // goes through one transport that paces it and waits out 429s; a response that cannot be judged is
-// reported as inconclusive, never as a verdict. Returns the report; prints nothing.
+// reported as inconclusive, never as a verdict; a finding a waiver accepts is reported as waived; a
+// request that could deliver mail goes only while the --max-sends budget lasts. Returns the report
+// (or, for --dry-run, the plan); prints nothing.
 
 import { randomInt, randomUUID } from "node:crypto";
 import { chooseContract, type ContractChoice } from "../contract/choice.js";
@@ -11,11 +13,13 @@ import type { ExplainedViolation } from "../errors.js";
 import { parseJson } from "../domain/json.js";
 import { CASES, IDEMPOTENCY_CASE, type CaseInputs, type CheckCase } from "./cases.js";
 import { BROKE_OFF } from "./named-checks.js";
-import { runGenerated, type Reproduction } from "./run-generated.js";
+import { curlCommand, plannedRequests, runGenerated, type Reproduction } from "./run-generated.js";
+import { DEFAULT_MAX_SENDS, SendBudget, type BudgetUse } from "./budget.js";
+import { Waivers, type Waiver } from "./waivers.js";
 import type { HttpResponse } from "../response.js";
 import { apiKeyHint } from "../domain/api-keys.js";
 import { printable } from "../domain/printable.js";
-import { createTransport, unsendableKey, type Delivery, type InconclusiveTally, type Pace, type Transport } from "./transport.js";
+import { createTransport, unsendableKey, type Delivery, type InconclusiveTally, type OutgoingRequest, type Pace, type Transport } from "./transport.js";
 
 export type ShapeOption = "a" | "b" | "any";
 
@@ -32,6 +36,10 @@ export interface CheckOptions {
   /** Runs the case that delivers mail; needs `recipient`. */
   allowSend?: boolean;
   recipient?: string;
+  /** With `allowSend`: at most this many sends the target accepts in the run (default 20); a request that could deliver mail is not sent once they are spent. */
+  maxSends?: number;
+  /** Findings the team accepts (`--skip-check`, `--ignore FILE`): reported as waived, never as failed. */
+  waivers?: readonly Waiver[];
   shape?: ShapeOption;
   /** Per request (default 10 s). */
   timeoutMs?: number;
@@ -70,8 +78,8 @@ export interface CheckOptions {
 export interface CheckResult {
   id: string;
   name: string;
-  /** `inconclusive`: no response it was given could be judged (rate limited, the key refused). */
-  outcome: "passed" | "failed" | "skipped" | "inconclusive";
+  /** `inconclusive`: no response it was given could be judged (rate limited, the key refused); `waived`: every problem it found, a waiver accepted. */
+  outcome: "passed" | "failed" | "skipped" | "inconclusive" | "waived";
   /** The HTTP status; undefined when there was no response (or the case was skipped). */
   status?: number;
   /** What the case expects, as shown: `4xx` or `2xx`. */
@@ -83,6 +91,8 @@ export interface CheckResult {
   skipReason?: string;
   /** For a named check: how many generated requests it judged. */
   judged?: number;
+  /** The problems (a case's) or failing requests (a named check's) a waiver accepted. */
+  waived?: number;
   /** A named check's failure brought down to its smallest request, with a curl line that sends it again. */
   reproduction?: Reproduction;
 }
@@ -95,6 +105,29 @@ export interface CheckReport {
   results: CheckResult[];
   /** Requests left without a judgeable response, by why: any of them fails the run. */
   inconclusive: Readonly<InconclusiveTally>;
+  /** With --allow-send: the real-mail budget and what the run spent of it. */
+  sends?: BudgetUse;
+  /** Every waiver with what it waived; one that waived nothing is stale. */
+  waivers: { waiver: Waiver; findings: number }[];
+}
+
+/** One request `--dry-run` shows: what it is for, whether it can deliver mail, the request and the curl line that sends it. */
+export interface PlannedRequest {
+  label: string;
+  delivers: boolean;
+  request: OutgoingRequest;
+  curl: string;
+}
+
+export interface CheckPlan {
+  contract: string;
+  /** The seed of the generated part, absent without one. */
+  seed?: number;
+  requests: PlannedRequest[];
+  /** Drawn requests that would not be sent (a negative the contract turned out to accept). */
+  discarded: number;
+  /** With --allow-send: the --max-sends budget the requests that deliver would draw on. */
+  maxSends?: number;
 }
 
 /** The target could not be reached at all (first request failed to connect). */
@@ -201,23 +234,23 @@ function inconclusiveResult(base: { id: string; name: string; expected: string }
   };
 }
 
-export async function runCheck(options: CheckOptions): Promise<CheckReport> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const wanted = options.shape ?? "any";
+/** The contract, the transport and the cases' inputs: what a run and its plan both start from. */
+async function prepare(options: CheckOptions) {
   if (options.allowSend === true && (options.recipient === undefined || options.recipient === "")) {
     throw new Error("allowSend needs a recipient");
   }
+  if (options.allowSend === true && options.maxSends !== undefined && !(Number.isInteger(options.maxSends) && options.maxSends >= 1))
+    throw new Error("maxSends must be a whole number, at least 1: with none, allowSend would send nothing");
   const unsendable = unsendableKey(options.apiKey);
   // fetch's own error would quote the whole key.
   if (unsendable !== undefined)
     throw new Error(`the API key …${printable(apiKeyHint(options.apiKey))} holds a character an Authorization header cannot carry (${unsendable})`);
   const chosen = await chooseContract(options.contract);
-  const contract: ContractChecker = chosen.checker;
   options.onContract?.(chosen.label);
   const transport = createTransport({
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,
-    timeoutMs,
+    timeoutMs: options.timeoutMs ?? 10_000,
     maxRetries: options.maxRetries,
     maxRetryWaitMs: options.maxRetryWaitMs,
     pace: options.pace,
@@ -231,6 +264,71 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     data: options.data ?? (await sampleData(transport, templateId)),
     recipient: options.recipient ?? "",
   };
+  return { label: chosen.label, contract: chosen.checker, transport, inputs };
+}
+
+/** The case's request as sent. */
+function outgoing(testCase: CheckCase, inputs: CaseInputs): OutgoingRequest {
+  const request = testCase.request(inputs);
+  const body = request.raw === true ? String(request.body) : JSON.stringify(request.body);
+  return { method: "POST", authorization: request.authorization, contentType: request.contentType ?? "application/json", body };
+}
+
+/** The case's request as a waiver's `match.request` looks in it, as a generated one is shown: `(missing to) POST /send {…}`. */
+const caseLine = (name: string, request: OutgoingRequest): string => `(${name}) ${request.method} /send ${request.body ?? ""}`;
+
+/** The cases a run with these options sends, and whether the contract asks for each. */
+function casesToRun(options: CheckOptions, contract: ContractChecker): { testCase: CheckCase; skipReason?: string }[] {
+  return CASES.filter((testCase) => !options.only || options.only.includes(testCase.id)).map((testCase) => ({
+    testCase,
+    skipReason:
+      testCase.sends && options.allowSend !== true
+        ? "delivers mail: needs --allow-send --recipient ADDR"
+        : testCase.condition !== undefined && !testCase.condition.applies(contract.requestSchema)
+          ? testCase.condition.reason
+          : undefined,
+  }));
+}
+
+/** The two sends of the idempotency case: one message, one Idempotency-Key. */
+function idempotentSend(inputs: CaseInputs, key: string): OutgoingRequest {
+  const body = JSON.stringify({ to: inputs.recipient, template_id: inputs.templateId, data: inputs.data });
+  return { method: "POST", authorization: undefined, contentType: "application/json", body, headers: { "Idempotency-Key": key } };
+}
+
+/**
+ * What `runCheck` with these options would send, in order, sending nothing to `/send` (`--dry-run`);
+ * the template's sample data is read from a sendmock as the run reads it, so the plan is the run's.
+ */
+export async function planCheck(options: CheckOptions): Promise<CheckPlan> {
+  const { label, contract, inputs } = await prepare(options);
+  const planned = (label: string, delivers: boolean, request: OutgoingRequest): PlannedRequest => ({
+    label,
+    delivers,
+    request,
+    curl: curlCommand(options.baseUrl, request),
+  });
+  const requests: PlannedRequest[] = casesToRun(options, contract)
+    .filter(({ skipReason }) => skipReason === undefined)
+    .map(({ testCase }) => planned(testCase.name, testCase.sends, outgoing(testCase, inputs)));
+  if (options.allowSend === true && (!options.only || options.only.includes(IDEMPOTENCY_CASE.id))) {
+    const twice = idempotentSend(inputs, "sendmock-check-<a new UUID each run>");
+    requests.push(planned(`${IDEMPOTENCY_CASE.name} (1 of 2)`, true, twice), planned(`${IDEMPOTENCY_CASE.name} (2 of 2)`, true, twice));
+  }
+  const count = options.generate ?? 0;
+  const maxSends = options.allowSend === true ? (options.maxSends ?? DEFAULT_MAX_SENDS) : undefined;
+  if (count === 0) return { contract: label, requests, discarded: 0, maxSends };
+  const seed = options.seed ?? randomInt(2 ** 31);
+  const generated = plannedRequests(contract, { ...inputs, recipient: options.allowSend === true ? inputs.recipient : undefined }, count, seed);
+  for (const request of generated.requests) requests.push(planned(`generated (${request.defect})`, request.kind === "positive", request));
+  return { contract: label, seed, requests, discarded: generated.discarded, maxSends };
+}
+
+export async function runCheck(options: CheckOptions): Promise<CheckReport> {
+  const wanted = options.shape ?? "any";
+  const { label, contract, transport, inputs } = await prepare(options);
+  const budget = options.allowSend === true ? new SendBudget(options.maxSends ?? DEFAULT_MAX_SENDS) : undefined;
+  const waivers = new Waivers(options.waivers);
   const started = performance.now();
   const results: CheckResult[] = [];
   const report = (result: CheckResult): void => {
@@ -244,27 +342,46 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     return { ...result, durationMs: Math.round(performance.now() - caseStarted) };
   };
 
-  for (const testCase of CASES) {
-    if (options.only && !options.only.includes(testCase.id)) continue;
+  for (const { testCase, skipReason } of casesToRun(options, contract)) {
     const base = { id: testCase.id, name: testCase.name, expected: testCase.expect.status, problems: [], durationMs: 0 };
-    if (testCase.sends && options.allowSend !== true) {
-      report({ ...base, outcome: "skipped", skipReason: "delivers mail: needs --allow-send --recipient ADDR" });
-    } else if (testCase.condition !== undefined && !testCase.condition.applies(contract.requestSchema)) {
-      report({ ...base, outcome: "skipped", skipReason: testCase.condition.reason });
-    } else {
-      report(await timed(() => runCase(testCase)));
-    }
+    if (skipReason !== undefined) report({ ...base, outcome: "skipped", skipReason });
+    else if (testCase.sends && budget?.allows() === false) report({ ...base, outcome: "skipped", skipReason: spentReason() });
+    else report(await timed(() => runCase(testCase)));
   }
   if (options.allowSend === true && (!options.only || options.only.includes(IDEMPOTENCY_CASE.id))) report(await timed(runIdempotencyCase));
   if ((options.generate ?? 0) > 0) await runNamedChecks(options.generate ?? 0);
-  return { contract: chosen.label, durationMs: Math.round(performance.now() - started), results, inconclusive: transport.inconclusive };
+  return {
+    contract: label,
+    durationMs: Math.round(performance.now() - started),
+    results,
+    inconclusive: transport.inconclusive,
+    sends: budget?.use(),
+    waivers: waivers.tally(),
+  };
 
+  function spentReason(requests = 1): string {
+    budget?.withhold(requests);
+    return `delivers mail: the --max-sends budget of ${budget?.use().max ?? 0} was spent`;
+  }
+
+  /** The case's result with the problems a waiver accepts taken out: `waived` when none is left. */
+  function waive(result: CheckResult, line: string): CheckResult {
+    if (result.outcome !== "failed") return result;
+    const left = result.problems.filter(
+      (problem) => waivers.waive("case", result.id, { request: line, pointer: problem.path, status: result.status }) === undefined,
+    );
+    const waived = result.problems.length - left.length;
+    if (waived === 0) return result;
+    return left.length === 0 ? { ...result, outcome: "waived", problems: [], waived } : { ...result, problems: left, waived };
+  }
   async function runNamedChecks(count: number): Promise<void> {
     const seed = options.seed ?? randomInt(2 ** 31);
     const run = await runGenerated({
       baseUrl: options.baseUrl,
       transport,
       contract,
+      budget,
+      waivers,
       inputs: { ...inputs, recipient: options.allowSend === true ? inputs.recipient : undefined },
       count,
       seed,
@@ -285,14 +402,18 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
         skipReason: named.skipReason,
         reproduction: named.reproduction,
         judged: named.judged,
+        waived: named.waived,
       });
     }
   }
 
-  /** One POST /send with an Idempotency-Key. */
+  /** One POST /send with an Idempotency-Key, counted against the budget. */
   async function sendWithKey(key: string): Promise<Delivery> {
-    const body = JSON.stringify({ to: inputs.recipient, template_id: inputs.templateId, data: inputs.data });
-    return transport.send({ method: "POST", authorization: undefined, contentType: "application/json", body, headers: { "Idempotency-Key": key } });
+    const delivery = await transport.send(idempotentSend(inputs, key));
+    // A replay sent nothing new.
+    if (delivery.kind !== "response" || delivery.response.headers["idempotency-replayed"] !== "true")
+      budget?.spend(delivery.kind === "no_response" ? undefined : delivery.response?.status);
+    return delivery;
   }
 
   /**
@@ -303,6 +424,9 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   async function runIdempotencyCase(): Promise<CheckResult> {
     const started = performance.now();
     const base = { ...IDEMPOTENCY_CASE, expected: "2xx replayed" };
+    // Two sends: both must fit, as the service may take the second for a new message.
+    if (budget !== undefined && budget.use().max - budget.use().used < 2)
+      return { ...base, outcome: "skipped", problems: [], durationMs: 0, skipReason: spentReason(2) };
     const key = `sendmock-check-${randomUUID()}`;
     const first = await sendWithKey(key);
     const accepted = first.kind === "response" && first.response.status >= 200 && first.response.status <= 299;
@@ -357,15 +481,14 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   }
 
   async function runCase(testCase: CheckCase): Promise<CheckResult> {
-    const request = testCase.request(inputs);
-    const body = request.raw === true ? String(request.body) : JSON.stringify(request.body);
+    const request = outgoing(testCase, inputs);
     const base = { id: testCase.id, name: testCase.name, expected: testCase.expect.status };
-    const delivery = await transport.send({
-      method: "POST",
-      authorization: request.authorization,
-      contentType: request.contentType ?? "application/json",
-      body,
-    });
+    const delivery = await transport.send(request);
+    if (testCase.sends) budget?.spend(delivery.kind === "no_response" ? undefined : delivery.response?.status);
+    return waive(judgeCase(testCase, base, delivery), caseLine(testCase.name, request));
+  }
+
+  function judgeCase(testCase: CheckCase, base: { id: string; name: string; expected: string }, delivery: Delivery): CheckResult {
     if (delivery.kind === "inconclusive") return inconclusiveResult(base, delivery);
     if (delivery.kind === "no_response") {
       if (!transport.responded && delivery.connectionError) {

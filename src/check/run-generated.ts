@@ -1,6 +1,7 @@
 // The generated part of `sendmock check`: sends N requests drawn from the contract with one seed,
-// judges each response with the named checks, then shrinks each failing check's first failure. An
-// a response the transport could not judge (rate limited, the key refused) is judged by no check.
+// judges each response with the named checks, then shrinks each failing check's first failure that no
+// waiver accepts. A response the transport could not judge (rate limited, the key refused) is judged by
+// no check; a valid request goes only while the real-mail budget lasts.
 
 import fc from "fast-check";
 import type { ContractChecker } from "../contract/check.js";
@@ -8,7 +9,9 @@ import { printable } from "../domain/printable.js";
 import type { ExplainedViolation } from "../errors.js";
 import { contractAccepts, coverageRequests, requestArbitrary, type GeneratedRequest, type GenerationInputs } from "./generate.js";
 import { RESPONSE_CHECKS, CHECK_NAMES, EXPECTED, judge, type CheckName, type Exchange } from "./named-checks.js";
-import type { Transport } from "./transport.js";
+import type { OutgoingRequest, Transport } from "./transport.js";
+import type { SendBudget } from "./budget.js";
+import type { Finding, Waivers } from "./waivers.js";
 
 export interface GeneratedRunOptions {
   /** For the curl lines. */
@@ -26,6 +29,10 @@ export interface GeneratedRunOptions {
   onStart?: (passes: { coverage: number; random: number }) => void;
   /** Called after each request of both passes. */
   onProgress?: (done: number, total: number) => void;
+  /** With a recipient: the sends the target may accept; a valid request is not sent once it is spent. */
+  budget?: SendBudget;
+  /** Findings accepted: a waived failure is counted, never shrunk nor failed. */
+  waivers: Waivers;
 }
 
 /** A failure brought down to its smallest request. */
@@ -37,14 +44,16 @@ export interface Reproduction {
 
 export interface NamedCheckResult {
   name: CheckName;
-  /** `inconclusive`: every request it would have judged was left without a judgeable response. */
-  outcome: "passed" | "failed" | "skipped" | "inconclusive";
+  /** `inconclusive`: every request it would have judged was left without a judgeable response; `waived`: every failure it found, a waiver accepted. */
+  outcome: "passed" | "failed" | "skipped" | "inconclusive" | "waived";
   expected: string;
   status?: number;
   problem?: ExplainedViolation;
   reproduction?: Reproduction;
   /** Requests of the run this check judged. */
   judged: number;
+  /** Its failures a waiver accepted. */
+  waived: number;
   durationMs: number;
   skipReason?: string;
 }
@@ -91,16 +100,18 @@ function shellQuote(text: string): string {
 }
 
 /** A curl line that sends the request again; the key stays in `$SENDMOCK_API_KEY`, never printed. */
-export function curlCommand(baseUrl: string, request: GeneratedRequest): string {
+export function curlCommand(baseUrl: string, request: OutgoingRequest): string {
   const parts = ["curl -sS -i", `-X ${request.method}`, shellQuote(`${baseUrl}/send`)];
   if (request.authorization === undefined) parts.push(`-H "Authorization: Bearer $SENDMOCK_API_KEY"`);
   else if (request.authorization !== null) parts.push(`-H ${shellQuote(`Authorization: ${request.authorization}`)}`);
   if (request.contentType !== undefined) parts.push(`-H ${shellQuote(`Content-Type: ${request.contentType}`)}`);
+  for (const [name, value] of Object.entries(request.headers ?? {})) parts.push(`-H ${shellQuote(`${name}: ${value}`)}`);
   if (request.body !== undefined) parts.push(`--data-binary ${shellQuote(request.body)}`);
   return parts.join(" ");
 }
 
-function describeRequest(request: GeneratedRequest): string {
+/** `(defect) METHOD /send body`: how a request is shown, and what a waiver's `match.request` looks in. */
+export function describeRequest(request: GeneratedRequest): string {
   return `(${request.defect}) ${request.method} /send${request.body === undefined ? "" : ` ${request.body}`}`;
 }
 
@@ -122,19 +133,59 @@ interface Failure {
   problem: ExplainedViolation;
 }
 
-export async function runGenerated(options: GeneratedRunOptions): Promise<GeneratedRun> {
-  const arbitrary = requestArbitrary(options.contract.requestSchema, options.inputs);
+/** The requests of a run, drawn as fast-check will draw them: the coverage pass as its examples, then `count` random ones. */
+function draws(contract: ContractChecker, inputs: GenerationInputs, count: number) {
+  const arbitrary = requestArbitrary(contract.requestSchema, inputs);
   // fast-check runs them first, in the same numbering as the random ones, so a path replays either.
-  const examples = coverageRequests(options.contract.requestSchema, options.inputs).map((request): [GeneratedRequest] => [request]);
-  const total = examples.length + options.count;
+  const examples = coverageRequests(contract.requestSchema, inputs).map((request): [GeneratedRequest] => [request]);
+  /** Never sent: without --allow-send a request the contract accepts could deliver mail; with it, a "positive" must be valid. */
+  const safe = (request: GeneratedRequest): boolean => contractAccepts(contract, request) === (inputs.recipient !== undefined && request.kind === "positive");
+  return { arbitrary, examples, total: examples.length + count, safe };
+}
+
+/**
+ * What a run with this seed would send, in order, sending nothing (`check --dry-run`): the same
+ * draws as `runGenerated`, as fast-check draws a run's values from its seed alone.
+ */
+export function plannedRequests(
+  contract: ContractChecker,
+  inputs: GenerationInputs,
+  count: number,
+  seed: number,
+): { requests: GeneratedRequest[]; discarded: number } {
+  const { arbitrary, examples, total, safe } = draws(contract, inputs, count);
+  const requests: GeneratedRequest[] = [];
+  let discarded = 0;
+  fc.check(
+    fc.property(arbitrary, (request) => {
+      if (safe(request)) requests.push(request);
+      else discarded++;
+      return true;
+    }),
+    { seed, numRuns: total, examples },
+  );
+  return { requests, discarded };
+}
+
+export async function runGenerated(options: GeneratedRunOptions): Promise<GeneratedRun> {
+  const { arbitrary, examples, total, safe } = draws(options.contract, options.inputs, options.count);
   options.onStart?.({ coverage: examples.length, random: options.count });
   const allowSend = options.inputs.recipient !== undefined;
-  /** Never sent: without --allow-send a request the contract accepts could deliver mail; with it, a "positive" must be valid. */
-  const safe = (request: GeneratedRequest): boolean => contractAccepts(options.contract, request) === (allowSend && request.kind === "positive");
+  const { budget, waivers } = options;
+  /** A valid request delivers mail: it goes only while the budget lasts. */
+  const withinBudget = (request: GeneratedRequest): boolean => request.kind !== "positive" || budget === undefined || budget.allows();
+  const finding = (exchange: Exchange, pointer: string): Finding => ({
+    request: describeRequest(exchange.request),
+    pointer,
+    status: exchange.response?.status ?? exchange.status,
+  });
   const first = new Map<CheckName, Failure>();
   const judged = new Map<CheckName, number>();
   /** Requests a check would have judged that got no judgeable response. */
   const unjudged = new Map<CheckName, number>();
+  /** Failures a waiver accepted, and valid requests kept back by the budget. */
+  const waived = new Map<CheckName, number>();
+  let withheld = 0;
   const count = (counts: Map<CheckName, number>, check: CheckName): void => void counts.set(check, (counts.get(check) ?? 0) + 1);
   /** The wall time of the requests each check judged or waited for (pacing and retries included), for its JUnit time. */
   const spent = new Map<CheckName, number>();
@@ -148,11 +199,15 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
       const index = runIndex++;
       if (!safe(request)) {
         discarded++;
+      } else if (!withinBudget(request)) {
+        withheld++;
+        budget?.withhold();
       } else {
         const sending = performance.now();
         const exchange = await send(options, request);
         const took = performance.now() - sending;
         sent++;
+        if (request.kind === "positive") budget?.spend(exchange.response?.status ?? exchange.status);
         const verdicts = judge(options.contract, exchange, options.maxResponseMs);
         for (const check of CHECK_NAMES) {
           if (!appliesTo(check, request, options.maxResponseMs)) continue;
@@ -168,7 +223,9 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
           }
           count(judged, check);
           const problem = verdicts[check];
-          if (problem !== undefined && !first.has(check)) first.set(check, { runIndex: index, exchange, problem });
+          if (problem === undefined) continue;
+          if (waivers.waive("check", check, finding(exchange, problem.path)) !== undefined) count(waived, check);
+          else if (!first.has(check)) first.set(check, { runIndex: index, exchange, problem });
         }
       }
       options.onProgress?.(index + 1, total);
@@ -179,13 +236,15 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
 
   const results: NamedCheckResult[] = [];
   for (const name of CHECK_NAMES) {
-    const base = { name, expected: EXPECTED[name], judged: judged.get(name) ?? 0 };
+    const base = { name, expected: EXPECTED[name], judged: judged.get(name) ?? 0, waived: waived.get(name) ?? 0 };
     const skipReason =
       name === "max_response_time" && options.maxResponseMs === undefined
         ? "needs --max-response-ms"
         : name === "positive_data_acceptance" && !allowSend
           ? "sends mail: needs --allow-send --recipient ADDR"
-          : undefined;
+          : name === "positive_data_acceptance" && base.judged === 0 && withheld > 0
+            ? `the --max-sends budget was spent before any of its ${withheld} valid requests`
+            : undefined;
     if (skipReason !== undefined) {
       results.push({ ...base, outcome: "skipped", skipReason, durationMs: 0 });
       continue;
@@ -195,7 +254,8 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
       const left = unjudged.get(name) ?? 0;
       const inconclusive = base.judged === 0 && left > 0;
       const skipReason = inconclusive ? `none of its ${left} requests got a judgeable answer` : undefined;
-      results.push({ ...base, outcome: inconclusive ? "inconclusive" : "passed", durationMs: Math.round(spent.get(name) ?? 0), skipReason });
+      const outcome = inconclusive ? "inconclusive" : base.waived > 0 ? "waived" : "passed";
+      results.push({ ...base, outcome, durationMs: Math.round(spent.get(name) ?? 0), skipReason });
       continue;
     }
     const shrinkStarted = performance.now();
@@ -219,11 +279,13 @@ export async function runGenerated(options: GeneratedRunOptions): Promise<Genera
     let smallest = failure;
     await fc.check(
       fc.asyncProperty(arbitrary, async (request) => {
-        fc.pre(safe(request));
+        fc.pre(safe(request) && withinBudget(request));
         const exchange = await send(options, request);
         sent++;
+        if (request.kind === "positive") budget?.spend(exchange.response?.status ?? exchange.status);
         const problem = judge(options.contract, exchange, options.maxResponseMs)[check];
-        if (problem === undefined) return true;
+        // A failure a waiver accepts is no smaller form of the one being shrunk.
+        if (problem === undefined || waivers.find("check", check, finding(exchange, problem.path)) !== undefined) return true;
         smallest = { runIndex: failure.runIndex, exchange, problem };
         return false;
       }),

@@ -1,13 +1,16 @@
 // `sendmock check <base_url>`: runs the contract battery and the generated requests against any
 // implementation of the send API, judged by the contract --contract names; prints a line per case
-// and check, a table and the totals; exit 0 all passed, 1 a failure or a request left unjudged, 2 usage.
+// and check, a table, the waivers, the real sends and the totals (or, with --dry-run, what it would
+// send); exit 0 all passed, 1 a failure or a request left unjudged, 2 usage.
 
 import { writeFile } from "node:fs/promises";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { apiKeyHint } from "../domain/api-keys.js";
 import { printable } from "../domain/printable.js";
-import { finalReport, junitXml, progressLine, runFailed } from "../check/report.js";
-import type { ShapeOption } from "../check/run-check.js";
+import { finalReport, junitXml, planReport, progressLine, runFailed } from "../check/report.js";
+import { DEFAULT_MAX_SENDS } from "../check/budget.js";
+import { readWaiverFile, skipWaiver, WaiverError, type Waiver } from "../check/waivers.js";
+import type { CheckOptions, ShapeOption } from "../check/run-check.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_INCONCLUSIVE,
@@ -37,6 +40,10 @@ interface CheckFlags {
   data?: Record<string, unknown>;
   allowSend?: boolean;
   recipient?: string;
+  maxSends?: number;
+  dryRun?: boolean;
+  skipCheck: string[];
+  ignore?: string;
   junit?: string;
   shape: ShapeOption;
   timeout: number;
@@ -96,11 +103,26 @@ function parseBaseUrl(value: string): string {
   return url.href.replace(/\/+$/, "");
 }
 
+/** The waivers of --skip-check and --ignore, or exit 2 with the one line that says what is wrong. */
+function waiversOf(flags: CheckFlags): Waiver[] {
+  try {
+    return [...flags.skipCheck.map(skipWaiver), ...(flags.ignore === undefined ? [] : readWaiverFile(flags.ignore))];
+  } catch (error) {
+    if (error instanceof WaiverError) return fail(printable(error.message), USAGE);
+    throw error;
+  }
+}
+
 async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> {
   const baseUrl = parseBaseUrl(baseUrlArgument);
   if (flags.allowSend === true && (flags.recipient === undefined || flags.recipient === "")) {
     fail("--allow-send needs --recipient ADDR: every request that can deliver mail is sent only there", USAGE);
   }
+  if (flags.maxSends !== undefined && flags.allowSend !== true)
+    fail("--max-sends caps the real mail of --allow-send: without --allow-send nothing that could deliver is sent", USAGE);
+  if (flags.maxSends === 0)
+    fail("--max-sends 0 with --allow-send would send no real mail: drop --allow-send to check without sending, or allow at least 1", USAGE);
+  const waivers = waiversOf(flags);
   if (flags.recipient !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(flags.recipient))
     fail(`--recipient is not an email address: ${printable(flags.recipient)}`, USAGE);
   const fromEnv = process.env.SENDMOCK_API_KEY;
@@ -114,9 +136,9 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
 
   // Written with the first result, so that a target that cannot be reached leaves only the one stderr line.
   // Imported here, not with the CLI: the battery brings swagger-parser, 4 % of `sendmock serve`'s CPU to its first response.
-  const [{ runCheck, UnreachableError }, { ContractError }] = await Promise.all([import("../check/run-check.js"), import("../contract/load.js")]);
+  const [{ planCheck, runCheck, UnreachableError }, { ContractError }] = await Promise.all([import("../check/run-check.js"), import("../contract/load.js")]);
   let header = "";
-  const report = await runCheck({
+  const options: CheckOptions = {
     baseUrl,
     apiKey,
     contract: flags.contract,
@@ -130,6 +152,8 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
     data: flags.data,
     allowSend: flags.allowSend,
     recipient: flags.recipient,
+    maxSends: flags.maxSends,
+    waivers,
     shape: flags.shape,
     timeoutMs: flags.timeout,
     generate: flags.generate,
@@ -137,7 +161,7 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
     maxResponseMs: flags.maxResponseMs,
     shrinkTimeLimitMs: flags.shrinkTimeMs,
     onContract: (label) => {
-      const sending = flags.allowSend === true ? `, sending to ${flags.recipient ?? ""}` : "";
+      const sending = flags.allowSend === true ? `, sending to ${flags.recipient ?? ""}, at most ${flags.maxSends ?? DEFAULT_MAX_SENDS} real sends` : "";
       header = `${printable(`sendmock check ${baseUrl}/send against the contract ${label} (API key …${apiKeyHint(apiKey)}, shape ${flags.shape}${sending})`)}\n\n`;
     },
     onGeneration: ({ seed, coverage, random }) => {
@@ -148,13 +172,20 @@ async function check(baseUrlArgument: string, flags: CheckFlags): Promise<void> 
       process.stdout.write(header + progressLine(result));
       header = "";
     },
-  }).catch((error: unknown) => {
+  };
+  const refused = (error: unknown): never => {
     if (error instanceof ContractError) return fail(`--contract: ${printable(error.message)}`, USAGE);
     return fail(
       printable(error instanceof UnreachableError ? error.message : `check failed: ${error instanceof Error ? error.message : String(error)}`),
       USAGE,
     );
-  });
+  };
+  if (flags.dryRun === true) {
+    const plan = await planCheck(options).catch(refused);
+    process.stdout.write(header + planReport(plan));
+    return;
+  }
+  const report = await runCheck(options).catch(refused);
 
   process.stdout.write(finalReport(report));
   if (flags.junit !== undefined) {
@@ -197,6 +228,19 @@ export function registerCheck(program: Command): void {
     .option("--data <json>", "placeholder values for --template (default: its sample_data on a sendmock, else {})", parseData)
     .option("--allow-send", "also run the case that delivers a real email (only to --recipient)")
     .option("--recipient <addr>", "the only address a real email may go to (required with --allow-send)")
+    .option(
+      "--max-sends <n>",
+      `with --allow-send: at most this many sends the target accepts in the run; a request that could deliver mail is not sent once they are used (default ${DEFAULT_MAX_SENDS})`,
+      numberFlag(0, 1_000_000, "of sends"),
+    )
+    .option("--dry-run", "print every request the run would send, as curl lines, and send nothing")
+    .option(
+      "--skip-check <name>",
+      "waive every finding of this named check or case (repeatable); shown in the report and the JUnit file",
+      (value: string, previous: string[]) => [...previous, value],
+      [],
+    )
+    .option("--ignore <file>", "waive the findings this YAML file lists, each with a check or case, an optional match and a reason")
     .option("--junit <file>", "write the results as JUnit XML")
     .addOption(new Option("--shape <shape>", "response shape required of every answer").choices(["a", "b", "any"]).default("any"))
     .option("--timeout <ms>", "per-request timeout in milliseconds", parseTimeout, 10_000)
