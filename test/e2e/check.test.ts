@@ -370,6 +370,48 @@ describe.concurrent("sendmock check usage errors exit 2 with one clear line", { 
     });
   }
 
+  for (const [what, args, problem] of [
+    [
+      "--max-sends 0 with --allow-send",
+      ["--allow-send", "--recipient", "qa@example.com", "--max-sends", "0"],
+      /--max-sends 0 with --allow-send would send no real mail/,
+    ],
+    ["--max-sends without --allow-send", ["--max-sends", "5"], /--max-sends caps the real mail of --allow-send/],
+    [
+      "--skip-check naming no check",
+      ["--skip-check", "not_a_server_eror"],
+      /--skip-check: unknown check or case "not_a_server_eror" \(did you mean not_a_server_error\?\)/,
+    ],
+  ] as const) {
+    it(what, async ({ expect }) => {
+      const run = await check(["http://127.0.0.1:1", ...args]);
+      expect(run.code).toBe(2);
+      expectOneCleanLine(expect, run.stderr);
+      expect(run.stderr).toMatch(problem);
+      expect(run.stdout).toBe("");
+    });
+  }
+
+  for (const [what, content, problem] of [
+    ["that is not YAML", "- check: [\n", /^sendmock: --ignore .*waivers\.yaml, line \d+, column \d+: /],
+    [
+      "naming an unknown check",
+      "- check: not_a_servr_error\n  reason: accepted\n",
+      /line 1: unknown check "not_a_servr_error" \(did you mean not_a_server_error\?\)/,
+    ],
+    ["with a waiver without a reason", "- case: invalid-recipient\n", /line 1: case invalid-recipient needs a reason/],
+  ] as const) {
+    it(`--ignore with a file ${what}`, async ({ expect }) => {
+      const file = path.join(await mkdtemp(path.join(os.tmpdir(), "sendmock-waivers-")), "waivers.yaml");
+      await writeFile(file, content);
+      const run = await check(["http://127.0.0.1:1", "--ignore", file]);
+      expect(run.code).toBe(2);
+      expectOneCleanLine(expect, run.stderr);
+      expect(run.stderr).toMatch(problem);
+      expect(run.stdout).toBe("");
+    });
+  }
+
   it("--rate-limit that is not N/s or N/m", async ({ expect }) => {
     const run = await check(["http://127.0.0.1:1", "--rate-limit", "10/h"]);
     expect(run.code).toBe(2);
@@ -381,5 +423,36 @@ describe.concurrent("sendmock check usage errors exit 2 with one clear line", { 
     const run = await check(["http://127.0.0.1:1", "--shape", "c"]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("--shape");
+  });
+});
+
+describe("sendmock check --dry-run", { timeout: 30_000 }, () => {
+  it("prints every request the run would send as a curl line, marks the ones that deliver mail, and sends nothing", async ({ expect, onTestFinished }) => {
+    const service = await startSpecService("conforming");
+    onTestFinished(() => service.close());
+    const run = await check([
+      service.url,
+      "--dry-run",
+      "--data",
+      '{"name":"Ada"}',
+      "--allow-send",
+      "--recipient",
+      "qa@example.com",
+      "--max-sends",
+      "3",
+      "--generate",
+      "5",
+      "--seed",
+      "8",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(service.received).toEqual([]);
+    expect(run.stdout).toMatch(/^1\. missing to\n {3}curl -sS -i -X POST '.*\/send' -H "Authorization: Bearer \$SENDMOCK_API_KEY" /m);
+    expect(run.stdout).toMatch(/^\d+\. valid send \[delivers mail\]$/m);
+    const total = run.stdout.match(/^\d+\. /gm)?.length ?? 0;
+    const delivering = run.stdout.match(/\[delivers mail\]$/gm)?.length ?? 0;
+    expect(run.stdout.trimEnd().split("\n").at(-1)).toBe(
+      `dry run: nothing was sent. ${total} requests would be sent (seed 8: run with --seed 8 to send exactly these); ${delivering} of them deliver mail, at most 3 of them accepted (--max-sends)`,
+    );
   });
 });

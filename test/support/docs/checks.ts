@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
 import { ROOT } from "../cli-process.js";
-import { checkCiSteps, checkConfig, checkJsonSchema, checkTemplate } from "./data-blocks.js";
+import { checkCiSteps, checkConfig, checkJsonSchema, checkTemplate, checkWaivers } from "./data-blocks.js";
 import type { Block } from "./pages.js";
 import { checkBenchOutput, checkCheckOutput, checkReport, checkTree, checkViolationsHeader } from "./printed-text.js";
 import type { DocsRig } from "./rig.js";
@@ -27,7 +27,7 @@ function checkOfKind(block: Block): Check | undefined {
       await runTs(each);
     };
   if (lang === "ts" && (kind === "fragment" || kind === "module")) return (each, rig) => expect(typeProblemsOf(each, rig)).toEqual([]);
-  if (lang === "yaml") return { config: checkConfig, template: checkTemplate, ci: checkCiSteps }[kind];
+  if (lang === "yaml") return { config: checkConfig, template: checkTemplate, ci: checkCiSteps, waivers: checkWaivers }[kind];
   if ((lang === "json" || lang === "jsonc") && /^\S+\.yaml \S+$/.test(kind)) return checkJsonSchema;
   if (lang === "json" && kind === "log") return checkJsonLog;
   if (lang === "text") {

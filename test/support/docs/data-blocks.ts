@@ -4,6 +4,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { expect } from "vitest";
+import { readWaiverFile } from "../../../src/check/waivers.js";
 import { resolveConfig } from "../../../src/config/resolve.js";
 import { componentPointer } from "../../../src/contract/document-pointers.js";
 import { compiledAtRunTime } from "../../../src/contract/engine.js";
@@ -20,6 +21,14 @@ export async function checkConfig(block: Block, rig: DocsRig): Promise<void> {
   const file = path.join(await rig.aFolder(), "sendmock.yaml");
   await writeFile(file, block.code);
   expect(() => resolveConfig({ config: file })).not.toThrow();
+}
+
+/** A waiver file as `check --ignore` reads it: every entry a waiver, none refused. */
+export async function checkWaivers(block: Block, rig: DocsRig): Promise<void> {
+  const file = path.join(await rig.aFolder(), "sendmock-waivers.yaml");
+  await writeFile(file, block.code);
+  const waivers = readWaiverFile(file);
+  expect(waivers.length).toBe((block.code.match(/^- /gm) ?? []).length);
 }
 
 export async function checkTemplate(block: Block, rig: DocsRig): Promise<void> {

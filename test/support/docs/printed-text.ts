@@ -1,4 +1,4 @@
-// Other text the docs show printed: setupSendMock's contract report, `sendmock check`'s lines, the violations header, the bench's output, and the layout's paths.
+// Other text the docs show printed: setupSendMock's contract report, `sendmock check`'s lines (its waivers, budget and dry run among them), the violations header, the bench's output, and the layout's paths.
 
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -22,8 +22,15 @@ export async function checkReport(block: Block, rig: DocsRig): Promise<void> {
 
 /** The lines `sendmock check` prints, by their form. */
 const CHECK_LINES = [
-  /^sendmock check https?:\/\/\S+\/send against the contract (published|sendmock) \(openapi\/[\w.]+\) \(API key …\w{1,4}, shape (a|b|any)\)$/,
+  /^sendmock check https?:\/\/\S+\/send against the contract (published|sendmock) \(openapi\/[\w.]+\) \(API key …\w{1,4}, shape (a|b|any)(, sending to \S+, at most \d+ real sends)?\)$/,
   /^[✓✗?-] [\w ]+ … (\d{3}|-) .+$/,
+  /^~ [\w ]+ … waived \(\d+ (failing requests?|problems?)\)$/,
+  /^waived: [\w -]+( where .+)? \([^)]+\): \d+ findings?(, because .+)?$/,
+  /^stale waiver: [\w -]+( where .+)? \([^)]+\) waived nothing: remove it(, or fix its match \(reason given: .+\))?$/,
+  /^real sends: \d+ of --max-sends \d+ used( \(\d+ valid requests? not sent once it was spent\))?$/,
+  /^\d+\. [\w ()-]+( \[delivers mail\])?$/,
+  /^ {3}curl -sS -i -X [A-Z]+ '\S+\/send'( -H .+)?$/,
+  /^dry run: nothing was sent\. \d+ requests would be sent( \(seed \d+: run with --seed \d+ to send exactly these\))?; \d+ of them deliver mail.*$/,
   /^ {4}\/\S* .+$/,
   /^ {4}smallest failing request: \(.+\) POST \/send \{.*\}$/,
   /^ {4}curl -sS -i -X POST '\S+\/send' -H "Authorization: Bearer \$SENDMOCK_API_KEY" -H 'Content-Type: application\/json' --data-binary '.*'$/,

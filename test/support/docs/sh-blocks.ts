@@ -121,6 +121,7 @@ async function checkSendmock(args: string[], assigned: Record<string, string>, c
     return;
   }
   if (subcommand === "check") {
+    await filesNamedBy(rest, cwd);
     const target = await rig.theSpecService();
     const checkArgs = rest.map((word) => (/^https?:\/\//.test(word) ? (word.startsWith(DOCS_URL) ? word.replace(DOCS_URL, rig.mock.url) : target.url) : word));
     for (let at = 0; at < checkArgs.length; at += 1) {
@@ -154,12 +155,14 @@ function withFreePort(args: string[]): string[] {
   return args.map((word, index) => (index === at + 1 ? "0" : word));
 }
 
-/** The templates folder and config file a command names, made in `cwd`: the shipped templates, an empty config. */
+/** The templates folder, config file and waiver file a command names, made in `cwd`: the shipped templates, an empty config, no waivers. */
 async function filesNamedBy(args: string[], cwd: string): Promise<void> {
   const templates = args[args.indexOf("--templates") + 1];
   if (args.includes("--templates") && templates !== undefined) cpSync(path.join(ROOT, "fixtures/templates"), path.join(cwd, templates), { recursive: true });
   const config = args[args.indexOf("--config") + 1];
   if (args.includes("--config") && config !== undefined) await writeFile(path.join(cwd, config), "# sendmock.yaml\n");
+  const waivers = args[args.indexOf("--ignore") + 1];
+  if (args.includes("--ignore") && waivers !== undefined) await writeFile(path.join(cwd, waivers), "# sendmock-waivers.yaml: nothing waived yet\n");
 }
 
 const PACKAGE = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
