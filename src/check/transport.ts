@@ -100,6 +100,27 @@ export function rateLimitWaitMs(headers: Readonly<Record<string, string>>, now =
   return reset > EPOCH_SECONDS ? Math.max(0, reset * 1000 - now) : reset * 1000;
 }
 
+/** The most requests a quota policy may count that a run follows: more is a day's quota, not a pace (and its window would hold as many times). */
+const MAX_POLICY_QUOTA = 100_000;
+
+/**
+ * The quotas the service's `RateLimit-Policy` field publishes: `"default";q=5;w=1` (the IETF draft's
+ * structured form) or `5;w=1` (its earlier one), each of a list; none when it says nothing readable.
+ * A run keeps to every one from the answer that publishes them on, never more than `q` in any `w` seconds.
+ */
+export function policyQuotas(headers: Readonly<Record<string, string>>): Pace[] {
+  const quotas: Pace[] = [];
+  for (const policy of (headers["ratelimit-policy"] ?? "").split(",")) {
+    const quota = /(?:^|;)\s*q=(\d+)\s*(?:;|$)/.exec(policy)?.[1] ?? /^\s*(\d+)\s*(?:;|$)/.exec(policy)?.[1];
+    const window = /(?:^|;)\s*w=(\d+)\s*(?:;|$)/.exec(policy)?.[1];
+    const requests = Number(quota);
+    const seconds = Number(window);
+    if (quota !== undefined && window !== undefined && requests >= 1 && requests <= MAX_POLICY_QUOTA && seconds >= 1)
+      quotas.push({ requests, perMs: seconds * 1000 });
+  }
+  return quotas;
+}
+
 /** `Retry-After` as milliseconds: delay-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when absent or unreadable. */
 export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
   if (value === undefined) return undefined;
@@ -137,27 +158,31 @@ export function createTransport(options: TransportOptions): Transport {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxTimeouts = options.maxTimeouts ?? DEFAULT_MAX_TIMEOUTS;
   const interval = options.pace === undefined ? 0 : options.pace.perMs / options.pace.requests;
+  /** The windows no more requests than their quota may fall in: `--rate-limit`'s, and those the service's RateLimit-Policy publishes. */
+  let windows: Pace[] = options.pace === undefined ? [] : [options.pace];
   const inconclusive: InconclusiveTally = { rate_limited: 0, key_refused: 0, not_sent: 0, not_answering: 0 };
   let nextStart = 0;
   let inARow = 0;
   let timeoutsInARow = 0;
   let responded = false;
 
-  /** When each of the last `pace.requests` exchanges ended (its answer read, or it failed), oldest first. */
+  /** When each of the last exchanges ended (its answer read, or it failed), oldest first: as many as the largest window's quota. */
   const ended: number[] = [];
 
   /**
-   * Waits for the pace's next slot: evenly spaced, and never more than `pace.requests` in any window of
-   * `perMs`, whatever their trips: the target counts a request when it arrives, at some moment between
-   * its start and its end, so a request starts a whole window after the end of the one `requests`
-   * before it. Spacing the starts alone let a slow trip and a quick one land 11 in 999 ms at 10/s.
+   * Waits for the next slot: evenly spaced by `--rate-limit`, and never more than a window's quota in
+   * any such window (`--rate-limit`'s, and each the service's RateLimit-Policy publishes), whatever their
+   * trips: the target counts a request when it arrives, at some moment between its start and its end,
+   * so a request starts a whole window after the end of the one `requests` before it. Spacing the
+   * starts alone let a slow trip and a quick one land 11 in 999 ms at 10/s.
    */
   async function paced(): Promise<void> {
-    const pace = options.pace;
     const now = performance.now();
     let start = Math.max(now, nextStart);
-    const windowOpener = pace === undefined || ended.length < pace.requests ? undefined : ended[ended.length - pace.requests];
-    if (windowOpener !== undefined && pace !== undefined) start = Math.max(start, windowOpener + pace.perMs + PACE_MARGIN_MS);
+    for (const window of windows) {
+      const opener = ended.length < window.requests ? undefined : ended[ended.length - window.requests];
+      if (opener !== undefined) start = Math.max(start, opener + window.perMs + PACE_MARGIN_MS);
+    }
     nextStart = start + interval;
     if (start > now) await sleep(start - now);
   }
@@ -168,6 +193,8 @@ export function createTransport(options: TransportOptions): Transport {
    * counted rate limited at once.
    */
   function followLimitFields(headers: Readonly<Record<string, string>>): void {
+    const quotas = policyQuotas(headers);
+    if (quotas.length > 0) windows = [...(options.pace === undefined ? [] : [options.pace]), ...quotas];
     const waitMs = rateLimitWaitMs(headers);
     if (waitMs === undefined || waitMs > maxRetryWaitMs) return;
     nextStart = Math.max(nextStart, performance.now() + waitMs + PACE_MARGIN_MS);
@@ -175,9 +202,9 @@ export function createTransport(options: TransportOptions): Transport {
 
   /** Notes an exchange's end for the pace's window. */
   function exchangeEnded(): void {
-    if (options.pace === undefined) return;
     ended.push(performance.now());
-    if (ended.length > options.pace.requests) ended.shift();
+    // One while there is no window: a policy may come with the next answer, and the last request counts in it.
+    if (ended.length > Math.max(1, ...windows.map((window) => window.requests))) ended.shift();
   }
 
   /** One request and its response, the body read up to the bound; counts the timeouts in a row. */

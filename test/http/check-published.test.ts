@@ -137,6 +137,15 @@ describe("sendmock check never takes an unjudgeable answer for a verdict", SLOW_
     expect(runFailed(report)).toBe(false);
   });
 
+  it("keeps to the quota the service's RateLimit-Policy publishes without --rate-limit: never more in its window, no 429", async () => {
+    const target = await service("rate-limited", { rateLimit: { requests: 4, windowSeconds: 1, fields: "policy" } });
+    const report = await check(target, { generate: 0 });
+    const statuses = sends(target).map((request) => request.status);
+    expect(statuses.length).toBeGreaterThan(8);
+    expect(statuses.filter((status) => status === 429)).toEqual([]);
+    expect(runFailed(report)).toBe(false);
+  });
+
   for (const fields of ["ietf", "x"] as const) {
     it(`follows the service's own ${fields === "ietf" ? "RateLimit field" : "X-RateLimit-* fields"} without --rate-limit: none left, it waits for the reset, and draws no 429`, async () => {
       const target = await service("rate-limited", { rateLimit: { requests: 4, windowSeconds: 1, fields } });

@@ -20,8 +20,8 @@ export interface SpecServiceOptions {
     windowSeconds: number;
     /** default true: send Retry-After (whole seconds until a slot frees, at least 1) */
     retryAfter?: boolean;
-    /** Also say on every response how many are left and when a slot frees: the IETF `RateLimit` field, or `X-RateLimit-*` (default neither). */
-    fields?: "ietf" | "x";
+    /** Also say on every response how many are left and when a slot frees: the IETF `RateLimit` field, or `X-RateLimit-*`; or only the quota itself, the IETF `RateLimit-Policy` (default none). */
+    fields?: "ietf" | "x" | "policy";
   };
 }
 
@@ -258,9 +258,11 @@ export async function startSpecService(variant: SpecServiceVariant, options: Spe
     if (limiter === undefined || limit.fields === undefined || key === undefined) return response;
     const { remaining, resetSeconds } = limiter.state(key, Date.now());
     const fields: Record<string, string> =
-      limit.fields === "ietf"
-        ? { RateLimit: `"default";r=${String(remaining)};t=${String(resetSeconds)}` }
-        : { "X-RateLimit-Remaining": String(remaining), "X-RateLimit-Reset": String(resetSeconds) };
+      limit.fields === "policy"
+        ? { "RateLimit-Policy": `"default";q=${String(limit.requests)};w=${String(limit.windowSeconds)}` }
+        : limit.fields === "ietf"
+          ? { RateLimit: `"default";r=${String(remaining)};t=${String(resetSeconds)}` }
+          : { "X-RateLimit-Remaining": String(remaining), "X-RateLimit-Reset": String(resetSeconds) };
     return { ...response, headers: { ...fields, ...response.headers } };
   }
 

@@ -1,7 +1,7 @@
 // What `sendmock check` reads of a service's own rate-limit fields: how long to wait once none is left, in each of the three forms.
 
 import { describe, expect, it } from "vitest";
-import { rateLimitWaitMs } from "../../src/check/transport.js";
+import { policyQuotas, rateLimitWaitMs } from "../../src/check/transport.js";
 
 describe("rateLimitWaitMs", () => {
   const now = Date.parse("2026-11-29T10:00:00Z");
@@ -22,5 +22,24 @@ describe("rateLimitWaitMs", () => {
     expect(rateLimitWaitMs({ "ratelimit-remaining": "0" }, now)).toBeUndefined();
     expect(rateLimitWaitMs({ "x-ratelimit-remaining": "none", "x-ratelimit-reset": "1" }, now)).toBeUndefined();
     expect(rateLimitWaitMs({}, now)).toBeUndefined();
+  });
+});
+
+describe("policyQuotas", () => {
+  it("reads the quota and window of each RateLimit-Policy, in the structured form and the earlier one", () => {
+    expect(policyQuotas({ "ratelimit-policy": '"default";q=5;w=1' })).toEqual([{ requests: 5, perMs: 1000 }]);
+    expect(policyQuotas({ "ratelimit-policy": "100;w=60" })).toEqual([{ requests: 100, perMs: 60_000 }]);
+    expect(policyQuotas({ "ratelimit-policy": '"burst";q=10;w=1, "hour";q=1000;w=3600' })).toEqual([
+      { requests: 10, perMs: 1000 },
+      { requests: 1000, perMs: 3_600_000 },
+    ]);
+  });
+
+  it("says nothing of a field it cannot read, a quota of 0, or a day's quota past what a run could keep count of", () => {
+    expect(policyQuotas({})).toEqual([]);
+    expect(policyQuotas({ "ratelimit-policy": '"default";w=1' })).toEqual([]);
+    expect(policyQuotas({ "ratelimit-policy": '"default";q=0;w=1' })).toEqual([]);
+    expect(policyQuotas({ "ratelimit-policy": '"default";q=5' })).toEqual([]);
+    expect(policyQuotas({ "ratelimit-policy": '"day";q=1000000;w=86400' })).toEqual([]);
   });
 });
