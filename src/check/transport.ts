@@ -158,8 +158,8 @@ export function createTransport(options: TransportOptions): Transport {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxTimeouts = options.maxTimeouts ?? DEFAULT_MAX_TIMEOUTS;
   const interval = options.pace === undefined ? 0 : options.pace.perMs / options.pace.requests;
-  /** The windows no more requests than their quota may fall in: `--rate-limit`'s, and those the service's RateLimit-Policy publishes. */
-  let windows: Pace[] = options.pace === undefined ? [] : [options.pace];
+  /** The quotas the service's RateLimit-Policy published last; `--rate-limit`'s own window is `options.pace`. */
+  let policies: Pace[] = [];
   const inconclusive: InconclusiveTally = { rate_limited: 0, key_refused: 0, not_sent: 0, not_answering: 0 };
   let nextStart = 0;
   let inARow = 0;
@@ -179,9 +179,15 @@ export function createTransport(options: TransportOptions): Transport {
   async function paced(): Promise<void> {
     const now = performance.now();
     let start = Math.max(now, nextStart);
-    for (const window of windows) {
+    const slot = (window: Pace): number => {
       const opener = ended.length < window.requests ? undefined : ended[ended.length - window.requests];
-      if (opener !== undefined) start = Math.max(start, opener + window.perMs + PACE_MARGIN_MS);
+      return opener === undefined ? start : opener + window.perMs + PACE_MARGIN_MS;
+    };
+    if (options.pace !== undefined) start = Math.max(start, slot(options.pace));
+    // A policy's slot past --max-retry-wait is not waited for, as such a reset is not (a day's quota of a few): the 429 that follows is counted.
+    for (const policy of policies) {
+      const policySlot = slot(policy);
+      if (policySlot - now <= maxRetryWaitMs) start = Math.max(start, policySlot);
     }
     nextStart = start + interval;
     if (start > now) await sleep(start - now);
@@ -194,7 +200,7 @@ export function createTransport(options: TransportOptions): Transport {
    */
   function followLimitFields(headers: Readonly<Record<string, string>>): void {
     const quotas = policyQuotas(headers);
-    if (quotas.length > 0) windows = [...(options.pace === undefined ? [] : [options.pace]), ...quotas];
+    if (quotas.length > 0) policies = quotas;
     const waitMs = rateLimitWaitMs(headers);
     if (waitMs === undefined || waitMs > maxRetryWaitMs) return;
     nextStart = Math.max(nextStart, performance.now() + waitMs + PACE_MARGIN_MS);
@@ -204,7 +210,7 @@ export function createTransport(options: TransportOptions): Transport {
   function exchangeEnded(): void {
     ended.push(performance.now());
     // One while there is no window: a policy may come with the next answer, and the last request counts in it.
-    if (ended.length > Math.max(1, ...windows.map((window) => window.requests))) ended.shift();
+    if (ended.length > Math.max(1, options.pace?.requests ?? 1, ...policies.map((policy) => policy.requests))) ended.shift();
   }
 
   /** One request and its response, the body read up to the bound; counts the timeouts in a row. */
