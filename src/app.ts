@@ -8,13 +8,13 @@ import { createAdminRoutes, type AdminRoutesDeps } from "./http/admin/index.js";
 import { createInboxPage } from "./http/inbox-page.js";
 import { logInspectionCalls } from "./http/inspection-log.js";
 import { refuseCrossSiteWrites, refuseForeignHosts } from "./http/request-guards.js";
-import type { SendEdge } from "./http/send-edge.js";
+import type { SendRoute } from "./http/send-route.js";
 import type { InspectionCall } from "./domain/request-log.js";
 import type { SettingsStore } from "./domain/settings.js";
 
 export interface AppDeps {
   /** POST /send (any method on /send): the same core the server hands such requests to straight from node:http. */
-  send: SendEdge;
+  send: SendRoute;
   admin: AdminRoutesDeps;
   corsOrigins: string[];
   /** Set when bound to loopback: see http/request-guards.ts. */

@@ -28,6 +28,7 @@ import { operationChecks } from "./contract/operation-checks.js";
 import type { RequestListener } from "node:http";
 import { createProxyPipeline } from "./http/proxy-pipeline.js";
 import { createSendEdge } from "./http/send-edge.js";
+import { createSendRoute } from "./http/send-route.js";
 import { checksOf } from "./http/message-checks.js";
 import { createOpenStreams } from "./http/events.js";
 import { createSendWriter } from "./http/send-writer.js";
@@ -145,8 +146,15 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   const sendChecks = operationChecks(sendContract, "/send", "post");
   const hostGuard = { boundToLoopback: isLoopbackHost(config.host), allowedHosts: config.allowedHosts };
   const checkHost = createHostCheck(hostGuard);
-  const sendEdge = createSendEdge({
-    respond: config.proxy
+  // POST /send: read by the edge, answered by the pipeline of the mode, written by the one writer (http/send-route.ts names the order).
+  const sendRoute = createSendRoute({
+    edge: createSendEdge({
+      watchClient: config.proxy !== null,
+      sandboxPaths: config.proxy === null,
+      bodyLimitBytes: config.bodyLimitBytes,
+      corsOrigins: config.corsOrigins,
+    }),
+    pipeline: config.proxy
       ? createProxyPipeline({
           ...config.proxy,
           // Loaded here, as the response checker above is: swagger-parser is a CommonJS module that
@@ -171,9 +179,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
           allowMagicRecipients: config.allowMagicRecipients,
           shutdown: shutdown.signal,
         }),
-    watchClient: config.proxy !== null,
-    sandboxPaths: config.proxy === null,
-    write: createSendWriter({
+    writer: createSendWriter({
       checks: sendChecks,
       responseChecker,
       idempotency,
@@ -185,8 +191,6 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
       toApiError: translate,
       shutdown: shutdown.signal,
     }),
-    bodyLimitBytes: config.bodyLimitBytes,
-    corsOrigins: config.corsOrigins,
     reportUnexpected: (error) => logBug(describeUnexpected(error)),
   });
   // What /_mock calls act on: without a sandbox, every sandbox's view; with one, that sandbox's.
@@ -203,7 +207,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
     return view;
   };
   const app = createApp({
-    send: sendEdge,
+    send: sendRoute,
     admin: {
       translate,
       contract: adminContract,
@@ -270,7 +274,7 @@ async function buildSendMock(options: SendMockOptions, optionsSource: OptionsSou
   };
   // Straight from node:http to the core for /send; express for the rest.
   const serve: RequestListener = (req, res) => {
-    if (sendEdge.owns(req)) sendEdge.handle(req, res);
+    if (sendRoute.owns(req)) sendRoute.handle(req, res);
     else app(req, res);
   };
   return { mock, scope, serve, stopWaiting, closeStores: () => stores.close() };

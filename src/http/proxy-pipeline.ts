@@ -9,8 +9,9 @@ import type { SendService } from "../domain/send.js";
 import { negativeDataRejection, notAServerError, type CheckName } from "../check/named-checks.js";
 import { ApiError, isErrorCode, type ErrorCode, type ExplainedViolation, type Violation } from "../errors.js";
 import { bearerToken } from "../send/authenticate.js";
-import { errorNotes, type Outcome, type PipelineBasics, type SendCall, type SendNotes } from "../send/exchange.js";
+import { errorNotes, type PipelineBasics, type SendNotes, type SendPipeline } from "../send/exchange.js";
 import { headerSafe } from "../send/header-safe.js";
+import { allowHost, requirePost } from "../send/request-line.js";
 import { errorResponse } from "../send/shapes.js";
 import type { SendRequest } from "../wire.js";
 import { forwardSend, UpstreamError, type UpstreamResponse } from "./forward.js";
@@ -103,7 +104,7 @@ export function namedChecksFailed(status: number, requestViolations: readonly Vi
   );
 }
 
-export function createProxyPipeline(deps: ProxyPipelineDeps): (call: SendCall, clientGone?: AbortSignal) => Promise<Outcome> {
+export function createProxyPipeline(deps: ProxyPipelineDeps): SendPipeline {
   const { checker, sendService } = deps;
 
   return async function relaySend(call, clientGone) {
@@ -118,10 +119,8 @@ export function createProxyPipeline(deps: ProxyPipelineDeps): (call: SendCall, c
     };
     let headers: Record<string, string> = {};
     try {
-      const foreignHost = deps.checkHost(call.headers.host);
-      if (foreignHost) throw foreignHost;
-      if (call.method !== "POST")
-        throw new ApiError("method_not_allowed", `Method ${call.method} is not allowed on /send; use POST`, { headers: { Allow: "POST" } });
+      allowHost(call, deps.checkHost);
+      requirePost(call);
       if (call.bodyProblem !== undefined) throw deps.toApiError(call.bodyProblem, undefined);
       const requestViolations: Violation[] = parsed?.ok
         ? checker.checkRequest(parsed.value).map(({ path, message }) => ({ path, message }))
@@ -140,7 +139,7 @@ export function createProxyPipeline(deps: ProxyPipelineDeps): (call: SendCall, c
       } catch (error) {
         if (!(error instanceof UpstreamError)) throw error;
         if (requestViolations.length > 0) headers = { [VIOLATIONS_HEADER]: violationsHeader(requestViolations) };
-        throw new ApiError("server_error", `Proxy error: ${error.message}`, { status: 502, violations: requestViolations });
+        throw new ApiError("server_error", `Proxy error: ${error.message}`, { status: 502, violations: requestViolations, cause: error });
       }
 
       const responseViolations = checker

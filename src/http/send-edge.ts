@@ -1,29 +1,31 @@
-// POST /send at the edge: node:http's request read into a value, handed to the pipeline, its outcome to the writer.
+// POST /send at the edge: which requests are the send operation's, and node:http's request read into a plain value.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parse as parseQuery } from "node:querystring";
 import bodyParser from "body-parser";
-import type { Outcome, SendCall } from "../send/exchange.js";
-import type { SendWriter } from "./send-writer.js";
+import type { SendCall } from "../send/exchange.js";
 
 export interface SendEdgeDeps {
-  /** The pipeline of the mode the mock runs in: the local send, or the proxy's relay (told when the client goes away). */
-  respond: (call: SendCall, clientGone?: AbortSignal) => Promise<Outcome>;
   /** Whether the pipeline is told of a client that goes away mid-request (the proxy aborts its upstream call). */
   watchClient: boolean;
   /** Whether `/sandbox/NAME/send` is a send too: the local mock's sandboxes; the proxy relays `/send` alone. */
   sandboxPaths: boolean;
-  write: SendWriter;
   bodyLimitBytes: number;
   corsOrigins: readonly string[];
-  /** Told of an error no step expected (a bug), with its stack; the client still gets a response when it can. */
-  reportUnexpected: (error: unknown) => void;
+}
+
+/** A request read: the call the pipeline takes, and, when the edge watches the client, the signal of its going away. */
+export interface ReadCall {
+  call: SendCall;
+  clientGone?: AbortSignal;
 }
 
 export interface SendEdge {
   /** Whether a request is the edge's: any method on /send, but a CORS preflight when cors_origins is set. */
   owns(req: IncomingMessage): boolean;
-  handle(req: IncomingMessage, res: ServerResponse): void;
+  read(req: IncomingMessage, res: ServerResponse): Promise<ReadCall>;
+  /** The CORS headers a response to this request carries (none without cors_origins). */
+  corsHeaders(req: IncomingMessage): Readonly<Record<string, string>>;
 }
 
 interface ReadBody {
@@ -79,13 +81,13 @@ export function createSendEdge(deps: SendEdgeDeps): SendEdge {
     return origin !== undefined && corsOrigins.has(origin) ? { "access-control-allow-origin": origin, vary: "Origin" } : { vary: "Origin" };
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function read(req: IncomingMessage, res: ServerResponse): Promise<ReadCall> {
     const arrivedAt = Date.now();
     const startedAt = performance.now();
     const [path, queryText] = splitUrl(req.url ?? "/");
     const method = req.method ?? "GET";
     // Only POST takes a body: another method's is left unread, and the journal says so.
-    const read: ReadBody = method === "POST" ? await readBody(req, res) : { body: undefined, problem: undefined };
+    const received: ReadBody = method === "POST" ? await readBody(req, res) : { body: undefined, problem: undefined };
     const call: SendCall = {
       method,
       path,
@@ -93,19 +95,16 @@ export function createSendEdge(deps: SendEdgeDeps): SendEdge {
       query: queryText === "" ? {} : (parseQuery(queryText) as Record<string, string | string[]>),
       headers: req.headers,
       rawHeaders: req.rawHeaders,
-      body: read.body,
-      bodyProblem: read.problem,
+      body: received.body,
+      bodyProblem: received.problem,
       hadBody: req.headers["transfer-encoding"] !== undefined || req.headers["content-length"] !== undefined,
       arrivedAt,
       startedAt,
     };
-    let gone: AbortController | undefined;
-    if (deps.watchClient) {
-      const controller = (gone = new AbortController());
-      res.once("close", () => controller.abort(new Error("client closed the request")));
-    }
-    const outcome = await deps.respond(call, gone?.signal);
-    await deps.write(call, outcome, req, res, corsHeaders(req));
+    if (!deps.watchClient) return { call };
+    const gone = new AbortController();
+    res.once("close", () => gone.abort(new Error("client closed the request")));
+    return { call, clientGone: gone.signal };
   }
 
   return {
@@ -114,15 +113,7 @@ export function createSendEdge(deps: SendEdgeDeps): SendEdge {
       if (send === undefined || (send.sandbox !== undefined && !deps.sandboxPaths)) return false;
       return !(req.method === "OPTIONS" && corsOrigins.size > 0);
     },
-    handle(req, res) {
-      handle(req, res).catch((error: unknown) => {
-        // Every step's error is a response already; one here is the writer's own, and nothing can be written safely.
-        deps.reportUnexpected(error);
-        if (!res.headersSent) {
-          res.writeHead(500, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" });
-          res.end("sendmock failed to answer; its stderr says why");
-        } else res.destroy();
-      });
-    },
+    read,
+    corsHeaders,
   };
 }

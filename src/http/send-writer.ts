@@ -11,7 +11,7 @@ import { turnEnds } from "../domain/turns.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { ApiError, boundedViolations, type ErrorCode, type Violation } from "../errors.js";
 import { WARNING_HEADER } from "../send/capture.js";
-import { errorNotes, type SendResponse, type Outcome, type SendCall, type SendNotes } from "../send/exchange.js";
+import { errorNotes, type SendResponse, type SendOutcome, type SendCall, type SendNotes } from "../send/exchange.js";
 import { ERROR_CODE_HEADER, errorResponse, JSON_TYPE } from "../send/shapes.js";
 import type { JournalEntry } from "../wire.js";
 import { journalEntryOf, type SentResponse } from "./journal-entry.js";
@@ -81,7 +81,7 @@ function holdThenClose(socket: IncomingMessage["socket"], ms: number, shutdown: 
 
 export type SendWriter = (
   call: SendCall,
-  outcome: Outcome,
+  outcome: SendOutcome,
   req: IncomingMessage,
   res: ServerResponse,
   extraHeaders: Readonly<Record<string, string>>,
@@ -101,7 +101,7 @@ export function createSendWriter(deps: SendWriterDeps): SendWriter {
   }
 
   /** Keeps the response for the request's key, or lets the key go; a store that is down must not keep the response from the client. */
-  async function settle(outcome: Outcome, sent: SentResponse | undefined, notes: SendNotes): Promise<void> {
+  async function settle(outcome: SendOutcome, sent: SentResponse | undefined, notes: SendNotes): Promise<void> {
     const { claim } = outcome;
     if (claim === undefined) return;
     const keys = outcome.sandbox?.idempotency ?? deps.idempotency;
@@ -109,7 +109,7 @@ export function createSendWriter(deps: SendWriterDeps): SendWriter {
     await (keep ? keys.keep(claim.scope, claim.fingerprint, keptResponseOf(sent, notes.messageId)) : keys.release(claim.scope)).catch(() => undefined);
   }
 
-  function record(call: SendCall, outcome: Outcome, facts: Parameters<typeof journalEntryOf>[1]): void {
+  function record(call: SendCall, outcome: SendOutcome, facts: Parameters<typeof journalEntryOf>[1]): void {
     const entry = journalEntryOf(call, facts, deps.journalBodyBytes);
     // A journal that cannot be written (a shared store that is down) must not bring the process
     // down: the client already has its response, a 503 naming the store if it was down.

@@ -69,28 +69,31 @@ export interface KeyClaim {
 }
 
 /** Where the writer journals a request and keeps its response: its sandbox's journal and keys. */
-export interface OutcomeState {
+export interface WriterState {
   readonly journal: Pick<Journal, "record">;
   readonly idempotency: Pick<IdempotencyStore, "keep" | "release">;
 }
 
-interface OutcomeBase {
+interface SendOutcomeBase {
   readonly notes: SendNotes;
   readonly claim?: KeyClaim;
   /** The sandbox's state, once the request's sandbox is known; the writer's own (the default sandbox's) before. */
-  readonly sandbox?: OutcomeState;
+  readonly sandbox?: WriterState;
 }
 
 /**
- * What became of a request: a response to write; a response kept but never sent (`lost_answer`);
- * or no response at all, the connection cut at once (`disconnect`) or held for `holdMs` then
- * closed (`timeout`).
+ * What became of a request to /send: a response to write; a response kept but never sent
+ * (`lost_answer`); or no response at all, the connection cut at once (`disconnect`) or held for
+ * `holdMs` then closed (`timeout`). Not a message's delivery outcome (wire.ts' `Outcome`).
  */
-export type Outcome =
-  | (OutcomeBase & { readonly kind: "response"; readonly response: SendResponse; readonly judge: Judgement })
-  | (OutcomeBase & { readonly kind: "lost"; readonly response: SendResponse })
-  | (OutcomeBase & { readonly kind: "disconnect" })
-  | (OutcomeBase & { readonly kind: "hold"; readonly holdMs: number });
+export type SendOutcome =
+  | (SendOutcomeBase & { readonly kind: "response"; readonly response: SendResponse; readonly judge: Judgement })
+  | (SendOutcomeBase & { readonly kind: "lost"; readonly response: SendResponse })
+  | (SendOutcomeBase & { readonly kind: "disconnect" })
+  | (SendOutcomeBase & { readonly kind: "hold"; readonly holdMs: number });
+
+/** A pipeline of /send, the local send's or the proxy's relay: a call in, its outcome out; told when the client goes away, if the edge watches it. */
+export type SendPipeline = (call: SendCall, clientGone?: AbortSignal) => Promise<SendOutcome>;
 
 /** A request header by lower-case name; a repeated one joined with ", ". */
 export function headerOf(call: SendCall, name: string): string | undefined {

@@ -4,15 +4,25 @@ import type { OperationChecks } from "../contract/operation-checks.js";
 import type { KeyCheck } from "../domain/api-keys.js";
 import { fieldExcerpt } from "../domain/excerpt.js";
 import { takingTurns } from "../domain/turns.js";
-import { ApiError } from "../errors.js";
 import type { SendRequest } from "../wire.js";
 import { authenticate } from "./authenticate.js";
 import { capture } from "./capture.js";
-import { errorNotes, headerOf, type SendResponse, type KeyClaim, type Outcome, type PipelineBasics, type SendCall, type SendNotes } from "./exchange.js";
+import {
+  errorNotes,
+  headerOf,
+  type SendResponse,
+  type KeyClaim,
+  type SendOutcome,
+  type PipelineBasics,
+  type SendCall,
+  type SendNotes,
+  type SendPipeline,
+} from "./exchange.js";
 import { decideFault, faultError, type FaultSources } from "./faults.js";
 import { checkKeyForm, claimKey, REPLAYED_HEADER } from "./idempotency.js";
 import { parseBody, requireJsonMediaType, requireJsonObject } from "./json-body.js";
 import { limitRate } from "./rate-limit.js";
+import { allowHost, requirePost } from "./request-line.js";
 import { DEFAULT_SANDBOX } from "../domain/sandboxes.js";
 import { sandboxNameOf, type SendSandbox } from "./sandbox.js";
 import { ERROR_CODE_HEADER, errorResponse, JSON_TYPE } from "./shapes.js";
@@ -45,12 +55,7 @@ const LARGE_BODY_BYTES = 64 * 1024;
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 const INJECTED_MALFORMED_BODY = '{"success": true, "message_id": "msg_';
 
-/** Any method but POST on /send. */
-function methodNotAllowed(method: string): ApiError {
-  return new ApiError("method_not_allowed", `Method ${method} is not allowed on /send; use POST`, { headers: { Allow: "POST" } });
-}
-
-export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => Promise<Outcome> {
+export function createSendPipeline(deps: SendPipelineDeps): SendPipeline {
   const { settings, statusCodes } = deps;
   const nextTurn = takingTurns();
 
@@ -64,7 +69,7 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
     }
   };
 
-  return async function respondToSend(call: SendCall): Promise<Outcome> {
+  return async function respondToSend(call: SendCall): Promise<SendOutcome> {
     const large = (call.body?.length ?? 0) > LARGE_BODY_BYTES;
     if (large) await nextTurn();
     const current = settings.current();
@@ -83,10 +88,9 @@ export function createSendPipeline(deps: SendPipelineDeps): (call: SendCall) => 
     let hostAllowed = false;
 
     try {
-      const foreignHost = deps.checkHost(headerOf(call, "host"));
-      if (foreignHost) throw foreignHost;
+      allowHost(call, deps.checkHost);
       hostAllowed = true;
-      if (call.method !== "POST") throw methodNotAllowed(call.method);
+      requirePost(call);
       if (large) await nextTurn();
       const apiKey = authenticate(headerOf(call, "authorization"), deps.keys);
       notes = { ...notes, apiKey };

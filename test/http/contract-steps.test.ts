@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadContract, SEND_CONTRACT } from "../../src/contract/load.js";
 import { operationChecks } from "../../src/contract/operation-checks.js";
 import { createSendEdge } from "../../src/http/send-edge.js";
+import { createSendRoute } from "../../src/http/send-route.js";
 import { createSendWriter } from "../../src/http/send-writer.js";
 import { createErrorTranslator } from "../../src/http/unexpected.js";
 import { createSendMock } from "../../src/mock.js";
@@ -20,11 +21,10 @@ afterAll(() => mock.close());
 /** A /send whose pipeline responds with `response` with `status`, through sendmock's one writer; `bugs` collects what it reports. */
 function appResponding(status: number, response: unknown, bugs: unknown[] = []): RequestListener {
   const translate = createErrorTranslator((error) => bugs.push(error));
-  const edge = createSendEdge({
-    respond: () => Promise.resolve({ kind: "response", response: { status, headers: {}, body: { json: response } }, judge: "enforce", notes: {} }),
-    watchClient: false,
-    sandboxPaths: false,
-    write: createSendWriter({
+  const route = createSendRoute({
+    edge: createSendEdge({ watchClient: false, sandboxPaths: false, bodyLimitBytes: 1024, corsOrigins: [] }),
+    pipeline: () => Promise.resolve({ kind: "response", response: { status, headers: {}, body: { json: response } }, judge: "enforce", notes: {} }),
+    writer: createSendWriter({
       checks,
       responseChecker: () => Promise.reject(new Error("no respond fault here")),
       idempotency: { keep: () => Promise.resolve(), release: () => Promise.resolve() },
@@ -35,11 +35,9 @@ function appResponding(status: number, response: unknown, bugs: unknown[] = []):
       toApiError: translate,
       shutdown: new AbortController().signal,
     }),
-    bodyLimitBytes: 1024,
-    corsOrigins: [],
     reportUnexpected: (error) => bugs.push(error),
   });
-  return (req, res) => edge.handle(req, res);
+  return (req, res) => route.handle(req, res);
 }
 
 const A_SEND = { to: "ada@example.com", template_id: "welcome", data: { name: "Ada" } };

@@ -9,6 +9,7 @@ import { createKeyCheck } from "../../src/domain/api-keys.js";
 import type { SendService } from "../../src/domain/send.js";
 import { ApiError } from "../../src/errors.js";
 import { createSendEdge } from "../../src/http/send-edge.js";
+import { createSendRoute } from "../../src/http/send-route.js";
 import { createSendWriter } from "../../src/http/send-writer.js";
 import { createErrorTranslator, describeUnexpected } from "../../src/http/unexpected.js";
 import { toApiError } from "../../src/http/validation-errors.js";
@@ -29,8 +30,9 @@ async function sendmockWhoseSend(fail: () => never, shape: "a" | "b" = "a") {
   const sandbox = await stores.openScope(DEFAULT_SANDBOX);
   const broken: SendService = { send: () => Promise.resolve().then(fail), captureRelayed: () => Promise.resolve().then(fail) };
   const shutdown = new AbortController().signal;
-  const edge = createSendEdge({
-    respond: createSendPipeline({
+  const route = createSendRoute({
+    edge: createSendEdge({ watchClient: false, sandboxPaths: false, bodyLimitBytes: 1024 * 1024, corsOrigins: [] }),
+    pipeline: createSendPipeline({
       keys: createKeyCheck(null),
       sandboxOf: (name) =>
         Promise.resolve({
@@ -50,9 +52,7 @@ async function sendmockWhoseSend(fail: () => never, shape: "a" | "b" = "a") {
       allowMagicRecipients: true,
       shutdown,
     }),
-    watchClient: false,
-    sandboxPaths: false,
-    write: createSendWriter({
+    writer: createSendWriter({
       checks,
       responseChecker: () => Promise.reject(new Error("no respond fault here")),
       idempotency: sandbox.idempotency,
@@ -63,11 +63,9 @@ async function sendmockWhoseSend(fail: () => never, shape: "a" | "b" = "a") {
       toApiError: translate,
       shutdown,
     }),
-    bodyLimitBytes: 1024 * 1024,
-    corsOrigins: [],
     reportUnexpected: (error) => logged.push(describeUnexpected(error)),
   });
-  return { logged, stores, sandbox, serve: (req: IncomingMessage, res: ServerResponse) => edge.handle(req, res) };
+  return { logged, stores, sandbox, serve: (req: IncomingMessage, res: ServerResponse) => route.handle(req, res) };
 }
 
 describe("an unexpected error in POST /send", () => {
