@@ -30,7 +30,7 @@ export function readBounded(file: string, what: string, maxBytes: number, bound:
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
-    throw new FileReadError(`${what}: ${reason}`);
+    throw new FileReadError(`${what}: ${reason}`, { cause: error });
   }
   try {
     const stats = fstatSync(fd);
@@ -48,7 +48,7 @@ export function readBounded(file: string, what: string, maxBytes: number, bound:
     return Buffer.concat(chunks).toString("utf8");
   } catch (error) {
     if (error instanceof FileReadError) throw error;
-    throw new FileReadError(`${what}: ${(error as Error).message}`);
+    throw new FileReadError(`${what}: ${(error as Error).message}`, { cause: error });
   } finally {
     closeSync(fd);
   }

@@ -117,7 +117,7 @@ export function readWaiverFile(file: string): Waiver[] {
   try {
     text = readBounded(file, what, MAX_WAIVER_FILE_BYTES, `the ${MAX_WAIVER_FILE_BYTES} bytes (1 MB) a waiver file may hold`);
   } catch (error) {
-    throw error instanceof FileReadError ? new WaiverError(error.message) : error;
+    throw error instanceof FileReadError ? new WaiverError(error.message, { cause: error }) : error;
   }
   const { parseDocument, LineCounter, YAMLParseError, isSeq } = yaml();
   const lines = new LineCounter();
@@ -125,7 +125,7 @@ export function readWaiverFile(file: string): Waiver[] {
   try {
     document = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
   } catch (error) {
-    if (error instanceof RangeError) throw new WaiverError(`${what}: nests too deep to read`);
+    if (error instanceof RangeError) throw new WaiverError(`${what}: nests too deep to read`, { cause: error });
     throw error;
   }
   const [parseError] = document.errors;

@@ -29,7 +29,7 @@ function readSource(file: string): string {
   try {
     return readBounded(file, `config file ${file}`, MAX_CONFIG_FILE_BYTES, `the ${MAX_CONFIG_FILE_BYTES} (10 MB) a config file may hold`);
   } catch (error) {
-    throw error instanceof FileReadError ? new ConfigError(error.message) : error;
+    throw error instanceof FileReadError ? new ConfigError(error.message, { cause: error }) : error;
   }
 }
 
@@ -39,7 +39,9 @@ export function readConfigFile(file: string): FileSettings {
   try {
     parsed = file.endsWith(".json") ? JSON.parse(source) : yaml().parse(source);
   } catch (error) {
-    throw new ConfigError(`config file ${file}${error instanceof yaml().YAMLParseError ? yamlProblem(error) : jsonProblem(error as Error, source)}`);
+    throw new ConfigError(`config file ${file}${error instanceof yaml().YAMLParseError ? yamlProblem(error) : jsonProblem(error as Error, source)}`, {
+      cause: error,
+    });
   }
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== "object" || Array.isArray(parsed)) {

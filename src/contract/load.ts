@@ -67,7 +67,7 @@ async function checkedContract(file: string, source: string, digest: string): Pr
     document = checked ?? (yaml().parse(source) as OpenAPIV3_1.Document);
     if (!checked) await validateDocument(document);
   } catch (error) {
-    throw new ContractError(`${file}: ${firstLinesOf(error)}`);
+    throw new ContractError(`${file}: ${firstLinesOf(error)}`, { cause: error });
   }
   // `check --contract FILE` takes any OpenAPI 3.x document; a Swagger 2.0 one has no `openapi` member.
   const version: unknown = (document as { openapi?: unknown }).openapi;
@@ -105,7 +105,7 @@ export function readContractNow(file: string): Contract {
   try {
     source = readFileSync(file, "utf8");
   } catch (error) {
-    throw new ContractError(`${file}: ${firstLinesOf(error)}`);
+    throw new ContractError(`${file}: ${firstLinesOf(error)}`, { cause: error });
   }
   const digest = sha256(source, "hex");
   const known = parsed.get(`${digest} ${file}`);
@@ -114,7 +114,7 @@ export function readContractNow(file: string): Contract {
   try {
     document = (builtAhead(CHECKED_CONTRACTS_FILE, digest) as OpenAPIV3_1.Document | undefined) ?? (yaml().parse(source) as OpenAPIV3_1.Document);
   } catch (error) {
-    throw new ContractError(`${file}: ${firstLinesOf(error)}`);
+    throw new ContractError(`${file}: ${firstLinesOf(error)}`, { cause: error });
   }
   return contractOf(file, source, digest, document);
 }
@@ -125,7 +125,7 @@ export async function loadContract(file: string): Promise<Contract> {
   try {
     source = await readFile(file, "utf8");
   } catch (error) {
-    throw new ContractError(`${file}: ${firstLinesOf(error)}`);
+    throw new ContractError(`${file}: ${firstLinesOf(error)}`, { cause: error });
   }
   const digest = sha256(source, "hex");
   const key = `${digest} ${file}`;
@@ -145,7 +145,7 @@ export async function recordCheckedContracts(): Promise<void> {
       const source = await readFile(file, "utf8");
       const document = yaml().parse(source) as OpenAPIV3_1.Document;
       await validateDocument(document).catch((error: unknown) => {
-        throw new ContractError(`${file}: ${firstLinesOf(error)}`);
+        throw new ContractError(`${file}: ${firstLinesOf(error)}`, { cause: error });
       });
       return [sha256(source, "hex"), document] as const;
     }),

@@ -7,7 +7,8 @@ export class StoreUnavailableError extends Error {
   constructor(
     readonly store: string,
     reason: string,
+    options?: ErrorOptions,
   ) {
-    super(`${store} is unreachable: ${reason}`);
+    super(`${store} is unreachable: ${reason}`, options);
   }
 }

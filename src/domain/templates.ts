@@ -45,8 +45,8 @@ export interface LoadTemplateCatalogOptions {
 
 /** The templates folder cannot be used at start-up: missing, not a directory, or unreadable. */
 export class TemplateFolderError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = "TemplateFolderError";
   }
 }
@@ -71,7 +71,7 @@ export async function loadTemplateCatalog(folder: string, options: LoadTemplateC
   try {
     entries = await readTemplateFolder(absoluteFolder, options.parsedAhead);
   } catch (error) {
-    throw new TemplateFolderError(describeFolderProblem(absoluteFolder, error));
+    throw new TemplateFolderError(describeFolderProblem(absoluteFolder, error), { cause: error });
   }
   const log = options.log ?? ignoreLine;
   for (const entry of entries) {

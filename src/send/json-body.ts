@@ -24,7 +24,10 @@ export function parseBody(call: SendCall): ParsedBody {
   try {
     return { ok: true, value: JSON.parse(text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text) as unknown };
   } catch (error) {
-    return { ok: false, problem: new ApiError("invalid_json", `Invalid JSON body: ${error instanceof Error ? error.message : String(error)}`) };
+    return {
+      ok: false,
+      problem: new ApiError("invalid_json", `Invalid JSON body: ${error instanceof Error ? error.message : String(error)}`, { cause: error }),
+    };
   }
 }
 

@@ -114,7 +114,7 @@ export async function connectRedis(options: RedisStoreOptions): Promise<RedisCon
     await Promise.all([firstConnect(commands, () => lastError), firstConnect(subscriber, () => lastError)]);
   } catch (error) {
     closeBoth();
-    throw new StoreUnavailableError(store, reasonOf(error));
+    throw new StoreUnavailableError(store, reasonOf(error), { cause: error });
   }
 
   const unavailable = (error: unknown): StoreUnavailableError => {
