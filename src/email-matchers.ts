@@ -1,11 +1,11 @@
 // `expect(email).toPassEmailChecks({ allow })`: the test helpers' matcher over a message's named checks (docs/message-checks.md).
 
 import { checkMessage } from "./message-checks/index.js";
-import type { CheckName, MessageCheck } from "./message-checks/index.js";
+import type { MessageCheckName, MessageCheck } from "./message-checks/index.js";
 
 export interface EmailChecksExpectation {
   /** Checks whose `fail` the test accepts (`["html_support"]`); every other check must not fail. */
-  allow?: readonly CheckName[];
+  allow?: readonly MessageCheckName[];
 }
 
 /** What a matcher returns to vitest's and jest's `expect.extend`. */

@@ -4,7 +4,15 @@
 import type { ResolvedConfig } from "../config/resolve.js";
 import { messageToEml } from "../domain/eml.js";
 import { printable } from "../domain/printable.js";
-import { checkMessage, including, worstStatus, type Finding, type MessageCheck, type MessageChecks, type MessageContent } from "../message-checks/index.js";
+import {
+  checkMessage,
+  including,
+  worstStatus,
+  type MessageFinding,
+  type MessageCheck,
+  type MessageChecks,
+  type MessageContent,
+} from "../message-checks/index.js";
 import type { CapturedMessage } from "../wire.js";
 import { askSpamd } from "./spamd-client.js";
 
@@ -45,7 +53,7 @@ export async function spamCheck(
   try {
     const eml = await messageToEml(message, config.sender);
     const report = await askSpamd(config.spamd, eml.toString("utf8"), config.spamdTimeoutMs);
-    const findings: Finding[] = report.rules
+    const findings: MessageFinding[] = report.rules
       .filter((rule) => rule.score > 0)
       .map((rule) => ({ severity: report.isSpam ? "fail" : "warn", message: `${rule.score.toFixed(1)} ${rule.name}: ${printable(rule.description)}` }));
     const status = report.isSpam ? "fail" : report.score >= report.threshold / 2 ? "warn" : "pass";
@@ -65,7 +73,7 @@ export async function spamCheck(
 }
 
 /** One link's status, fetched without following a redirect: a link the settings allow, and nothing else. */
-async function linkStatus(url: string, timeoutMs: number): Promise<Finding | undefined> {
+async function linkStatus(url: string, timeoutMs: number): Promise<MessageFinding | undefined> {
   try {
     const response = await fetch(url, { method: "HEAD", redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
     await response.body?.cancel();

@@ -3,16 +3,16 @@
 import path from "node:path";
 import { xmlEscape } from "../check/report.js";
 import { printable } from "../domain/printable.js";
-import type { Finding, MessageCheck } from "../message-checks/index.js";
+import type { MessageFinding, MessageCheck } from "../message-checks/index.js";
 import type { LintedTemplate } from "./run-lint.js";
 
 /** Whether lint fails: any check of any template failed. */
 export const lintFailed = (templates: readonly LintedTemplate[]): boolean => templates.some((template) => template.checks.status === "fail");
 
 /** `html:12` or `text`, where a finding points. */
-const placeOf = (finding: Finding): string => `${finding.part ?? "message"}${finding.line === undefined ? "" : `:${finding.line}`}`;
+const placeOf = (finding: MessageFinding): string => `${finding.part ?? "message"}${finding.line === undefined ? "" : `:${finding.line}`}`;
 
-const findingLine = (finding: Finding): string =>
+const findingLine = (finding: MessageFinding): string =>
   `${placeOf(finding)}  ${finding.message}${finding.element === undefined || finding.message.includes(finding.element) ? "" : `  [${finding.element}]`}`;
 
 /** The findings a check shows, and a line for those the cap left out. */

@@ -2,7 +2,7 @@
 
 import { findMissingData, renderTemplate, type Template } from "../domain/render.js";
 import { loadTemplateCatalog, TemplateFolderError } from "../domain/templates.js";
-import { checkMessageTimed, type CheckName, type MessageChecks, type MessageContent } from "../message-checks/index.js";
+import { checkMessageTimed, type MessageCheckName, type MessageChecks, type MessageContent } from "../message-checks/index.js";
 
 export interface LintedTemplate {
   id: string;
@@ -12,7 +12,7 @@ export interface LintedTemplate {
   file: string;
   checks: MessageChecks;
   /** How long each check took. */
-  durationsMs: Map<CheckName, number>;
+  durationsMs: Map<MessageCheckName, number>;
   /** Rendering and every check. */
   durationMs: number;
 }

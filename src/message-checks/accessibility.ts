@@ -1,6 +1,6 @@
 // The accessibility check: what a screen reader needs of an email: images with alt text, the language of the document, links whose text says where they go.
 
-import { excerpt, FindingList, plural } from "./findings.js";
+import { evidence, FindingList, plural } from "./findings.js";
 import type { MessageView } from "./message-view.js";
 import type { MessageCheck } from "./types.js";
 
@@ -20,7 +20,7 @@ export function checkAccessibility(view: MessageView, maxFindings: number): Mess
   const where = (start: number, end: number): { part: "html"; line: number; element: string } => ({
     part: "html",
     line: view.lineOf("html", start),
-    element: excerpt(html.slice(start, end + 1)),
+    element: evidence(html.slice(start, end + 1)),
   });
   let images = 0;
   for (const element of parsed.elements) {
@@ -45,7 +45,7 @@ export function checkAccessibility(view: MessageView, maxFindings: number): Mess
     const spoken = label.toLowerCase().replace(/[\s.!?:…→»>]+$/u, "");
     if (spoken === "") findings.add({ severity: "warn", message: "a link with no text: a screen reader reads its URL", ...where(element.start, element.end) });
     else if (VAGUE_LINK_TEXT.has(spoken))
-      findings.add({ severity: "warn", message: `link text "${excerpt(label)}" says nothing of where the link goes`, ...where(element.start, element.end) });
+      findings.add({ severity: "warn", message: `link text "${evidence(label)}" says nothing of where the link goes`, ...where(element.start, element.end) });
   }
   const verdict = findings.total === 0 ? "nothing to fix" : `${findings.failures} fail, ${findings.total - findings.failures} warn`;
   return findings.result("accessibility", `${plural(images, "image")} and ${plural(links, "link")} checked: ${verdict}`);

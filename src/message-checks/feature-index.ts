@@ -4,7 +4,7 @@ import type { CaniemailData, CaniemailFeature } from "./caniemail-data.js";
 import { severityOf, supportByFamily } from "./client-support.js";
 
 /** How well the clients support a feature, and how severe a use of it is (undefined: every client tested supports it). */
-export interface Judgement {
+export interface SupportJudgement {
   support: Record<string, number>;
   severity: "fail" | "warn" | undefined;
 }
@@ -14,7 +14,7 @@ export class EmailFeature {
   readonly slug: string;
   readonly title: string;
   readonly #data: CaniemailFeature;
-  #judgement: Judgement | undefined;
+  #judgement: SupportJudgement | undefined;
 
   constructor(data: CaniemailFeature) {
     this.slug = data.slug;
@@ -23,7 +23,7 @@ export class EmailFeature {
   }
 
   /** Worked out on first use: for all 302 features at once it took ~19 ms of a cold first check, where a message uses a few dozen. */
-  get judgement(): Judgement {
+  get judgement(): SupportJudgement {
     if (this.#judgement === undefined) {
       const support = supportByFamily(this.#data);
       this.#judgement = { support, severity: severityOf(support) };

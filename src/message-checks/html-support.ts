@@ -5,7 +5,7 @@ import { MAJOR_FAMILIES } from "./client-support.js";
 import { scanCss, type CssUse } from "./css-scan.js";
 import { featuresOfCss } from "./css-uses.js";
 import { buildFeatureIndex, type EmailFeature, type FeatureIndex } from "./feature-index.js";
-import { excerpt, FindingList, plural } from "./findings.js";
+import { evidence, FindingList, plural } from "./findings.js";
 import { attributeOffset } from "./html-scan.js";
 import { featuresOfElement } from "./html-uses.js";
 import type { MessageView } from "./message-view.js";
@@ -61,7 +61,7 @@ export function checkHtmlSupport(view: MessageView, maxFindings: number): Messag
   const parsed = view.html;
   const tagAt = (offset: number): FirstUse => ({
     line: view.lineOf("html", offset),
-    element: excerpt(html.slice(offset, html.indexOf(">", offset) + 1 || undefined)),
+    element: evidence(html.slice(offset, html.indexOf(">", offset) + 1 || undefined)),
   });
   if (parsed.doctype !== undefined) report([index.shapeless.get("doctype") ?? []], () => tagAt(parsed.doctype ?? 0));
   for (const offset of parsed.comments) report([index.shapeless.get("html comment") ?? []], () => tagAt(offset));
@@ -80,13 +80,13 @@ export function checkHtmlSupport(view: MessageView, maxFindings: number): Messag
     for (const use of uses) {
       report(featuresOfCss(use, index), () => ({
         line: view.lineOf("html", attributeOffset(html, element, "style")) + use.line - 1,
-        element: excerpt(use.source),
+        element: evidence(use.source),
       }));
     }
   }
   for (const sheet of parsed.styleSheets) {
     const firstLine = view.lineOf("html", sheet.start);
-    for (const use of scanCss(sheet.css)) report(featuresOfCss(use, index), () => ({ line: firstLine + use.line - 1, element: excerpt(use.source) }));
+    for (const use of scanCss(sheet.css)) report(featuresOfCss(use, index), () => ({ line: firstLine + use.line - 1, element: evidence(use.source) }));
   }
   return findings.result("html_support", summarize(findings, source));
 }

@@ -8,9 +8,9 @@ import { MessageView } from "./message-view.js";
 import { checkPlaceholders } from "./placeholders.js";
 import { checkSize } from "./size.js";
 import { checkTextPart } from "./text-part.js";
-import { MESSAGE_CHECK_NAMES, type CheckName, type CheckOptions, type MessageCheck, type MessageChecks, type MessageContent } from "./types.js";
+import { MESSAGE_CHECK_NAMES, type MessageCheckName, type MessageCheckOptions, type MessageCheck, type MessageChecks, type MessageContent } from "./types.js";
 
-export type { CheckName, CheckOptions, CheckStatus, Finding, MessageCheck, MessageChecks, MessageContent } from "./types.js";
+export type { MessageCheckName, MessageCheckOptions, CheckStatus, MessageFinding, MessageCheck, MessageChecks, MessageContent } from "./types.js";
 export { MESSAGE_CHECK_NAMES } from "./types.js";
 export { DEFAULT_MAX_FINDINGS } from "./findings.js";
 export { GMAIL_CLIP_BYTES } from "./size.js";
@@ -18,7 +18,7 @@ export { GMAIL_CLIP_BYTES } from "./size.js";
 type Check = (view: MessageView, maxFindings: number) => MessageCheck;
 
 /** Every check but spam (it needs a spamd over TCP, so the caller adds it), in the order they are shown. */
-const CHECKS: readonly (readonly [Exclude<CheckName, "spam">, Check])[] = [
+const CHECKS: readonly (readonly [Exclude<MessageCheckName, "spam">, Check])[] = [
   ["html_support", checkHtmlSupport],
   ["links", checkLinks],
   ["size", checkSize],
@@ -33,15 +33,18 @@ const CHECKS: readonly (readonly [Exclude<CheckName, "spam">, Check])[] = [
  *
  * @example checkMessage({ subject: "Hi", html: null, text: "Hello" }).status // "pass"
  */
-export function checkMessage(message: MessageContent, options: CheckOptions = {}): MessageChecks {
+export function checkMessage(message: MessageContent, options: MessageCheckOptions = {}): MessageChecks {
   return checkMessageTimed(message, options).result;
 }
 
 /** `checkMessage`, with the milliseconds each check took, for a report that shows real times (`sendmock lint --junit`). */
-export function checkMessageTimed(message: MessageContent, options: CheckOptions = {}): { result: MessageChecks; durationsMs: Map<CheckName, number> } {
+export function checkMessageTimed(
+  message: MessageContent,
+  options: MessageCheckOptions = {},
+): { result: MessageChecks; durationsMs: Map<MessageCheckName, number> } {
   const view = new MessageView(message);
   const maxFindings = options.maxFindings ?? DEFAULT_MAX_FINDINGS;
-  const durationsMs = new Map<CheckName, number>();
+  const durationsMs = new Map<MessageCheckName, number>();
   const checks = CHECKS.map(([name, check]) => {
     const started = performance.now();
     const result = runCheck(name, () => check(view, maxFindings));
@@ -51,7 +54,7 @@ export function checkMessageTimed(message: MessageContent, options: CheckOptions
   return { result: { status: worstStatus(checks), checks }, durationsMs };
 }
 
-function runCheck(name: CheckName, run: () => MessageCheck): MessageCheck {
+function runCheck(name: MessageCheckName, run: () => MessageCheck): MessageCheck {
   try {
     return run();
   } catch (error) {

@@ -2,7 +2,7 @@
 
 import { findTextUrls } from "../domain/links.js";
 import { PLACEHOLDER_SOURCE } from "../domain/render.js";
-import { excerpt, FindingList, plural } from "./findings.js";
+import { evidence, FindingList, plural } from "./findings.js";
 import { attributeOffset } from "./html-scan.js";
 import type { MessageView, PartName } from "./message-view.js";
 import type { MessageCheck } from "./types.js";
@@ -72,7 +72,7 @@ export function checkLinks(view: MessageView, maxFindings: number): MessageCheck
     const verdict = judgeUrl(url);
     if (verdict === undefined) return;
     const { line, element } = where();
-    findings.add({ severity: verdict.severity, message: `${excerpt(url) || '""'}: ${verdict.why}`, part, line, element, url });
+    findings.add({ severity: verdict.severity, message: `${evidence(url) || '""'}: ${verdict.why}`, part, line, element, url });
   };
   if (html !== null) {
     for (const element of view.html.elements) {
@@ -81,12 +81,12 @@ export function checkLinks(view: MessageView, maxFindings: number): MessageCheck
         if (url === undefined) continue;
         judge("html", url, () => ({
           line: view.lineOf("html", attributeOffset(html, element, attribute)),
-          element: excerpt(html.slice(element.start, element.end + 1)),
+          element: evidence(html.slice(element.start, element.end + 1)),
         }));
       }
     }
   }
-  for (const { url, index } of findTextUrls(text ?? "")) judge("text", url, () => ({ line: view.lineOf("text", index), element: excerpt(url) }));
+  for (const { url, index } of findTextUrls(text ?? "")) judge("text", url, () => ({ line: view.lineOf("text", index), element: evidence(url) }));
   const problems = findings.total === 0 ? "each absolute, rendered and public" : `${findings.failures} fail, ${findings.total - findings.failures} warn`;
   return findings.result("links", `${plural(checked, "distinct URL")} (links and images of the HTML, URLs of the text): ${problems}`);
 }

@@ -1,7 +1,7 @@
 // The text_part check: a plain-text part with words in it (some clients, filters and readers use only it), and holding the links the HTML has.
 
 import { findTextUrls } from "../domain/links.js";
-import { excerpt, FindingList, plural } from "./findings.js";
+import { evidence, FindingList, plural } from "./findings.js";
 import { attributeOffset } from "./html-scan.js";
 import type { MessageView } from "./message-view.js";
 import type { MessageCheck } from "./types.js";
@@ -27,10 +27,10 @@ export function checkTextPart(view: MessageView, maxFindings: number): MessageCh
       if (inText.has(href)) continue;
       findings.add({
         severity: "warn",
-        message: `the HTML links to ${excerpt(href)}, which the text part does not give`,
+        message: `the HTML links to ${evidence(href)}, which the text part does not give`,
         part: "html",
         line: view.lineOf("html", attributeOffset(html, element, "href")),
-        element: excerpt(html.slice(element.start, element.end + 1)),
+        element: evidence(html.slice(element.start, element.end + 1)),
         url: href,
       });
     }

@@ -3,7 +3,7 @@
 /** Every named check of a message (interface section 17), in the order they are shown; `checkMessage` gives all but `spam`, which needs a spamd. */
 export const MESSAGE_CHECK_NAMES = ["html_support", "links", "spam", "size", "text_part", "placeholders", "accessibility"] as const;
 
-export type CheckName = (typeof MESSAGE_CHECK_NAMES)[number];
+export type MessageCheckName = (typeof MESSAGE_CHECK_NAMES)[number];
 
 /** `off`: not run (spam without a spamd); `error`: the check itself broke on this message (its words say how). */
 export type CheckStatus = "pass" | "warn" | "fail" | "off" | "error";
@@ -16,7 +16,7 @@ export interface MessageContent {
 }
 
 /** One thing a check found, pointing at where it is. */
-export interface Finding {
+export interface MessageFinding {
   severity: "warn" | "fail";
   /** One line a tester reads. */
   message: string;
@@ -34,12 +34,12 @@ export interface Finding {
 }
 
 export interface MessageCheck {
-  name: CheckName;
+  name: MessageCheckName;
   status: CheckStatus;
   /** One line: what was checked and what came of it. */
   summary: string;
   /** At most `maxFindings`, failures first. */
-  findings: Finding[];
+  findings: MessageFinding[];
   /** Every finding, kept or not. */
   findings_total: number;
 }
@@ -50,7 +50,7 @@ export interface MessageChecks {
   checks: MessageCheck[];
 }
 
-export interface CheckOptions {
+export interface MessageCheckOptions {
   /** Findings kept per check (default 50); `findings_total` counts all. */
   maxFindings?: number;
 }

@@ -12,7 +12,7 @@ import type { SendMock } from "../../src/mock.js";
 import { sandboxClient } from "../../src/sandbox-client.js";
 import { toPassEmailChecks } from "../../src/email-matchers.js";
 import type { SendRequest } from "../../src/wire.js";
-import type { CheckName } from "../../src/message-checks/index.js";
+import type { MessageCheckName } from "../../src/message-checks/index.js";
 import { aMockForThisTest, aRunningMockForThisTest, aSendRequest, bearer, SHIPPED_TEMPLATES } from "../support/helpers.js";
 
 const PLANTED = path.join(path.dirname(new URL(import.meta.url).pathname), "../support/planted-defects");
@@ -157,7 +157,7 @@ describe("toPassEmailChecks", () => {
     const result = toPassEmailChecks(email);
     expect(result.pass).toBe(false);
     expect(result.message()).toContain(`\n  ${name}: `);
-    expect(toPassEmailChecks(email, { allow: [name as CheckName] }).pass).toBe(true);
+    expect(toPassEmailChecks(email, { allow: [name as MessageCheckName] }).pass).toBe(true);
   });
 
   it("fails an email with a failing check, naming it and its findings, and passes it when the check is allowed", async () => {

@@ -1,7 +1,7 @@
 // html_support: each HTML and CSS feature the message uses that clients lack, at its first use, judged against the caniemail package's own data.
 
 import { describe, expect, it } from "vitest";
-import { checkMessage, type Finding, type MessageCheck } from "../../../src/message-checks/index.js";
+import { checkMessage, type MessageFinding, type MessageCheck } from "../../../src/message-checks/index.js";
 import { CANIEMAIL, caniemailFeature, expectedSeverity, expectedSupport } from "../../support/caniemail.js";
 
 function htmlSupport(html: string | null): MessageCheck {
@@ -10,7 +10,7 @@ function htmlSupport(html: string | null): MessageCheck {
   return check;
 }
 
-const findingOf = (check: MessageCheck, slug: string): Finding | undefined => check.findings.find((finding) => finding.feature === slug);
+const findingOf = (check: MessageCheck, slug: string): MessageFinding | undefined => check.findings.find((finding) => finding.feature === slug);
 
 /** The finding the data calls for, or none when every client tested supports the feature. */
 function expectDataSays(check: MessageCheck, slug: string, line: number): void {
