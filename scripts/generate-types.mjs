@@ -1,8 +1,8 @@
 // `npm run generate`: the TypeScript types of the OpenAPI documents, by openapi-typescript, into
 // src/generated/ (or the folder given as the first argument, as test/e2e/generated-types.test.ts
 // does): send.yaml's types, exported by the package, split so that no file passes 450 lines; and
-// admin.yaml's schemas, without their descriptions, which test/types/wire.test-d.ts holds
-// src/wire.ts to, with the bounds of a fault rule's numbers that the domain reads.
+// admin.yaml's schemas, without their descriptions, which src/wire.ts exports under the package's
+// names, with the bounds of a fault rule's numbers that the domain reads.
 
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";

@@ -1,9 +1,9 @@
 // The start banner of serve and proxy: where the mock is, what it loaded and which rules are in force.
 
 import { isLoopbackHost } from "../domain/addresses.js";
+import { rateLimitSettingOf } from "../config/rate-limit.js";
 import type { RunningSendMock } from "../mock.js";
-import type { RateLimitOptions } from "../domain/rate-limiter.js";
-import type { FaultRule } from "../wire.js";
+import type { FaultRule, RateLimitSettings } from "../wire.js";
 import type { Banner } from "./log.js";
 
 /** The rules shown one per line; past them, a count. A banner is read at a glance. */
@@ -17,9 +17,9 @@ export function withoutPassword(url: string): string {
   return parsed.toString().replace(/\/$/, "");
 }
 
-function rateLimitText(limit: RateLimitOptions | null): string {
+function rateLimitText(limit: Required<RateLimitSettings> | null): string {
   if (limit === null) return "none";
-  return `${limit.requests} requests per ${limit.perSeconds} s per API key, burst ${limit.burst ?? limit.requests}`;
+  return `${limit.requests} requests per ${limit.per_seconds} s per API key, burst ${limit.burst}`;
 }
 
 /** `server_error status=503 to=*@example.com times=2`: the rule's kind, then what it was given. */
@@ -63,7 +63,7 @@ export async function bannerOf(mock: RunningSendMock, options: BannerOptions): P
   const broken = templates.filter((entry) => entry.error !== undefined).length;
   const loaded = templates.length - broken;
   const store = config.store.kind === "memory" ? "memory" : `redis ${withoutPassword(config.store.url)} (key prefix ${config.store.keyPrefix})`;
-  const rateLimit = mock.settings.current().rateLimit;
+  const rateLimit = rateLimitSettingOf(mock.settings.current().rateLimit);
   const rules = options.rulesApply ? await mock.faults.list() : [];
 
   const lines: [string, string][] = [
@@ -91,7 +91,7 @@ export async function bannerOf(mock: RunningSendMock, options: BannerOptions): P
       store:
         config.store.kind === "memory" ? { kind: "memory" } : { kind: "redis", url: withoutPassword(config.store.url), key_prefix: config.store.keyPrefix },
       ...(options.rulesApply && {
-        rate_limit: rateLimit && { requests: rateLimit.requests, per_seconds: rateLimit.perSeconds, burst: rateLimit.burst ?? rateLimit.requests },
+        rate_limit: rateLimit,
         faults: rules.map(faultRuleText),
       }),
     },

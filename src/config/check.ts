@@ -3,7 +3,7 @@
 import { listedRuleProblem } from "../contract/rule-inputs.js";
 import { describeProblem, schemaCheck, type KeyNaming } from "../contract/schema-check.js";
 import type { DeclaredSetting } from "./declaration.js";
-import { configSchema, DECLARED_SETTINGS, KEPT_AS_GIVEN, snakeToCamel } from "./schema.js";
+import { configSchema, DECLARED_SETTINGS, KEPT_AS_GIVEN, renamesInside, snakeToCamel } from "./schema.js";
 
 /** A setting that cannot be used; the message is one line naming where it came from. */
 export class ConfigError extends Error {
@@ -24,12 +24,12 @@ function flagOf(key: string): string {
 
 /**
  * How each source spells a key, so a message names it as its user wrote it: a file as is; the
- * library in camelCase (the options and their rate limit; fault rules and status codes are wire
- * objects and keep their snake_case keys); the command line by its flag.
+ * library in camelCase (the options and the keys of a mapping such as the rate limit; fault rules
+ * and status codes are wire objects and keep their snake_case keys); the command line by its flag.
  */
 export const NAMING: Record<OptionsSource | "file", KeyNaming> = {
   file: (key) => key,
-  options: (key, parent) => (parent.length === 0 || (parent.length === 1 && parent[0] === "rate_limit") ? snakeToCamel(key) : key),
+  options: (key, parent) => (parent.length === 0 || (parent.length === 1 && renamesInside(String(parent[0]))) ? snakeToCamel(key) : key),
   "command line": (key, parent) => (parent.length === 0 ? flagOf(key) : key),
 };
 

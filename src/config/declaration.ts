@@ -36,6 +36,8 @@ export interface SettingDeclaration<S extends TSchema = TSchema> {
   default?: Static<S>;
   /** The library's option keeps the file's keys inside the value (wire objects, error codes), rather than camelCase. */
   keptAsGiven?: true;
+  /** A size's least value in bytes, checked once the size is read as bytes (config/resolve.ts): a schema cannot compare "64kb" with a number. */
+  minimumBytes?: number;
   flag?: FlagDeclaration;
   view?: ViewRule;
   docs: {
@@ -69,7 +71,7 @@ function setting<S extends TSchema, D>(schema: S, declaration: D & Omit<SettingD
  * NaN, and 1e308 or a burst of 1e21 printed exponents in the RateLimit headers. A millisecond
  * to a day, and a million tokens, cover any rate a test needs.
  */
-export const RATE_LIMIT_BOUNDS = { maxTokens: 1_000_000, minPerSeconds: 0.001, maxPerSeconds: 86_400 } as const;
+const RATE_LIMIT_BOUNDS = { maxTokens: 1_000_000, minPerSeconds: 0.001, maxPerSeconds: 86_400 } as const;
 
 /**
  * What `Authorization: Bearer <token>` can carry (RFC 6750 b64token): a key or token outside it
@@ -91,7 +93,7 @@ const TIMEOUT_MS = { minimum: 100, maximum: 3_600_000 } as const;
 const timeoutMs = () => Type.Integer(TIMEOUT_MS);
 
 const SIZE_PATTERN = "^\\s*\\d+(\\.\\d+)?\\s*([kmg]?b)?\\s*$";
-/** A size as a number of bytes or as `bytes` writes it; resolved to bytes with a minimum of its own (config/resolve.ts). */
+/** A size as a number of bytes or as `bytes` writes it; resolved to bytes, and held to its key's `minimumBytes` (config/resolve.ts). */
 const size = () => Type.Union([Type.Integer(), Type.String({ pattern: SIZE_PATTERN, description: 'a size such as "64mb" or "500kb", or a number of bytes' })]);
 
 /** Ranges of `lifecycle`'s keys, shown in its docs row too. */
@@ -107,6 +109,8 @@ const WEBHOOK_CONCURRENCY = { minimum: 1, maximum: 1000 } as const;
  * once per level (structuredClone, JSON.stringify), which ran out of stack at about 2000 levels.
  */
 const RESPOND_DEPTH = { minimum: 1, maximum: 1000 } as const;
+// A respond rule of a small body; a budget below it would refuse the rules tests use most.
+const MIN_RULE_BYTES = 64 * 1024;
 
 /** The config's keys, in the order of docs/configuration.md's table. */
 export const SETTINGS = {
@@ -410,6 +414,8 @@ export const SETTINGS = {
     // 20 unread streams during 500 of them) the peak RSS was 858-894 MB at 128 MB, 624 MB at 64 MB
     // and 473-546 MB at 48 MB. 10,000 welcome emails (the default capacity) take ~19 MB of the messages' 7/8.
     default: "48mb",
+    // Below a megabyte, one large message would empty the outbox at once.
+    minimumBytes: 1024 * 1024,
     view: "configured",
     docs: {
       meaning:
@@ -419,6 +425,7 @@ export const SETTINGS = {
   max_page_bytes: setting(size(), {
     // A list page is written as one string; V8 refuses strings past 512 MB ("Invalid string length").
     default: "32mb",
+    minimumBytes: 64 * 1024,
     docs: { meaning: 'largest page of `GET /_mock/messages` and `GET /_mock/requests`; a page cut there has `"truncated": true`' },
   }),
   max_rules: setting(Type.Integer({ minimum: 1, maximum: 100_000 }), {
@@ -429,9 +436,9 @@ export const SETTINGS = {
     // 1000 respond rules of 90 KB made one unscoped GET /_mock/faults an 86 MB answer built in one
     // turn (~500 ms, measured), and held ~550 MB of RSS in the bench's abuse section.
     default: "8mb",
+    minimumBytes: MIN_RULE_BYTES,
     docs: {
-      meaning:
-        "what the fault rules may weigh as JSON, every sandbox's together (at least 64kb); one more past it is refused with 400 `invalid_request`, see [Security and limits](security-and-limits.md)",
+      meaning: `what the fault rules may weigh as JSON, every sandbox's together (at least ${MIN_RULE_BYTES / 1024}kb); one more past it is refused with 400 \`invalid_request\`, see [Security and limits](security-and-limits.md)`,
     },
   }),
   max_respond_depth: setting(Type.Integer(RESPOND_DEPTH), {
@@ -448,12 +455,15 @@ export const SETTINGS = {
   }),
   event_buffer_bytes: setting(size(), {
     default: "8mb",
+    minimumBytes: 64 * 1024,
     docs: { meaning: "events waiting for a stream whose client does not read; past it the stream gets `event: dropped` and ends" },
   }),
   journal_body_bytes: setting(size(), {
     // Enough for any send a client has a reason to make; with the response, the headers and the
     // rest, an entry stays below ~150 KB, so the journal's eighth of max_bytes keeps ~100 of the worst.
     default: "64kb",
+    // 0 keeps no body at all, for bodies that must not be kept.
+    minimumBytes: 0,
     docs: { meaning: "how much of a request's body and of its response's a journal entry keeps, see [Inspection API](inspection-api.md); `0` keeps none" },
   }),
   redis_timeout_ms: setting(timeoutMs(), {

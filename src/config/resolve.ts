@@ -10,7 +10,7 @@ import type { RateLimitOptions } from "../domain/rate-limiter.js";
 import type { RequestLog } from "../domain/request-log.js";
 import { newWebhook, webhookProblem } from "../domain/webhooks.js";
 import { SHIPPED_TEMPLATES } from "../package-root.js";
-import type { Webhook } from "../wire.js";
+import type { RateLimitSettings, Webhook } from "../wire.js";
 import { checkConfig, ConfigError, NAMING, renameKeys, type FileSettings, type OptionsSource } from "./check.js";
 import { SETTINGS } from "./declaration.js";
 import {
@@ -26,6 +26,7 @@ import {
 } from "./schema.js";
 import { readConfigFile } from "./file.js";
 import { resolveProxy, type ProxyOptions } from "./proxy.js";
+import { rateLimitOptionsOf } from "./rate-limit.js";
 
 /** Options of `startSendMock` / `createSendMock`: the config keys in camelCase (see docs/configuration.md), all optional, and the library's own. */
 export interface SendMockOptions extends SettingOptions {
@@ -44,24 +45,17 @@ export interface SendMockOptions extends SettingOptions {
 /** The state store of a mock, as resolved. */
 export type StoreSettings = { kind: "memory" } | { kind: "redis"; url: string; keyPrefix: string };
 
-/** Sizes, given as bytes or as `bytes` writes them, each with the least it may be. */
-const SIZE_MINIMUMS = {
-  // Below a megabyte, one large message would empty the outbox at once.
-  max_bytes: 1024 * 1024,
-  max_page_bytes: 64 * 1024,
-  // A respond rule of a small body; a budget below it would refuse the rules tests use most.
-  max_rule_bytes: 64 * 1024,
-  event_buffer_bytes: 64 * 1024,
-  // 0 keeps no body at all, for bodies that must not be kept.
-  journal_body_bytes: 0,
-} as const;
-type SizeKey = keyof typeof SIZE_MINIMUMS;
+/** The sizes, given as bytes or as `bytes` writes them: the keys the declaration gives a least number of bytes. */
+type SizeKey = { [K in SettingKey]: (typeof SETTINGS)[K] extends { minimumBytes: number } ? K : never }[SettingKey];
+/** Each size with the least it may be, as declared. */
+const SIZE_MINIMUMS = DECLARED_SETTINGS.flatMap(([key, { minimumBytes }]) => (minimumBytes === undefined ? [] : [[key as SizeKey, minimumBytes] as const]));
+const SIZE_KEYS: ReadonlySet<SettingKey> = new Set(SIZE_MINIMUMS.map(([key]) => key));
 
 /** The keys whose resolved value is more than the value given or the default (sizes aside). */
 const WORKED_OUT = ["templates", "rate_limit", "lifecycle", "webhooks", "store", "redis_url", "key_prefix"] as const satisfies readonly SettingKey[];
 type PlainKey = Exclude<SettingKey, SizeKey | (typeof WORKED_OUT)[number]>;
 const PLAIN_KEYS = DECLARED_SETTINGS.map(([key]) => key).filter(
-  (key): key is PlainKey => !Object.hasOwn(SIZE_MINIMUMS, key) && !(WORKED_OUT as readonly string[]).includes(key),
+  (key): key is PlainKey => !SIZE_KEYS.has(key) && !(WORKED_OUT as readonly string[]).includes(key),
 );
 
 type PlainSettings = { [K in PlainKey as CamelCase<K>]: OptionValue<K> };
@@ -149,7 +143,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
   if (badSender !== undefined) throw blame("sender", (name) => `${name("sender")} ${badSender}`);
   const store = resolveStore(given, blame);
   const sizes = Object.fromEntries(
-    (Object.entries(SIZE_MINIMUMS) as [SizeKey, number][]).map(([key, minimum]) => {
+    SIZE_MINIMUMS.map(([key, minimum]) => {
       const value = valueOf(key) as number | string;
       const parsed = typeof value === "number" ? value : bytes.parse(value);
       if (parsed === null || !Number.isSafeInteger(parsed) || parsed < minimum) {
@@ -158,7 +152,6 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
       return [snakeToCamel(key), parsed];
     }),
   ) as unknown as SizeSettings;
-  const rateLimit = camelKeys(valueOf("rate_limit")) as RateLimitOptions | null;
   const lifecycle = camelKeys({ ...SETTINGS.lifecycle.default, ...(given.lifecycle as object | undefined) }) as LifecycleSettings;
   const plain = Object.fromEntries(
     PLAIN_KEYS.map((key) => [snakeToCamel(key), KEPT_AS_GIVEN.has(key) ? valueOf(key) : camelKeys(valueOf(key))]),
@@ -167,7 +160,7 @@ export function resolveConfig(options: SendMockOptions, optionsSource: OptionsSo
     ...plain,
     ...sizes,
     templates: path.resolve((given.templates as string | undefined) ?? SHIPPED_TEMPLATES),
-    rateLimit: rateLimit && { ...rateLimit, burst: rateLimit.burst ?? rateLimit.requests },
+    rateLimit: rateLimitOptionsOf(valueOf("rate_limit") as RateLimitSettings | null),
     lifecycle,
     webhooks: webhookInputs.map(newWebhook),
     bodyLimitBytes,

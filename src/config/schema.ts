@@ -50,3 +50,28 @@ export function renamedOneLevel(value: unknown, rename: (key: string) => string)
 export const KEPT_AS_GIVEN: ReadonlySet<string> = new Set(
   DECLARED_SETTINGS.flatMap(([key, declaration]) => (declaration.keptAsGiven === true ? [key, snakeToCamel(key)] : [])),
 );
+
+/** The keys a setting's value may have, by its schema (an object, or a union holding one): `rate_limit` -> `requests`, `per_seconds`, `burst`. */
+function innerKeysOf(schema: object): string[] {
+  const { properties, anyOf } = schema as { properties?: object; anyOf?: object[] };
+  return [...Object.keys(properties ?? {}), ...(anyOf ?? []).flatMap(innerKeysOf)];
+}
+
+/** Each setting's keys inside its value as the library spells them, where it renames them: a mapping not kept as given, as `OptionValue` types it. */
+const RENAMED_INSIDE: ReadonlyMap<string, readonly string[]> = new Map(
+  DECLARED_SETTINGS.flatMap(([key, declaration]) => (declaration.keptAsGiven === true ? [] : [[key, innerKeysOf(declaration.schema)] as const])).filter(
+    ([, inner]) => inner.length > 0,
+  ),
+);
+
+/** Whether the library spells the keys inside `key`'s value in camelCase too (`rateLimit.perSeconds`). */
+export function renamesInside(key: string): boolean {
+  return RENAMED_INSIDE.has(key);
+}
+
+/** The library's name of each of `keys`, and of each key inside their values, where it is not the file's: `{ rate_limit: "rateLimit", per_seconds: "perSeconds" }`. */
+export function libraryNamesOf(keys: readonly SettingKey[]): Record<string, string> {
+  const names = keys.flatMap((key) => [key, ...(RENAMED_INSIDE.get(key) ?? [])]);
+  const renamed = names.map((name): [string, string] => [name, snakeToCamel(name)]);
+  return Object.fromEntries(renamed.filter(([name, libraryName]) => name !== libraryName));
+}

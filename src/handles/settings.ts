@@ -2,6 +2,7 @@
 // PATCH checks it, and the settings the mock started with, as a read-only view.
 
 import type { ResolvedConfig } from "../config/resolve.js";
+import { DECLARED_SETTINGS, libraryNamesOf } from "../config/schema.js";
 import type { Contract } from "../contract/load.js";
 import type { SettingsStore } from "../domain/settings.js";
 import { settingsChangeOf } from "../http/settings-change.js";
@@ -23,13 +24,11 @@ type DeepReadonly<T> = T extends readonly (infer Item)[]
 /** The settings a mock started with, resolved (camelCase: `capacity`, `maxBytes`, `lifecycle`, ...); read-only, without the log callbacks. */
 export type SendMockConfig = DeepReadonly<Omit<ResolvedConfig, "log" | "requestLog">>;
 
+/** The settings PATCH /_mock/config changes: those `GET /_mock/config` shows as in force now. */
+const CHANGEABLE = DECLARED_SETTINGS.flatMap(([key, { view }]) => (view === "running" ? [key] : []));
+
 export function createSettingsHandle(settings: SettingsStore, contract: Contract): SettingsHandle {
-  const patching = routeCheck(contract, "patch", "/_mock/config", {
-    response_shape: "responseShape",
-    strict_data: "strictData",
-    rate_limit: "rateLimit",
-    per_seconds: "perSeconds",
-  });
+  const patching = routeCheck(contract, "patch", "/_mock/config", libraryNamesOf(CHANGEABLE));
   return {
     current: () => settings.current(),
     update: async (change) => settings.update(settingsChangeOf(patching.check({ body: change }).body as ConfigPatch)),

@@ -3,13 +3,13 @@
 import path from "node:path";
 import type { ViewRule } from "../config/declaration.js";
 import type { ResolvedConfig } from "../config/resolve.js";
-import { camelToSnake, DECLARED_SETTINGS, renamedOneLevel, snakeToCamel, type SettingKey } from "../config/schema.js";
-import type { RateLimitOptions } from "../domain/rate-limiter.js";
+import { DECLARED_SETTINGS, snakeToCamel, type SettingKey } from "../config/schema.js";
 import type { KeyCheck } from "../domain/api-keys.js";
 import type { OutboxStats } from "../domain/outbox.js";
 import type { RuntimeSettings } from "../domain/settings.js";
 import type { TemplateEntry } from "../domain/templates.js";
-import type { ConfigView, RateLimitSettings, TemplateDetail, TemplateSummary } from "../wire.js";
+import type { ConfigPatch, ConfigView, TemplateDetail, TemplateSummary } from "../wire.js";
+import { settingsViewOf } from "./settings-change.js";
 
 export function templateSummary(entry: TemplateEntry): TemplateSummary {
   const { template } = entry;
@@ -36,10 +36,6 @@ export function templateDetail(entry: TemplateEntry): TemplateDetail {
   };
 }
 
-export function rateLimitOptions(limit: RateLimitSettings | null): RateLimitOptions | null {
-  return limit && { requests: limit.requests, perSeconds: limit.per_seconds, burst: limit.burst ?? limit.requests };
-}
-
 export interface ConfigViewSources {
   config: ResolvedConfig;
   settings: RuntimeSettings;
@@ -56,7 +52,7 @@ function viewEntry(key: SettingKey, rule: ViewRule, { config, settings, keys, po
     case "configured":
       return [key, config[name as keyof ResolvedConfig]];
     case "running":
-      return [key, renamedOneLevel(settings[name as keyof RuntimeSettings], camelToSnake)];
+      return [key, settingsViewOf(settings)[key as keyof ConfigPatch]];
     case "hints":
       return [key, keys.hints];
     case "whether set":

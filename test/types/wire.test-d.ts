@@ -1,10 +1,12 @@
 // src/wire.ts held to the OpenAPI documents: each wire type equals the type openapi-typescript
 // generates from its schema (src/generated/, kept up to date by test/e2e/generated-types.test.ts),
-// so a type and its schema cannot disagree. Run by the `types` project (vitest's typecheck).
+// so a type and its schema cannot disagree; and the settings the admin API takes, as the config
+// declares them. Run by the `types` project (vitest's typecheck).
 
 import { expectTypeOf, test } from "vitest";
 import type { components as AdminApi } from "../../src/generated/admin-schemas.js";
 import type { components as SendApi } from "../../src/generated/send-api.js";
+import type { SETTINGS } from "../../src/config/declaration.js";
 import type * as Wire from "../../src/wire.js";
 
 type Send = SendApi["schemas"];
@@ -64,4 +66,12 @@ test("the inspection API's bodies", () => {
   expectTypeOf<Omit<Wire.ConfigView, "status_codes">>().toEqualTypeOf<Omit<Admin["ConfigView"], "status_codes">>();
   expectTypeOf<Wire.ConfigView["status_codes"]>().toExtend<Admin["ConfigView"]["status_codes"]>();
   expectTypeOf<Wire.ConfigPatch>().toEqualTypeOf<Admin["ConfigPatch"]>();
+});
+
+test("the settings the admin API takes, as the config declares them", () => {
+  // A declared key's value type (snake_case, as a file writes it), which config/resolve.ts reads as the wire's.
+  type Declared<Key extends keyof typeof SETTINGS> = Exclude<(typeof SETTINGS)[Key]["value"], undefined>;
+  expectTypeOf<Declared<"rate_limit">>().toEqualTypeOf<Wire.RateLimitSettings | null>();
+  expectTypeOf<Declared<"response_shape">>().toEqualTypeOf<Wire.ResponseShape>();
+  expectTypeOf<Declared<"strict_data">>().toEqualTypeOf<NonNullable<Wire.ConfigPatch["strict_data"]>>();
 });
