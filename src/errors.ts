@@ -2,6 +2,9 @@
 
 import { excerpt, MAX_MESSAGE_CHARS, MAX_VIOLATIONS } from "./domain/excerpt.js";
 import { DomainFailure } from "./domain/failure.js";
+import type { Violation } from "./domain/violation.js";
+
+export type { ExplainedViolation, Violation } from "./domain/violation.js";
 
 /** Default HTTP status of every error code; `status_codes` in the config may move any of them. */
 export const DEFAULT_ERROR_STATUS = {
@@ -37,27 +40,6 @@ export const ERROR_CODES = Object.keys(DEFAULT_ERROR_STATUS) as ErrorCode[];
 export function isErrorCode(value: string): value is ErrorCode {
   return Object.hasOwn(DEFAULT_ERROR_STATUS, value);
 }
-
-/**
- * One way a request, a response or a value breaks a contract, whoever found it: the contract
- * engine (contract/engine.ts), `check`, `proxy` or an error response. Only `path` and `message`
- * go on the wire; the rest is for the words each audience is told.
- */
-export interface Violation {
-  /** A JSON pointer: into the request body (`/cc/1`), the exchange (`/query/page`, `/response/message_id`), or `/status`, `/headers/<name>`. */
-  path: string;
-  message: string;
-  /** The JSON Schema keyword that failed (`format`, `required`), absent for a check of the exchange itself. */
-  keyword?: string;
-  /** The names allowed where it failed: the keys of the object for an unknown key, the values of an enum, to suggest the one meant. */
-  known?: readonly string[];
-  /** What the contract expected there and what was found, as `check` and `proxy` report a violation. */
-  expected?: string;
-  actual?: string;
-}
-
-/** A violation that says what was expected and what was found: what the contract engine reports of a value. */
-export type ExplainedViolation = Violation & { expected: string; actual: string };
 
 export interface ApiErrorOptions {
   /** Fixes the status, ignoring `status_codes` (an injected 503, say). */

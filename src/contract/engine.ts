@@ -1,17 +1,19 @@
 // The contract engine: for each document (send, service, admin, sendmock's own input schemas) its
-// validators, built ahead or compiled once, and the one translator from ajv's errors into violations.
+// validators, built ahead or compiled once, and a value's violations of a schema, explained.
 
 import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import type { ErrorObject, ValidateFunction } from "ajv";
+import type { ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { sha256 } from "../domain/digest.js";
 import { valueAt } from "../domain/json.js";
-import type { ExplainedViolation, Violation } from "../errors.js";
+import type { ExplainedViolation } from "../domain/violation.js";
 import { builtAhead, builtFile } from "./built-ahead.js";
 import { componentPointer, operationsOf, parametersOf, requestBodyOf, resolvedPointer, responseBodiesOf, schemaAlong } from "./document-pointers.js";
+import { explained } from "./explained.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT, type Contract } from "./load.js";
+import { violationsFrom, type KnownKeys } from "./violations.js";
 
 const require = createRequire(import.meta.url);
 
@@ -170,16 +172,6 @@ export async function recordPrecompiledValidators(inputSchemas: readonly object[
   for (const { ajv, exports, file } of Object.values(compilers)) await writeFile(builtFile(file), standaloneCode.default(ajv, exports));
 }
 
-/** A value as a violation quotes it: JSON, cut at 60 characters; `absent` for none. */
-export function show(value: unknown): string {
-  if (value === undefined) return "absent";
-  const json = JSON.stringify(value);
-  return json.length > 60 ? `${json.slice(0, 57)}...` : json;
-}
-
-/** The keys the object schema holding an `additionalProperties` (named by an error's `schemaPath`) takes. */
-export type KnownKeys = (schemaPath: string) => readonly string[] | undefined;
-
 /**
  * ajv names the schema that failed from the root of the one it checked (`#/properties/match/...`),
  * or from the document for a component it reached by `$ref` (`#/components/schemas/...`): the keys
@@ -200,57 +192,10 @@ export function knownKeysIn(contract: Contract, checkedPointer: string): KnownKe
   };
 }
 
-/** Who the words are for: the send and inspection APIs' refusals, or a judge of another's exchange. */
-type Register = "refusal" | "explained";
-
-/**
- * The one translator of ajv's errors into violations. A missing or unknown key is named in the
- * path (as express-openapi-validator named it, so the APIs' words did not change when it went).
- * `value` is the value checked; `root` is where it sits in the exchange (`/body`, `/response`).
- *
- * For a refusal the words are ajv's, an enum's values listed, with the names allowed kept apart
- * (`keysOf` finds the keys an unknown key's object takes): the send API words the field itself
- * (http/validation-errors.ts). Explained, as `check`, `proxy` and the `respond` fault print it,
- * each violation says what was expected and what was found.
- */
-export function violationsOf(errors: readonly ErrorObject[], value: unknown, register: "explained", root?: string): ExplainedViolation[];
-export function violationsOf(errors: readonly ErrorObject[], value: unknown, register: "refusal", root?: string, keysOf?: KnownKeys): Violation[];
-export function violationsOf(errors: readonly ErrorObject[], value: unknown, register: Register, root = "", keysOf?: KnownKeys): Violation[] {
-  return errors.map((error) => {
-    const params = error.params as Record<string, unknown>;
-    const key = (params.missingProperty ?? params.additionalProperty ?? params.unevaluatedProperty) as string | undefined;
-    const at = `${error.instancePath}${key === undefined ? "" : `/${key}`}`;
-    const path = `${root}${at}`;
-    const { keyword } = error;
-    const allowed = keyword === "enum" && Array.isArray(params.allowedValues) ? (params.allowedValues as unknown[]) : undefined;
-    if (register === "refusal") {
-      const known = keyword === "additionalProperties" ? keysOf?.(error.schemaPath) : allowed?.map((allowedValue) => [allowedValue].join(""));
-      const message = `${error.message ?? "is invalid"}${allowed === undefined ? "" : `: ${allowed.join(", ")}`}`;
-      return known === undefined ? { path, keyword, message } : { path, keyword, message, known };
-    }
-    const message = error.message ?? "is invalid";
-    const actual = show(valueAt(value, at));
-    switch (keyword) {
-      case "required":
-        return { path, keyword, message: `${String(key)} is required`, expected: `a ${String(key)}`, actual: "absent" };
-      case "additionalProperties":
-        return { path, keyword, message: `${String(key)} is not in the contract`, expected: "no such property", actual };
-      case "const":
-        return { path, keyword, message, expected: show(params.allowedValue), actual };
-      case "enum":
-        return { path, keyword, message, expected: `one of ${show(allowed)}`, actual };
-      case "type":
-        return { path, keyword, message, expected: String(params.type), actual };
-      default:
-        return { path, keyword, message, expected: `${keyword} ${show(params)}`, actual };
-    }
-  });
-}
-
 /** What in `value` breaks the schema at `pointer`, explained, from `root` in the exchange; empty when it fits. */
 function explainedViolations(contract: Contract, pointer: string, value: unknown, root: string): ExplainedViolation[] {
   const validate = validatorAt(contract, pointer);
-  return validate(value) ? [] : violationsOf(validate.errors ?? [], value, "explained", root);
+  return validate(value) ? [] : violationsFrom(validate.errors ?? [], value, root).map((violation) => explained(violation, value, root));
 }
 
 /**
@@ -277,7 +222,3 @@ export function componentCheck(contract: Contract, schemaName: string): (value: 
   validatorAt(contract, pointer);
   return (value) => explainedViolations(contract, pointer, value, "");
 }
-
-/** Violations as one line: `/data/status must be equal to one of the allowed values; / to is required`. */
-export const inOneLine = (violations: readonly ExplainedViolation[]): string =>
-  violations.map((violation) => `${violation.path || "/"} ${violation.message}`).join("; ");

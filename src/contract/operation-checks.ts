@@ -5,7 +5,7 @@
 import type { HttpResponse } from "../response.js";
 import type { ValidateFunction } from "ajv";
 import contentType from "content-type";
-import type { ExplainedViolation, Violation } from "../errors.js";
+import type { ExplainedViolation, Violation } from "../domain/violation.js";
 import {
   operationsOf,
   parametersOf,
@@ -17,9 +17,11 @@ import {
   type HttpMethod,
   type ParameterSchema,
 } from "./document-pointers.js";
-import { closestViolations, knownKeysIn, show, validatorAt, violationsOf, type KnownKeys } from "./engine.js";
+import { closestViolations, knownKeysIn, validatorAt } from "./engine.js";
+import { show } from "./explained.js";
 import type { Contract } from "./load.js";
 import { ContractRefusal } from "./refusal.js";
+import { violationsFrom, type KnownKeys } from "./violations.js";
 
 /** What a request brings that the contract judges. */
 export interface RequestParts {
@@ -56,7 +58,7 @@ export interface OperationChecks {
 }
 
 function failures(validate: ValidateFunction, value: unknown, root: string, keysOf?: KnownKeys): Violation[] {
-  return validate(value) ? [] : violationsOf(validate.errors ?? [], value, "refusal", root, keysOf);
+  return validate(value) ? [] : violationsFrom(validate.errors ?? [], value, root, keysOf);
 }
 
 const badRequest = (issues: Violation[], unlisted = 0): ContractRefusal =>

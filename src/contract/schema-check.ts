@@ -1,25 +1,15 @@
 // sendmock's own inputs (config, options, fault rules) checked by the engine's validators of their
-// schemas, and the failure that explains them best told in words about the key.
+// schemas, and the violation that explains the failure best told in words about the key.
 
-import type { ErrorObject, ValidateFunction } from "ajv";
+import type { ValidateFunction } from "ajv";
 import { valueAt } from "../domain/json.js";
 import { closestKey, meantValue } from "../domain/suggestion.js";
+import type { Violation } from "../domain/violation.js";
 import { inputCompiledAtRunTime, inputValidator } from "./engine.js";
+import { violationsFrom } from "./violations.js";
 
 /** Keys and indexes from the root of a value to one part of it: `["rate_limit", "per_seconds"]`, `["api_keys", 0]`. */
 export type KeyPath = readonly (string | number)[];
-
-/**
- * What is wrong with a value, with the keys it involves kept apart from the words, so each
- * caller can spell them as its user wrote them (snake_case in a file, camelCase in options).
- */
-export type SchemaProblem =
-  /** `rate_limit.requests must be at least 1`: `problem` follows the name of the value at `at`. */
-  | { kind: "value"; at: KeyPath; problem: string }
-  /** `rate_limit: unknown key per_second (did you mean per_seconds?)` */
-  | { kind: "unknown key"; at: KeyPath; key: string; suggestion: string | undefined }
-  /** `status_codes: teapot is not an error code (one of ...)`: a key that is not allowed as a key. */
-  | { kind: "bad key"; at: KeyPath; key: string; problem: string };
 
 /** Spells one key of a path; `parent` is the path of the mapping that holds it. */
 export type KeyNaming = (key: string, parent: KeyPath) => string;
@@ -32,23 +22,7 @@ export function pathName(at: KeyPath, naming: KeyNaming): string {
   );
 }
 
-/** The problem as one sentence; `whole` names the value itself when the problem is about all of it. */
-export function describeProblem(problem: SchemaProblem, naming: KeyNaming, whole: string): string {
-  const name = pathName(problem.at, naming);
-  const within = (text: string): string => (name === "" ? text : `${name}: ${text}`);
-  switch (problem.kind) {
-    case "value":
-      return `${name === "" ? whole : name} ${problem.problem}`;
-    case "unknown key": {
-      const suggestion = problem.suggestion === undefined ? "" : ` (did you mean ${naming(problem.suggestion, problem.at)}?)`;
-      return within(`unknown key ${naming(problem.key, problem.at)}${suggestion}`);
-    }
-    case "bad key":
-      return within(`${problem.key} ${problem.problem}`);
-  }
-}
-
-export type SchemaCheck = (value: unknown) => SchemaProblem | undefined;
+export type SchemaCheck = (value: unknown) => Violation | undefined;
 
 /** The check of the validator `validator` gives (one compiled for the `input` checking of contract/engine.ts). */
 export function checkWith(validator: () => ValidateFunction): SchemaCheck {
@@ -57,72 +31,36 @@ export function checkWith(validator: () => ValidateFunction): SchemaCheck {
     // Loaded (or compiled) at the first value: a mock that never adds a fault rule never compiles its check.
     validate ??= validator();
     if (validate(value)) return undefined;
-    return problemOf(validate.errors ?? [], value);
+    const telling = mostTelling(violationsFrom(validate.errors ?? [], value)) ?? { path: "", message: "is invalid" };
+    return { ...telling, found: valueAt(value, telling.path) };
   };
 }
 
-/** A check of `schema`: returns the problem that explains the failure best, or undefined when the value fits. */
+/** A check of `schema`: returns the violation that explains the failure best, or undefined when the value fits. */
 export const schemaCheck = (schema: object): SchemaCheck => checkWith(() => inputValidator(schema));
 
 /** The same check, compiled when first used even where the build generated it: what a tree never built runs. */
 export const schemaCheckCompiledAtRunTime = (schema: object): SchemaCheck => checkWith(() => inputCompiledAtRunTime(schema));
 
-type SchemaNode = Record<string, unknown>;
-
-/** Keywords whose error only says that errors below them happened; those say what is wrong. */
-const WRAPPERS = new Set(["anyOf", "oneOf", "propertyNames", "if", "not"]);
 /** An unknown key usually explains the required key it was meant to be, so it is told first. */
 const PRIORITY = ["additionalProperties", "required"];
 
-function isUnder(error: ErrorObject, wrapper: ErrorObject): boolean {
-  return error !== wrapper && error.schemaPath.startsWith(`${wrapper.schemaPath}/`);
-}
-
 /** A `type: string` beside an `enum` (admin.yaml's FaultKind): the enum's error says more, the values it takes. */
-function isSaidByEnum(error: ErrorObject, errors: readonly ErrorObject[]): boolean {
-  return error.keyword === "type" && errors.some((other) => other.keyword === "enum" && other.schemaPath === error.schemaPath.replace(/type$/, "enum"));
+function isSaidByEnum(violation: Violation, violations: readonly Violation[]): boolean {
+  const enumPath = violation.schemaPath?.replace(/type$/, "enum");
+  return violation.keyword === "type" && violations.some((other) => other.keyword === "enum" && other.schemaPath === enumPath);
 }
 
-function problemOf(errors: readonly ErrorObject[], root: unknown): SchemaProblem {
-  const wrappers = errors.filter((error) => WRAPPERS.has(error.keyword));
-  const outermost = errors.filter((error) => !wrappers.some((wrapper) => isUnder(error, wrapper)) && !isSaidByEnum(error, errors));
-  const rank = (error: ErrorObject): number => {
-    const index = PRIORITY.indexOf(error.keyword);
+/** The one violation a person is told: an input's error names one problem, the one that explains it best. */
+function mostTelling(violations: readonly Violation[]): Violation | undefined {
+  const rank = (violation: Violation): number => {
+    const index = PRIORITY.indexOf(violation.keyword ?? "");
     return index === -1 ? PRIORITY.length : index;
   };
-  const [first] = [...outermost].sort((a, b) => rank(a) - rank(b));
-  if (first === undefined) return { kind: "value", at: [], problem: "is invalid" };
-  if (!WRAPPERS.has(first.keyword)) return problemFrom(first, root);
-  const inner = errors.filter((error) => isUnder(error, first));
-  if (first.keyword !== "anyOf" && first.keyword !== "oneOf") return inner.length > 0 ? problemOf(inner, root) : problemFrom(first, root);
-  return branchProblem(first, inner, root);
+  return violations.filter((violation) => !isSaidByEnum(violation, violations)).sort((a, b) => rank(a) - rank(b))[0];
 }
 
-/**
- * `null or a rate limit` failed: the problem is the one of the branch the value was meant for,
- * the branch of its own type (a mapping was meant to be the rate limit, never null). A value
- * of a type no branch takes is told which types are taken.
- */
-function branchProblem(composite: ErrorObject, inner: readonly ErrorObject[], root: unknown): SchemaProblem {
-  const branches = Array.isArray(composite.schema) ? (composite.schema as SchemaNode[]) : [];
-  // A oneOf that more than one branch took has no errors below it.
-  if (inner.length === 0) return problemFrom(composite, root);
-  const value = valueAt(root, composite.instancePath);
-  const fitting = branches.map((branch, index) => ({ branch, index })).filter(({ branch }) => kindsOf(branch)?.includes(kindOf(value)) ?? true);
-  const errorsOf = (index: number) => inner.filter((error) => error.schemaPath.startsWith(`${composite.schemaPath}/${index}/`));
-  const depth = (index: number) => Math.max(0, ...errorsOf(index).map((error) => error.instancePath.length));
-  // Of several branches of the value's type, the one it got furthest into.
-  const meant = fitting.sort((a, b) => depth(b.index) - depth(a.index))[0];
-  if (meant !== undefined && errorsOf(meant.index).length > 0) return problemOf(errorsOf(meant.index), root);
-  // null stands for "not set": naming it would read as the schema artefact `must be null`.
-  const taken = branches.flatMap((branch) => typesOf(branch) ?? []);
-  const words = [...new Set(taken.filter((type) => type !== "null").map((type) => KIND_WORDS[type as Kind | "integer"]))];
-  return { kind: "value", at: keyPath(composite.instancePath), problem: words.length > 0 ? `must be ${alternatives(words)}` : "is invalid" };
-}
-
-type Kind = "null" | "boolean" | "number" | "string" | "array" | "object";
-
-const KIND_WORDS: Record<Kind | "integer", string> = {
+const KIND_WORDS: Readonly<Record<string, string>> = {
   null: "null",
   boolean: "true or false",
   number: "a number",
@@ -131,28 +69,6 @@ const KIND_WORDS: Record<Kind | "integer", string> = {
   array: "a list",
   object: "a mapping",
 };
-
-function kindOf(value: unknown): Kind {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  const type = typeof value;
-  return type === "boolean" || type === "number" || type === "string" ? type : "object";
-}
-
-/** The `type` of a schema as a list, or undefined when it has none. */
-function typesOf(schema: SchemaNode): string[] | undefined {
-  const { type } = schema;
-  if (typeof type === "string") return [type];
-  return Array.isArray(type) ? type.map(String) : undefined;
-}
-
-/** The kinds of value a schema can take, or undefined when it does not say (any kind may fit). */
-function kindsOf(schema: SchemaNode): Kind[] | undefined {
-  const types = typesOf(schema);
-  if (types !== undefined) return types.map((name) => (name === "integer" ? "number" : (name as Kind)));
-  const values = Array.isArray(schema.enum) ? (schema.enum as unknown[]) : "const" in schema ? [schema.const] : undefined;
-  return values?.map(kindOf);
-}
 
 /** `/api_keys/0` -> `["api_keys", 0]` */
 function keyPath(pointer: string): KeyPath {
@@ -174,60 +90,76 @@ function quoted(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
-/** `root` is the whole value checked, for the words that quote a part of it. */
-function problemFrom(error: ErrorObject, root: unknown): SchemaProblem {
-  const params = error.params as Record<string, unknown>;
-  const parent = (error.parentSchema ?? {}) as SchemaNode;
-  const at = keyPath(error.instancePath);
-  const about = (problem: string): SchemaProblem => ({ kind: "value", at, problem });
-  if (error.propertyName !== undefined) {
-    const what = typeof parent.description === "string" ? parent.description : "an allowed key";
-    // The key it was meant to be says more than the list of every key allowed.
-    const meant = Array.isArray(parent.enum) ? meantValue(error.propertyName, parent.enum) : "";
-    const allowed = meant === "" && Array.isArray(parent.enum) ? ` (${alternatives(parent.enum.map(quoted))})` : "";
-    return { kind: "bad key", at, key: error.propertyName, problem: `is not ${what}${meant}${allowed}` };
+/** The violation as one sentence; `whole` names the value itself when the violation is about all of it. */
+export function describeProblem(violation: Violation, naming: KeyNaming, whole: string): string {
+  const at = keyPath(violation.path);
+  const keyed = violation.keyword === "additionalProperties";
+  const name = pathName(keyed ? at.slice(0, -1) : at, naming);
+  const within = (text: string): string => (name === "" ? text : `${name}: ${text}`);
+  if (violation.badKey !== undefined) return within(`${violation.badKey} ${badKeyWords(violation)}`);
+  if (keyed) {
+    const key = String(at.at(-1));
+    const suggestion = closestKey(key, violation.known ?? []);
+    return within(`unknown key ${naming(key, at.slice(0, -1))}${suggestion === undefined ? "" : ` (did you mean ${naming(suggestion, at.slice(0, -1))}?)`}`);
   }
-  switch (error.keyword) {
+  return `${name === "" ? whole : name} ${valueWords(violation)}`;
+}
+
+/** What a key refused as a key must be: the key it was meant to be says more than the list of every key allowed. */
+function badKeyWords(violation: Violation): string {
+  const what = violation.description ?? "an allowed key";
+  const values = violation.allowed;
+  const meant = values === undefined ? "" : meantValue(violation.badKey, values);
+  const allowed = meant === "" && values !== undefined ? ` (${alternatives(values.map(quoted))})` : "";
+  return `is not ${what}${meant}${allowed}`;
+}
+
+/** What a value must be, in a person's words. */
+function valueWords(violation: Violation): string {
+  const limit = String(violation.limit);
+  switch (violation.keyword) {
     case "required":
-      return { kind: "value", at: [...at, String(params.missingProperty)], problem: "is required" };
-    case "additionalProperties": {
-      const key = String(params.additionalProperty);
-      const known = Object.keys(parent.properties ?? {});
-      return { kind: "unknown key", at, key, suggestion: closestKey(key, known) };
-    }
+      return "is required";
     case "type":
-      return about(`must be ${alternatives([params.type].flat().map((name) => KIND_WORDS[name as Kind | "integer"]))}`);
+      return `must be ${alternatives((violation.types ?? []).map((type) => KIND_WORDS[type] ?? type))}`;
+    case "oneOf":
+    case "anyOf": {
+      if (violation.types === undefined) return violation.message;
+      // null stands for "not set": naming it would read as the schema artefact `must be null`.
+      const words = [...new Set(violation.types.filter((type) => type !== "null").map((type) => KIND_WORDS[type] ?? type))];
+      return words.length > 0 ? `must be ${alternatives(words)}` : "is invalid";
+    }
     case "enum": {
-      const allowedValues = params.allowedValues as unknown[];
-      return about(`must be ${alternatives(allowedValues.map(quoted))}${meantValue(valueAt(root, error.instancePath), allowedValues)}`);
+      const values = violation.allowed ?? [];
+      return `must be ${alternatives(values.map(quoted))}${meantValue(violation.found, values)}`;
     }
     case "const":
-      return about(`must be ${quoted(params.allowedValue)}`);
+      return `must be ${quoted(violation.allowed?.[0])}`;
     case "minimum":
-      return about(`must be at least ${String(params.limit)}`);
+      return `must be at least ${limit}`;
     case "maximum":
-      return about(`must be at most ${String(params.limit)}`);
+      return `must be at most ${limit}`;
     case "exclusiveMinimum":
-      return about(`must be more than ${String(params.limit)}`);
+      return `must be more than ${limit}`;
     case "exclusiveMaximum":
-      return about(`must be less than ${String(params.limit)}`);
+      return `must be less than ${limit}`;
     case "multipleOf":
-      return about(`must be a multiple of ${String(params.multipleOf)}`);
+      return `must be a multiple of ${limit}`;
     case "minLength":
-      return about(params.limit === 1 ? "must not be empty" : `must be at least ${String(params.limit)} characters`);
+      return violation.limit === 1 ? "must not be empty" : `must be at least ${limit} characters`;
     case "maxLength":
-      return about(`must be at most ${String(params.limit)} characters`);
+      return `must be at most ${limit} characters`;
     case "minItems": {
       // An array schema names what it lists by its items' title: "must list at least one key".
-      const item = typeof (parent.items as SchemaNode | undefined)?.title === "string" ? String((parent.items as SchemaNode).title) : "item";
-      return about(params.limit === 1 ? `must list at least one ${item}` : `must list at least ${String(params.limit)} ${item}s`);
+      const item = violation.itemTitle ?? "item";
+      return violation.limit === 1 ? `must list at least one ${item}` : `must list at least ${limit} ${item}s`;
     }
     case "maxItems":
-      return about(`must list at most ${String(params.limit)} items`);
+      return `must list at most ${limit} items`;
     case "pattern":
       // A pattern says nothing to a person; the schema's description says what the value must be.
-      return about(typeof parent.description === "string" ? `must be ${parent.description}` : `must match ${String(params.pattern)}`);
+      return violation.description === undefined ? `must match ${String(violation.pattern)}` : `must be ${violation.description}`;
     default:
-      return about((error.message ?? "is invalid").replace("must NOT", "must not"));
+      return violation.message.replace("must NOT", "must not");
   }
 }

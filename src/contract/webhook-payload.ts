@@ -1,7 +1,8 @@
 // Every webhook payload is checked against openapi/send.yaml (`webhooks`) before it leaves: a
 // payload off the contract is a sendmock bug, told and never sent. Compiled once per document.
 
-import { componentCheck, inOneLine } from "./engine.js";
+import { componentCheck } from "./engine.js";
+import { inOneLine } from "./explained.js";
 import type { Contract } from "./load.js";
 import type { WebhookPayload } from "../wire.js";
 

@@ -1,4 +1,4 @@
-// Errors from the contract validator and the body parser -> ApiError with human messages.
+// The send and inspection APIs' refusals: the contract's violations and the body parser's errors, worded as an ApiError a client reads.
 
 import { excerpt } from "../domain/excerpt.js";
 import { valueAt } from "../domain/json.js";
@@ -11,14 +11,6 @@ import { ApiError, apiErrorOf, type Violation } from "../errors.js";
 
 const REQUIRED_SEND_FIELDS = new Set(["to", "template_id", "data"]);
 const RECIPIENT_PATH = /^\/(to|cc\/\d+|bcc\/\d+)$/;
-
-interface ValidatorIssue {
-  pointer: string;
-  keyword: string;
-  ajvMessage: string;
-  /** For an unknown key: the keys its object takes; for an enum: the values it takes. */
-  known: readonly string[] | undefined;
-}
 
 /** `/cc/1` -> `cc[1]`, `/data/name` -> `data.name`: how a person names a field (cut: a name may be as long as the body). */
 export function fieldName(pointer: string): string {
@@ -37,44 +29,46 @@ const FORMAT_PHRASES: Partial<Record<string, string>> = {
   "date-time": "must be a date and time such as 2026-11-22T09:26:00Z (RFC 3339)",
 };
 
-function formatPhrase(ajvMessage: string): string {
-  const format = /format "([^"]+)"/.exec(ajvMessage)?.[1] ?? "";
-  return FORMAT_PHRASES[format] ?? ajvMessage;
+const TYPE_WORDS: Partial<Record<string, string>> = { null: "null", integer: "a whole number" };
+const COMPARISON_WORDS: Partial<Record<string, string>> = {
+  minimum: "at least",
+  maximum: "at most",
+  exclusiveMinimum: "more than",
+  exclusiveMaximum: "less than",
+};
+
+/** `must be a string or null`: the types a value may be, as the send API words them. */
+function typeWords(types: readonly string[]): string {
+  if (types.length === 2 && types[0] === "string" && types[1] === "array") return "must be a string or an array of strings";
+  return `must be ${types.map((type) => TYPE_WORDS[type] ?? `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`).join(" or ")}`;
 }
 
-const TYPE_WORDS: Partial<Record<string, string>> = { null: "null", integer: "a whole number" };
-const COMPARISON_WORDS: Partial<Record<string, string>> = { ">=": "at least", "<=": "at most", ">": "more than", "<": "less than" };
-
-/** `body` is the request's, for the words that quote the value at fault. */
-function issueWords(issue: ValidatorIssue, body: unknown): string {
+/** What is wrong with a field, after its name; `body` is the request's, for the words that quote the value at fault. */
+function issueWords(issue: Violation, body: unknown): string {
   switch (issue.keyword) {
     case "format":
-      return formatPhrase(issue.ajvMessage);
+      return FORMAT_PHRASES[issue.format ?? ""] ?? issue.message;
     case "type":
-      return issue.ajvMessage === "must be string,array"
-        ? "must be a string or an array of strings"
-        : `must be ${issue.ajvMessage
-            .replace(/^must be /, "")
-            .split(",")
-            .map((type) => TYPE_WORDS[type] ?? `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`)
-            .join(" or ")}`;
+    case "oneOf":
+    case "anyOf":
+      return issue.types === undefined ? issue.message : typeWords(issue.types);
     case "minimum":
     case "maximum":
     case "exclusiveMinimum":
     case "exclusiveMaximum":
-      return issue.ajvMessage.replace(/^must be (>=|<=|>|<) /, (_match, comparison: string) => `must be ${COMPARISON_WORDS[comparison] ?? comparison} `);
+      return `must be ${COMPARISON_WORDS[issue.keyword] ?? ""} ${String(issue.limit)}`;
     case "minLength":
       return "must not be empty";
     case "enum": {
       const values = issue.known;
-      if (values === undefined) return issue.ajvMessage;
-      return `must be ${alternatives(values)}${meantValue(valueAt(body, issue.pointer), values)}`;
+      if (values === undefined) return issue.message;
+      return `must be ${alternatives(values)}${meantValue(valueAt(body, issue.path), values)}`;
     }
     case "pattern":
       // subject's pattern keeps it to one line, so it cannot split a mail header.
-      return issue.pointer === "/subject" ? "must not contain a line break (CR or LF)" : issue.ajvMessage;
+      return issue.path === "/subject" ? "must not contain a line break (CR or LF)" : issue.message;
     default:
-      return issue.ajvMessage.replace("must NOT", "must not");
+      return issue.message.replace("must NOT", "must not");
   }
 }
 
@@ -84,55 +78,18 @@ function shortJson(value: unknown): string {
   return json.length > 80 ? `${json.slice(0, 77)}...` : json;
 }
 
-const COMPOSITES = new Set(["oneOf", "anyOf"]);
-
-function isAtOrBelow(pointer: string, ancestor: string): boolean {
-  return pointer === ancestor || pointer.startsWith(`${ancestor}/`);
-}
-
-/**
- * A value that fits no branch of a `oneOf` (`a rate limit or null`) fails each branch, and the
- * validator reports them all: `must be null`, `must match exactly one schema in oneOf`, beside
- * what is really wrong. Only the branch the value was meant for is kept, the one of its type:
- * the `type` failures at that value are the other branches, unless nothing else failed there
- * (then no branch is of its type, and they merge into one: `must be an object or null`).
- */
-function withoutBranchNoise(issues: ValidatorIssue[]): ValidatorIssue[] {
-  const composites = issues.filter((issue) => COMPOSITES.has(issue.keyword)).map((issue) => issue.pointer);
-  // No oneOf failed (every send request: send.yaml's request has none): nothing to drop or merge.
-  if (composites.length === 0) return issues;
-  const kept: ValidatorIssue[] = [];
-  for (const issue of issues) {
-    if (COMPOSITES.has(issue.keyword)) continue;
-    if (issue.keyword === "type" && composites.includes(issue.pointer)) {
-      const meant = issues.some(
-        (other) => !COMPOSITES.has(other.keyword) && isAtOrBelow(other.pointer, issue.pointer) && (other.pointer !== issue.pointer || other.keyword !== "type"),
-      );
-      if (meant) continue;
-      const merged = kept.find((other) => other.keyword === "type" && other.pointer === issue.pointer);
-      if (merged) {
-        merged.ajvMessage = `${merged.ajvMessage},${issue.ajvMessage.replace(/^must be /, "")}`;
-        continue;
-      }
-    }
-    kept.push({ ...issue });
-  }
-  return kept;
-}
-
-function toIssues(contractIssues: readonly Violation[]): ValidatorIssue[] {
+/** The violations of a request body with pointers into the body itself (`/to`, not `/body/to`), each place and keyword told once. */
+function inBody(contractIssues: readonly Violation[]): Violation[] {
   const seen = new Set<string>();
-  const issues: ValidatorIssue[] = [];
+  const issues: Violation[] = [];
   for (const item of contractIssues) {
-    const keyword = item.keyword ?? "";
-    const pointer = item.path === "/body" ? "" : item.path.startsWith("/body/") ? item.path.slice(5) : item.path;
-    // The branches of a oneOf each fail on type at one pointer, with different messages: kept, to merge.
-    const key = keyword === "type" ? `${pointer} type ${item.message}` : `${pointer} ${keyword}`;
+    const path = item.path === "/body" ? "" : item.path.startsWith("/body/") ? item.path.slice(5) : item.path;
+    const key = `${path} ${item.keyword ?? ""}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    issues.push({ pointer, keyword, ajvMessage: item.message, known: item.known });
+    issues.push({ ...item, path });
   }
-  return withoutBranchNoise(issues);
+  return issues;
 }
 
 /** The parent of a pointer (`/rate_limit/per_second` -> `/rate_limit`) and its last key. */
@@ -144,31 +101,31 @@ function splitPointer(pointer: string): [string, string] {
 /** The required keys each object misses, by the object's pointer: an unknown key beside one may be its typo. */
 type MissingKeys = ReadonlyMap<string, string[]>;
 
-function missingKeys(issues: readonly ValidatorIssue[]): MissingKeys {
+function missingKeys(issues: readonly Violation[]): MissingKeys {
   const missing = new Map<string, string[]>();
   for (const issue of issues) {
     if (issue.keyword !== "required") continue;
-    const [parent, key] = splitPointer(issue.pointer);
+    const [parent, key] = splitPointer(issue.path);
     missing.set(parent, [...(missing.get(parent) ?? []), key]);
   }
   return missing;
 }
 
-function violationOf(issue: ValidatorIssue, missing: MissingKeys, body: unknown): Violation {
-  const field = fieldName(issue.pointer) || "the body";
-  if (issue.keyword === "required") return { path: issue.pointer, message: `${field} is required` };
+function violationOf(issue: Violation, missing: MissingKeys, body: unknown): Violation {
+  const field = fieldName(issue.path) || "the body";
+  if (issue.keyword === "required") return { path: issue.path, message: `${field} is required` };
   if (issue.keyword === "additionalProperties") {
-    const [parent, key] = splitPointer(issue.pointer);
+    const [parent, key] = splitPointer(issue.path);
     // `per_seconds` for an unknown `per_second` when per_seconds is missing beside it; else the
     // closest of the keys the object takes (`delay_ms` for `delay`), as the config file says.
     const meant = closestKey(key, missing.get(parent) ?? []) ?? closestKey(key, issue.known ?? []);
-    return { path: issue.pointer, message: `${field} is not a known field${meant === undefined ? "" : ` (did you mean ${meant}?)`}` };
+    return { path: issue.path, message: `${field} is not a known field${meant === undefined ? "" : ` (did you mean ${meant}?)`}` };
   }
-  return { path: issue.pointer, message: `${field} ${issueWords(issue, body)}` };
+  return { path: issue.path, message: `${field} ${issueWords(issue, body)}` };
 }
 
-function isRecipientIssue(issue: ValidatorIssue): boolean {
-  return RECIPIENT_PATH.test(issue.pointer) && (issue.keyword === "format" || issue.keyword === "maxLength");
+function isRecipientIssue(issue: Violation): boolean {
+  return RECIPIENT_PATH.test(issue.path) && (issue.keyword === "format" || issue.keyword === "maxLength");
 }
 
 /**
@@ -180,7 +137,7 @@ const VIOLATIONS_KEPT = 50;
 const PROBLEMS_NAMED_IN_MESSAGE = 10;
 
 /** `a; b; c; and 7 more`: the first issues described, and how many more there are (`unlisted` of them counted only). */
-function listIssues(issues: readonly ValidatorIssue[], describe: (issue: ValidatorIssue) => string, separator: string, unlisted: number): string {
+function listIssues(issues: readonly Violation[], describe: (issue: Violation) => string, separator: string, unlisted: number): string {
   const named = issues.slice(0, PROBLEMS_NAMED_IN_MESSAGE).map(describe);
   const more = issues.length - named.length + unlisted;
   return more > 0 ? `${named.join(separator)}${separator}and ${more} more` : named.join(separator);
@@ -188,28 +145,32 @@ function listIssues(issues: readonly ValidatorIssue[], describe: (issue: Validat
 
 /** A failed contract check of a send request: the most fundamental problem picks the code. */
 function sendRequestError(refusal: ContractRefusal, body: unknown): ApiError {
-  const issues = toIssues(refusal.issues);
+  const issues = inBody(refusal.issues);
   const missing = missingKeys(issues);
   const violations = issues.slice(0, VIOLATIONS_KEPT).map((issue) => violationOf(issue, missing, body));
-  const missingFields = issues.filter((issue) => issue.keyword === "required" && REQUIRED_SEND_FIELDS.has(fieldName(issue.pointer)));
+  const missingFields = issues.filter((issue) => issue.keyword === "required" && REQUIRED_SEND_FIELDS.has(fieldName(issue.path)));
   if (missingFields.length > 0) {
-    const names = missingFields.map((issue) => fieldName(issue.pointer));
+    const names = missingFields.map((issue) => fieldName(issue.path));
     return new ApiError("missing_required_field", `Missing required field${names.length > 1 ? "s" : ""}: ${names.join(", ")}`, { violations });
   }
   if (issues.length > 0 && issues.every(isRecipientIssue)) {
-    const addresses = listIssues(issues, (issue) => `${fieldName(issue.pointer)} (${shortJson(valueAt(body, issue.pointer))})`, ", ", refusal.unlisted);
+    const addresses = listIssues(issues, (issue) => `${fieldName(issue.path)} (${shortJson(valueAt(body, issue.path))})`, ", ", refusal.unlisted);
     return new ApiError("invalid_recipient", `Invalid recipient email address in ${addresses}`, { violations });
   }
   const problems = listIssues(issues, (issue) => violationOf(issue, missing, body).message, "; ", refusal.unlisted);
   return new ApiError("invalid_request", `Invalid request: ${problems}`, { violations });
 }
 
+/** A violation of sendmock's own response, for the bug report: the contract's words, an enum's values listed. */
+const brokenResponseWords = (issue: Violation): string =>
+  `${issue.path} ${issue.message}${issue.keyword === "enum" && issue.known ? `: ${issue.known.join(", ")}` : ""}`;
+
 function refusalError(refusal: ContractRefusal, body: unknown): ApiError {
   switch (refusal.kind) {
     case "bad_request":
       return sendRequestError(refusal, body);
     case "broken_response": {
-      const details = refusal.issues.map((issue) => `${issue.path} ${issue.message}`).join("; ");
+      const details = refusal.issues.map(brokenResponseWords).join("; ");
       return new ApiError("server_error", `sendmock broke its own contract (a bug in sendmock): ${details}`);
     }
     case "unsupported_media_type":

@@ -41,7 +41,7 @@ const cases: {
   },
   {
     name: "bad recipients, quoting the value from the body",
-    error: badRequest(issue("/cc/1", "format", 'must match format "email"')),
+    error: badRequest({ ...issue("/cc/1", "format", 'must match format "email"'), format: "email" }),
     body: { cc: ["ok@example.com", "not-an-address"] },
     code: "invalid_recipient",
     message: 'Invalid recipient email address in cc[1] ("not-an-address")',
@@ -49,7 +49,7 @@ const cases: {
   },
   {
     name: "a date and time in another format, not as an email address",
-    error: badRequest({ path: "/query/since", keyword: "format", message: 'must match format "date-time"' }),
+    error: badRequest({ path: "/query/since", keyword: "format", message: 'must match format "date-time"', format: "date-time" }),
     code: "invalid_request",
     message: "Invalid request: query.since must be a date and time such as 2026-11-22T09:26:00Z (RFC 3339)",
   },

@@ -8,7 +8,8 @@ import addFormats from "ajv-formats";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { afterAll, beforeAll, beforeEach, expect, onTestFinished } from "vitest";
 import YAML from "yaml";
-import { violationsOf } from "../../src/contract/engine.js";
+import { explained, inOneLine } from "../../src/contract/explained.js";
+import { violationsFrom } from "../../src/contract/violations.js";
 import { createSendMock, startSendMock, type RunningSendMock, type SendMock, type SendMockOptions, type SendRequest } from "../../src/index.js";
 import type { HandleScope } from "../../src/handles/index.js";
 import { createSendMockAndScope } from "../../src/mock.js";
@@ -116,9 +117,7 @@ addFormats.default(ajv, { mode: "full" });
 
 /** A failed validation in the engine's words: `/message_id message_id is required; /to must match format "email"`. */
 function failureWords(validate: ValidateFunction, value: unknown): string {
-  return violationsOf(validate.errors ?? [], value, "explained")
-    .map((violation) => `${violation.path || "/"} ${violation.message}`)
-    .join("; ");
+  return inOneLine(violationsFrom(validate.errors ?? [], value).map((violation) => explained(violation, value, "")));
 }
 
 async function loadDereferenced(name: ContractName): Promise<OpenAPIV3_1.Document> {
