@@ -1,25 +1,11 @@
-// The named checks of `sendmock check --generate` (Schemathesis' names): what each judges of one
-// generated request and its response, the response itself judged by the contract checker proxy uses.
+// How `sendmock check --generate` judges one generated request and its response by the named checks
+// (contract/named-checks.ts names them), the response itself judged by the contract checker proxy uses.
 
 import type { ContractChecker } from "../contract/check.js";
+import { isClientError, negativeDataRejection, notAServerError, type CheckName } from "../contract/named-checks.js";
 import type { ExplainedViolation } from "../errors.js";
 import type { GeneratedRequest } from "./generate.js";
 import type { HttpResponse } from "../response.js";
-
-export const CHECK_NAMES = [
-  "not_a_server_error",
-  "status_code_conformance",
-  "content_type_conformance",
-  "response_headers_conformance",
-  "response_schema_conformance",
-  "negative_data_rejection",
-  "missing_required_header",
-  "unsupported_method",
-  "max_response_time",
-  "positive_data_acceptance",
-] as const;
-
-export type CheckName = (typeof CHECK_NAMES)[number];
 
 /**
  * The checks that judge a response's form alone (status, media type, headers, body). They judge
@@ -32,20 +18,6 @@ export const RESPONSE_CHECKS: ReadonlySet<CheckName> = new Set([
   "response_headers_conformance",
   "response_schema_conformance",
 ]);
-
-/** What each check expects, as shown next to a failure. */
-export const EXPECTED: Record<CheckName, string> = {
-  not_a_server_error: "no 5xx",
-  status_code_conformance: "a status of the contract",
-  content_type_conformance: "a media type of the contract",
-  response_headers_conformance: "headers per contract",
-  response_schema_conformance: "a body per contract",
-  negative_data_rejection: "4xx",
-  missing_required_header: "401 (any 4xx where the contract lists no 401)",
-  unsupported_method: "405 with Allow: POST (any 4xx where the contract lists no 405)",
-  max_response_time: "a quick answer",
-  positive_data_acceptance: "2xx",
-};
 
 export interface Exchange {
   request: GeneratedRequest;
@@ -71,22 +43,6 @@ function checkOfViolation(violation: ExplainedViolation): CheckName {
   if (violation.path === "/headers/content-type") return "content_type_conformance";
   if (violation.path.startsWith("/headers/")) return "response_headers_conformance";
   return "response_schema_conformance";
-}
-
-const isClientError = (status: number): boolean => status >= 400 && status <= 499;
-
-/** `not_a_server_error`: a 5xx, whatever was asked; `check` judges every response by it, `proxy` every relayed one. */
-export function notAServerError(status: number): ExplainedViolation | undefined {
-  return status >= 500 ? { path: "/status", message: "a server error", expected: "no 5xx", actual: String(status) } : undefined;
-}
-
-/**
- * `negative_data_rejection`: a request the contract forbids (`defect` says how) answered other than
- * 4xx; a 5xx is `not_a_server_error`'s alone. `check` sends such requests on purpose, `proxy` meets them.
- */
-export function negativeDataRejection(status: number, defect: string): ExplainedViolation | undefined {
-  if (status >= 500 || isClientError(status)) return undefined;
-  return { path: "/status", message: `a request the contract forbids (${defect}) was not refused`, expected: "4xx", actual: String(status) };
 }
 
 const NEGATIVE_KINDS = new Set(["negative_body", "wrong_content_type", "malformed_json"]);

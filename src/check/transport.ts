@@ -5,7 +5,7 @@
 
 import type { HttpResponse } from "../response.js";
 import { setTimeout as sleep } from "node:timers/promises";
-import { brokenAnswer, DEFAULT_MAX_BODY_BYTES, readWithin } from "../http/bounded-response.js";
+import { brokenAnswer, DEFAULT_MAX_BODY_BYTES, readWithin } from "../bounded-response.js";
 
 export interface OutgoingRequest {
   method: string;

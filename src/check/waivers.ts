@@ -6,7 +6,7 @@ import { closestKey } from "../domain/suggestion.js";
 import { yaml, yamlProblem } from "../domain/yaml.js";
 import { FileReadError, readBounded } from "../read-bounded.js";
 import { CASES, IDEMPOTENCY_CASE } from "./cases.js";
-import { CHECK_NAMES } from "./named-checks.js";
+import { CHECK_NAMES } from "../contract/named-checks.js";
 
 /** Every field given must hold for a finding to be waived. */
 export interface WaiverMatch {

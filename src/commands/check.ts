@@ -20,7 +20,7 @@ import {
   unsendableKey,
   type Pace,
 } from "../check/transport.js";
-import { MAX_MAX_BODY_BYTES } from "../http/bounded-response.js";
+import { MAX_MAX_BODY_BYTES } from "../bounded-response.js";
 import { DEFAULT_CONTRACT } from "../contract/choice.js";
 import { fail } from "./shared.js";
 

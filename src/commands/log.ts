@@ -1,7 +1,7 @@
 // The command line's log, written with pino: the banner and a line per request on stdout, problems and stop notices on stderr.
 
 import { pino, type DestinationStream, type Logger } from "pino";
-import { CHECK_NAMES } from "../check/named-checks.js";
+import { CHECK_NAMES } from "../contract/named-checks.js";
 import sonicBoom from "sonic-boom";
 import { printable } from "../domain/printable.js";
 import type { InspectionCall, RequestLog } from "../domain/request-log.js";

@@ -5,7 +5,7 @@ import { type Command, InvalidArgumentError } from "commander";
 import type { SendMockOptions } from "../config/resolve.js";
 import { isHttpUrl } from "../domain/addresses.js";
 import { DEFAULT_CONTRACT } from "../contract/choice.js";
-import { DEFAULT_MAX_BODY_BYTES, MAX_MAX_BODY_BYTES } from "../http/bounded-response.js";
+import { DEFAULT_MAX_BODY_BYTES, MAX_MAX_BODY_BYTES } from "../bounded-response.js";
 import { bannerOf } from "./banner.js";
 import { createCommandLog } from "./log.js";
 import { addMockFlags, closeOnSignals, fail, logDetailOf, optionsFromFlags, startMockOrFail, type ServeFlags } from "./shared.js";

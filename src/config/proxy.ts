@@ -1,7 +1,7 @@
 // Proxy mode's options (`sendmock proxy`, or `proxy` given to the library), checked and completed.
 
 import { isHttpUrl, withoutCredentials } from "../domain/addresses.js";
-import { DEFAULT_MAX_BODY_BYTES, MAX_MAX_BODY_BYTES } from "../http/bounded-response.js";
+import { DEFAULT_MAX_BODY_BYTES, MAX_MAX_BODY_BYTES } from "../bounded-response.js";
 import { ConfigError, type OptionsSource } from "./check.js";
 
 export interface ProxyOptions {

@@ -1,7 +1,7 @@
 // One send request relayed to the real service with fetch: headers in, the response's status, headers and body out, the body read only up to a bound.
 
 import type { HttpResponse } from "../response.js";
-import { brokenAnswer, readWithin } from "./bounded-response.js";
+import { brokenAnswer, readWithin } from "../bounded-response.js";
 
 /** Headers that concern one connection only (RFC 9110 7.6.1), never relayed in either direction. */
 const HOP_BY_HOP = new Set([

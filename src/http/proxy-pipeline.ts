@@ -6,7 +6,7 @@ import { apiKeyHint } from "../domain/api-keys.js";
 import { fieldExcerpt } from "../domain/excerpt.js";
 import { parseJson } from "../domain/json.js";
 import type { SendService } from "../domain/send.js";
-import { negativeDataRejection, notAServerError, type CheckName } from "../check/named-checks.js";
+import { negativeDataRejection, notAServerError, type CheckName } from "../contract/named-checks.js";
 import { ApiError, isErrorCode, type ErrorCode, type ExplainedViolation, type Violation } from "../errors.js";
 import { bearerToken } from "../send/authenticate.js";
 import { errorNotes, type PipelineBasics, type SendNotes, type SendPipeline } from "../send/exchange.js";

@@ -3,7 +3,7 @@
 // check-generative-defects.test.ts.
 
 import { describe, expect, it } from "vitest";
-import { CHECK_NAMES } from "../../src/check/named-checks.js";
+import { CHECK_NAMES } from "../../src/contract/named-checks.js";
 import { brokenApisClosedAfterEach, checkAgainst as check, failedChecks, named, SLOW_MACHINE } from "../support/check-runs.js";
 
 const api = brokenApisClosedAfterEach();

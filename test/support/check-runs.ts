@@ -3,7 +3,7 @@
 
 import { afterEach } from "vitest";
 import { runCheck, type CheckResult } from "../../src/index.js";
-import { CHECK_NAMES } from "../../src/check/named-checks.js";
+import { CHECK_NAMES } from "../../src/contract/named-checks.js";
 import { brokenSendApi, type BrokenSendApi, type Defect } from "./broken-send-api.js";
 
 /** Each test sends a hundred or more requests through a relay; a loaded machine can slow that down a lot. */
