@@ -13,7 +13,7 @@ import { builtAhead, builtFile } from "./built-ahead.js";
 import { componentPointer, operationsOf, parametersOf, requestBodyOf, resolvedPointer, responseBodiesOf, schemaAlong } from "./document-pointers.js";
 import { explained } from "./explained.js";
 import { ADMIN_CONTRACT, loadContract, SEND_CONTRACT, type Contract } from "./load.js";
-import { violationsFrom, type KnownKeys } from "./violations.js";
+import { kindOf, kindsOf, meantBranch, violationsFrom, type Branch, type KnownKeys } from "./violations.js";
 
 const require = createRequire(import.meta.url);
 
@@ -192,6 +192,11 @@ export function knownKeysIn(contract: Contract, checkedPointer: string): KnownKe
   };
 }
 
+/** Where in the value a violation is, as ajv's instancePath says it: a missing or unknown key's object, not the key. */
+const instancePointer = (violation: ExplainedViolation): string =>
+  KEY_KEYWORDS.has(violation.keyword ?? "") ? violation.path.slice(0, violation.path.lastIndexOf("/")) : violation.path;
+const KEY_KEYWORDS = new Set(["required", "additionalProperties", "unevaluatedProperties"]);
+
 /** What in `value` breaks the schema at `pointer`, explained, from `root` in the exchange; empty when it fits. */
 function explainedViolations(contract: Contract, pointer: string, value: unknown, root: string): ExplainedViolation[] {
   const validate = validatorAt(contract, pointer);
@@ -200,20 +205,24 @@ function explainedViolations(contract: Contract, pointer: string, value: unknown
 
 /**
  * What in `value` breaks the schema at `pointer`; for a `oneOf` of shapes, only what breaks the
- * branch it came closest to (the fewest violations): a response in shape b is not also told every
- * way it is not shape a.
+ * branch it was meant for (the translator's one rule, `meantBranch`): a response in shape b is not
+ * also told every way it is not shape a. The shapes are components a `$ref` names, whose errors ajv
+ * reports under the component, so each is checked apart and the rule weighs what each found.
  */
 export function closestViolations(contract: Contract, pointer: string, value: unknown, root = ""): ExplainedViolation[] {
   const where = resolvedPointer(contract.document, pointer);
   const oneOf = (valueAt(contract.document, where.slice(1)) as { oneOf?: unknown } | undefined)?.oneOf;
-  const branches = Array.isArray(oneOf) ? oneOf.map((_branch, index) => `${where}/oneOf/${index}`) : [where];
-  let closest: ExplainedViolation[] | undefined;
-  for (const branch of branches) {
+  if (!Array.isArray(oneOf)) return explainedViolations(contract, where, value, root);
+  const kind = kindOf(value);
+  const branches: (Branch & { violations: ExplainedViolation[] })[] = [];
+  for (const index of oneOf.keys()) {
+    const branch = `${where}/oneOf/${index}`;
     const violations = explainedViolations(contract, branch, value, root);
     if (violations.length === 0) return [];
-    if (closest === undefined || violations.length < closest.length) closest = violations;
+    const schema = (valueAt(contract.document, resolvedPointer(contract.document, branch).slice(1)) ?? {}) as Record<string, unknown>;
+    branches.push({ violations, fits: kindsOf(schema)?.includes(kind) ?? true, pointers: violations.map(instancePointer) });
   }
-  return closest ?? [];
+  return (meantBranch(branches) ?? branches[0])?.violations ?? [];
 }
 
 /** The check of `components/schemas/<schemaName>`, its validator loaded or compiled now, not at its first value. */

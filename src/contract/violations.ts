@@ -110,7 +110,7 @@ function violationOf(error: ErrorObject, root: string, keysOf: KnownKeys | undef
 
 type Kind = "null" | "boolean" | "number" | "string" | "array" | "object";
 
-function kindOf(value: unknown): Kind {
+export function kindOf(value: unknown): Kind {
   if (value === null) return "null";
   if (Array.isArray(value)) return "array";
   const type = typeof value;
@@ -125,31 +125,43 @@ function typesOf(schema: SchemaNode): string[] | undefined {
 }
 
 /** The kinds of value a schema can take, or undefined when it does not say (any kind may fit). */
-function kindsOf(schema: SchemaNode): Kind[] | undefined {
+export function kindsOf(schema: SchemaNode): Kind[] | undefined {
   const types = typesOf(schema);
   if (types !== undefined) return types.map((name) => (name === "integer" ? "number" : (name as Kind)));
   const values = Array.isArray(schema.enum) ? (schema.enum as unknown[]) : "const" in schema ? [schema.const] : undefined;
   return values?.map(kindOf);
 }
 
+/** One branch of a oneOf or anyOf as the choice weighs it: whether the value is of a type it takes, and where in the value it breaks (ajv's instancePath: a missing or unknown key's object). */
+export interface Branch {
+  fits: boolean;
+  pointers: readonly string[];
+}
+
+/**
+ * The branch a value was meant for, the one rule for every caller: of the branches of the value's
+ * own type (a mapping was meant to be the rate limit, never null), the one it breaks least, then
+ * the one it got furthest into; undefined when no branch of its type fails.
+ */
+export function meantBranch<B extends Branch>(branches: readonly B[]): B | undefined {
+  const depth = (branch: Branch): number => Math.max(0, ...branch.pointers.map((pointer) => pointer.split("/").length));
+  return branches.filter((branch) => branch.fits && branch.pointers.length > 0).sort((a, b) => a.pointers.length - b.pointers.length || depth(b) - depth(a))[0];
+}
+
 const isUnder = (error: ErrorObject, wrapper: ErrorObject): boolean => error !== wrapper && error.schemaPath.startsWith(`${wrapper.schemaPath}/`);
 
 /**
- * The errors of the branch `value` was meant for, told by the branches' schemas (kept by ajv for
- * sendmock's own inputs), or the types of all when it is of no branch's type. The branch meant is one of the value's own type (a mapping was meant to be the rate limit,
- * never null), of those the one it got furthest into, then the one it breaks least.
+ * The errors of the branch `value` was meant for (`meantBranch`), told by the branches' schemas
+ * (kept by ajv for sendmock's own inputs), or the types of all when it is of no branch's type.
  */
 function branchChosen(composite: ErrorObject, inner: readonly ErrorObject[], value: unknown): ErrorObject[] | { types: string[] } {
   const schemas = composite.schema as SchemaNode[];
   const kind = kindOf(valueAt(value, composite.instancePath));
-  const branches = schemas.map((schema, index) => ({
-    errors: inner.filter((error) => error.schemaPath.startsWith(`${composite.schemaPath}/${index}/`)),
-    fits: kindsOf(schema)?.includes(kind) ?? true,
-  }));
-  const depth = (errors: readonly ErrorObject[]): number => Math.max(0, ...errors.map((error) => error.instancePath.length));
-  const [meant] = branches
-    .filter((branch) => branch.fits && branch.errors.length > 0)
-    .sort((a, b) => depth(b.errors) - depth(a.errors) || a.errors.length - b.errors.length);
+  const branches = schemas.map((schema, index) => {
+    const errors = inner.filter((error) => error.schemaPath.startsWith(`${composite.schemaPath}/${index}/`));
+    return { errors, fits: kindsOf(schema)?.includes(kind) ?? true, pointers: errors.map((error) => error.instancePath) };
+  });
+  const meant = meantBranch(branches);
   if (meant !== undefined) return meant.errors;
   return { types: [...new Set(schemas.flatMap((schema) => typesOf(schema) ?? []))] };
 }
