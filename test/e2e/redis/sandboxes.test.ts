@@ -2,7 +2,7 @@
 // are one whichever replica is asked, its name counts toward max_sandboxes once, and a reset through any forgets them all.
 
 import { Redis } from "ioredis";
-import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
+import { afterAll, afterEach, describe, expect, it, type TestContext } from "vitest";
 import { startSendMock, type RunningSendMock, type SendMockOptions } from "../../../src/index.js";
 import { aSendRequest, bearer } from "../../support/helpers.js";
 import { aHoldingReceiverForThisTest } from "../../support/webhook-receiver.js";
@@ -16,6 +16,18 @@ afterEach(async () => {
   await Promise.all(replicas.splice(0).map((replica) => replica.close()));
 });
 
+/**
+ * How a test's replicas are closed: by the afterEach above, or, for a test that runs beside another
+ * (concurrent), by its own onTestFinished, as the afterEach would close the other's too.
+ */
+type Closing = TestContext["onTestFinished"] | undefined;
+
+function closedAfterTheTest(replica: RunningSendMock, onTestFinished: Closing): RunningSendMock {
+  if (onTestFinished === undefined) replicas.push(replica);
+  else onTestFinished(() => replica.close());
+  return replica;
+}
+
 afterAll(async () => {
   if (skipReason === undefined) await (await sharedRedis()).stop();
 });
@@ -25,11 +37,9 @@ async function twoReplicas(options: SendMockOptions = {}): Promise<[RunningSendM
   return twoReplicasOn(shared);
 }
 
-async function twoReplicasOn(shared: SendMockOptions): Promise<[RunningSendMock, RunningSendMock]> {
-  const a = await startSendMock(shared);
-  replicas.push(a);
-  const b = await startSendMock(shared);
-  replicas.push(b);
+async function twoReplicasOn(shared: SendMockOptions, onTestFinished?: Closing): Promise<[RunningSendMock, RunningSendMock]> {
+  const a = closedAfterTheTest(await startSendMock(shared), onTestFinished);
+  const b = closedAfterTheTest(await startSendMock(shared), onTestFinished);
   return [a, b];
 }
 
@@ -108,44 +118,56 @@ describe.skipIf(skipReason !== undefined)(`sandboxes on replicas${skipReason ===
     expect((await (await b.sandbox("worker-1")).outbox.list()).total).toBe(0);
   });
 
-  it("let go of a forgotten sandbox on every replica: once a reset through one forgets its name, neither watches its due work", async () => {
-    const keyPrefix = aKeyPrefix();
-    const [a, b] = await twoReplicasOn({ port: 0, watchTemplates: false, redisUrl: (await sharedRedis()).url, keyPrefix });
-    expect((await sendIn(b, "worker-1")).status).toBe(200);
-    const monitor = await new Redis((await sharedRedis()).url).monitor();
-    // Each replica looks at the due work of every sandbox it built once a second, in one script naming their keys.
-    const looks: boolean[] = [];
-    monitor.on("monitor", (_time: string, args: string[]) => {
-      if (args[0]?.toLowerCase() === "evalsha" && args.includes(`${keyPrefix}due`))
-        looks.push(args.some((arg) => arg.startsWith(`${keyPrefix}sandbox:worker-1:`)));
-    });
-    try {
-      await expect.poll(() => looks.includes(true), { timeout: 5000, interval: 10 }).toBe(true);
-
-      await a.reset();
-      const sinceReset = looks.length;
-
-      // The replicas' looks alternate: two in a row without the sandbox's keys, and neither replica watches it.
-      await expect
-        .poll(() => looks.slice(sinceReset).some((withIt, index, after) => !withIt && after[index + 1] === false), { timeout: 8000, interval: 20 })
-        .toBe(true);
-      // Used again, the name is claimed and its scope built again, shared as before.
+  // This test and the next run side by side (concurrent): each waits for most of its ~2 s on the
+  // replicas' looks at due work, once a second (this file alone, 2 runs each: 6.0 s -> 3.9 s).
+  // Not beside a test on the shared Redis: this one's MONITOR connection, opened while another
+  // test's commands flowed, failed in ioredis ("Command queue state error"); the next test's
+  // Redis is its own.
+  it(
+    "let go of a forgotten sandbox on every replica: once a reset through one forgets its name, neither watches its due work",
+    { concurrent: true },
+    async ({ expect, onTestFinished }) => {
+      const keyPrefix = aKeyPrefix();
+      const [a, b] = await twoReplicasOn({ port: 0, watchTemplates: false, redisUrl: (await sharedRedis()).url, keyPrefix }, onTestFinished);
       expect((await sendIn(b, "worker-1")).status).toBe(200);
-      expect((await (await a.sandbox("worker-1")).outbox.list()).total).toBe(1);
-    } finally {
-      monitor.disconnect();
-    }
-  });
+      const monitor = await new Redis((await sharedRedis()).url).monitor();
+      // Each replica looks at the due work of every sandbox it built once a second, in one script naming their keys.
+      const looks: boolean[] = [];
+      monitor.on("monitor", (_time: string, args: string[]) => {
+        if (args[0]?.toLowerCase() === "evalsha" && args.includes(`${keyPrefix}due`))
+          looks.push(args.some((arg) => arg.startsWith(`${keyPrefix}sandbox:worker-1:`)));
+      });
+      try {
+        await expect.poll(() => looks.includes(true), { timeout: 5000, interval: 10 }).toBe(true);
+
+        await a.reset();
+        const sinceReset = looks.length;
+
+        // The replicas' looks alternate: two in a row without the sandbox's keys, and neither replica watches it.
+        await expect
+          .poll(() => looks.slice(sinceReset).some((withIt, index, after) => !withIt && after[index + 1] === false), { timeout: 8000, interval: 20 })
+          .toBe(true);
+        // Used again, the name is claimed and its scope built again, shared as before.
+        expect((await sendIn(b, "worker-1")).status).toBe(200);
+        expect((await (await a.sandbox("worker-1")).outbox.list()).total).toBe(1);
+      } finally {
+        monitor.disconnect();
+      }
+    },
+  );
 
   // On a Redis of its own: the shared one's connections and patterns come and go with the other files' tests.
   it.skipIf(ownServerSkip !== undefined)(
     "hold no connection, subscription or polling of their own while idle: a replica looks at every sandbox's due work in one call a second",
-    async () => {
+    { concurrent: true },
+    async ({ expect, onTestFinished }) => {
       const keyPrefix = aKeyPrefix();
       const server = await startRedisServer();
       onTestFinished(() => server.stop());
-      const replica = await startSendMock({ port: 0, watchTemplates: false, redisUrl: server.url, keyPrefix, maxSandboxes: 500 });
-      replicas.push(replica);
+      const replica = closedAfterTheTest(
+        await startSendMock({ port: 0, watchTemplates: false, redisUrl: server.url, keyPrefix, maxSandboxes: 500 }),
+        onTestFinished,
+      );
       const redis = new Redis(server.url);
       const connections = async (): Promise<number> => ((await redis.client("LIST")) as string).trim().split("\n").length;
       const subscriptions = async (): Promise<number> =>
