@@ -3,14 +3,17 @@
 // sendmock's own it fails; a rate limit or a refused key leaves requests inconclusive, never
 // passed; each flaw the spec allows us to see is named by the right check.
 
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { runCheck, type CheckOptions, type CheckReport } from "../../src/index.js";
 import { runFailed } from "../../src/check/report.js";
 import { failedChecks, named, SLOW_MACHINE } from "../support/check-runs.js";
 import { startSpecService, type SpecService, type SpecServiceOptions, type SpecServiceVariant } from "../support/spec-service.js";
 
+// The tests run side by side (describe.concurrent: most of their time is waiting on a pace or a
+// Retry-After, 13.1 s of the suite's in CI one after another), each with a service of its own, all
+// closed when the file ends.
 const services: SpecService[] = [];
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(services.splice(0).map((service) => service.close()));
 });
 
@@ -29,7 +32,7 @@ const sends = (target: SpecService) => target.received.filter((request) => reque
 
 const outcomes = (report: CheckReport): Record<string, string> => Object.fromEntries(report.results.map((result) => [result.id, result.outcome]));
 
-describe("sendmock check against a service that keeps its published spec", SLOW_MACHINE, () => {
+describe.concurrent("sendmock check against a service that keeps its published spec", SLOW_MACHINE, () => {
   it("passes every case and named check under the published contract, its own codes, statuses and extra members notwithstanding", async () => {
     const target = await service("conforming");
     const report = await check(target);
@@ -73,7 +76,7 @@ describe("sendmock check against a service that keeps its published spec", SLOW_
   });
 });
 
-describe("sendmock check never takes an unjudgeable answer for a verdict", SLOW_MACHINE, () => {
+describe.concurrent("sendmock check never takes an unjudgeable answer for a verdict", SLOW_MACHINE, () => {
   it("a target limited to 12 sends an hour: each 429 is inconclusive, the run fails, and no named check counts one", async () => {
     const target = await service("rate-limited");
     const report = await check(target);
@@ -184,7 +187,7 @@ describe("sendmock check never takes an unjudgeable answer for a verdict", SLOW_
   });
 });
 
-describe("sendmock check names the flaw the published spec lets it see", SLOW_MACHINE, () => {
+describe.concurrent("sendmock check names the flaw the published spec lets it see", SLOW_MACHINE, () => {
   it("a 200 without its status member: response_schema_conformance at /body/status, not status_code_conformance", async () => {
     const target = await service("success-without-status");
     const report = await check(target, { allowSend: true, recipient: "qa@example.com", data: { name: "Ada" } });
