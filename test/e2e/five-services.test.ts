@@ -21,8 +21,8 @@ afterAll(async () => {
   await Promise.all(services.map((service) => service.close()));
 });
 
-/** The services allow 5 a second; the runs of all five go at 40 (both sides), so that they take seconds, not minutes. */
-const FAST = 40;
+/** The services allow 5 a second; the runs of all five go at 100 (both sides), so that they take a second or two, not minutes. */
+const FAST = 100;
 
 async function service(variant: PythonServiceVariant, rate = FAST): Promise<PythonSendService> {
   const started = await startPythonSendService(variant, { rate });

@@ -4,9 +4,9 @@
 
 import { describe, expect, it } from "vitest";
 import { CHECK_NAMES } from "../../src/contract/named-checks.js";
-import { brokenApisClosedAfterEach, checkAgainst as check, failedChecks, named, SLOW_MACHINE } from "../support/check-runs.js";
+import { brokenApisClosed, checkAgainst as check, failedChecks, named, SLOW_MACHINE } from "../support/check-runs.js";
 
-const api = brokenApisClosedAfterEach();
+const api = brokenApisClosed("each");
 
 describe("sendmock check --generate against sendmock", SLOW_MACHINE, () => {
   for (const shape of ["a", "b"] as const) {

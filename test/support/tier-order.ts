@@ -18,7 +18,7 @@ const LONGEST_FIRST = [
   "test/http/check-generative.test.ts", // 4.7
   "test/e2e/docs-blocks.test.ts", // 19 in a full run on a busy host (115 s; the others' figures are from ~80 s runs): every code block of the docs, half of it child processes and waits
   "test/e2e/package.test.ts", // 11 alone (15 when it installed twice): packs, installs into one project and links that install, runs jest, vitest and tsc there
-  "test/e2e/five-services.test.ts", // 9 alone, 6 of it its beforeAll: seven check runs against Python services, most of it waiting on their pace
+  "test/e2e/five-services.test.ts", // 4.4 alone, most of it its beforeAll: seven check runs against Python services side by side, one paced at 5/s
   "test/e2e/npm-start.test.ts", // 7-7.7 alone (10.3 before its other tests ran beside the build), 16 in CI on a busy host: one full build
   "test/e2e/per-file-sandboxes.test.ts", // 4.6 alone (6.5 before the two frameworks ran side by side): 2 x 11 runs of vitest and jest, each framework's in one child process
   "test/e2e/cli-log.test.ts", // 8
