@@ -345,7 +345,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   for (const { testCase, skipReason } of casesToRun(options, contract)) {
     const base = { id: testCase.id, name: testCase.name, expected: testCase.expect.status, problems: [], durationMs: 0 };
     if (skipReason !== undefined) report({ ...base, outcome: "skipped", skipReason });
-    else if (testCase.sends && budget?.allows() === false) report({ ...base, outcome: "skipped", skipReason: spentReason() });
+    else if (testCase.sends && budget?.allows() === false) report({ ...base, outcome: "skipped", skipReason: withheld() });
     else report(await timed(() => runCase(testCase)));
   }
   if (options.allowSend === true && (!options.only || options.only.includes(IDEMPOTENCY_CASE.id))) report(await timed(runIdempotencyCase));
@@ -359,7 +359,8 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     waivers: waivers.tally(),
   };
 
-  function spentReason(requests = 1): string {
+  /** Keeps `requests` that would deliver mail back, the budget being spent, and says why, for the skipped case. */
+  function withheld(requests = 1): string {
     budget?.withhold(requests);
     return `delivers mail: the --max-sends budget of ${budget?.use().max ?? 0} was spent`;
   }
@@ -426,7 +427,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
     const base = { ...IDEMPOTENCY_CASE, expected: "2xx replayed" };
     // Two sends: both must fit, as the service may take the second for a new message.
     if (budget !== undefined && budget.use().max - budget.use().used < 2)
-      return { ...base, outcome: "skipped", problems: [], durationMs: 0, skipReason: spentReason(2) };
+      return { ...base, outcome: "skipped", problems: [], durationMs: 0, skipReason: withheld(2) };
     const key = `sendmock-check-${randomUUID()}`;
     const first = await sendWithKey(key);
     const accepted = first.kind === "response" && first.response.status >= 200 && first.response.status <= 299;
