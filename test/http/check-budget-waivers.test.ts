@@ -3,15 +3,16 @@
 // turns the findings it matches into "waived" (shown in the report and the JUnit file) and one that
 // waived nothing is stale; `planCheck` (--dry-run) lists exactly what a run with its seed sends.
 
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { planCheck, runCheck, type CheckOptions, type CheckReport } from "../../src/index.js";
 import { finalReport, junitXml, runFailed } from "../../src/check/report.js";
 import { skipWaiver, type Waiver } from "../../src/check/waivers.js";
 import { SLOW_MACHINE } from "../support/check-runs.js";
 import { startSpecService, type SpecService, type SpecServiceVariant } from "../support/spec-service.js";
 
+// The tests run side by side, each with a stand-in of its own, all closed when the file ends.
 const services: SpecService[] = [];
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(services.splice(0).map((service) => service.close()));
 });
 
@@ -32,7 +33,7 @@ const options = (target: SpecService, more: Partial<CheckOptions> = {}): CheckOp
 
 const outcomeOf = (report: CheckReport, id: string): string | undefined => report.results.find((result) => result.id === id)?.outcome;
 
-describe("--max-sends", SLOW_MACHINE, () => {
+describe.concurrent("--max-sends", SLOW_MACHINE, () => {
   it("caps the sends the service accepts, sends no valid request once they are used, and says how many were used", async () => {
     const target = await service("conforming");
     const report = await runCheck(options(target, { allowSend: true, recipient: "qa@example.com", maxSends: 4 }));
@@ -66,7 +67,7 @@ describe("--max-sends", SLOW_MACHINE, () => {
   });
 });
 
-describe("waivers", SLOW_MACHINE, () => {
+describe.concurrent("waivers", SLOW_MACHINE, () => {
   /** The data-optional service takes a send without data, or with `data: null`: the spec says it must refuse both (rule 1). */
   const dataMissing: Waiver[] = [
     {
@@ -141,7 +142,7 @@ describe("waivers", SLOW_MACHINE, () => {
   });
 });
 
-describe("planCheck (--dry-run)", SLOW_MACHINE, () => {
+describe.concurrent("planCheck (--dry-run)", SLOW_MACHINE, () => {
   it("sends nothing, and lists exactly the requests a run with its seed then sends, in order", async () => {
     const target = await service("conforming");
     const plan = await planCheck(options(target));

@@ -5,9 +5,9 @@
 
 import { describe, expect, it } from "vitest";
 import type { Defect } from "../support/broken-send-api.js";
-import { brokenApisClosed, checkAgainst as check, failedChecks, named, SLOW_MACHINE } from "../support/check-runs.js";
+import { brokenApisClosedAfterAll, checkAgainst as check, failedChecks, named, SLOW_MACHINE } from "../support/check-runs.js";
 
-const api = brokenApisClosed("all");
+const api = brokenApisClosedAfterAll();
 
 describe.concurrent("sendmock check --generate against a send API broken in one way", SLOW_MACHINE, () => {
   const cases: [Defect, string, { allowSend?: boolean; maxResponseMs?: number; maxRetries?: number }][] = [

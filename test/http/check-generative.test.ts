@@ -1,14 +1,15 @@
 // `sendmock check --generate` in this process: the named checks pass against sendmock in both
 // shapes, and a failing run replays with its seed. Against a send API broken in one way:
-// check-generative-defects.test.ts.
+// check-generative-defects.test.ts. The tests run side by side, each against an API of its own,
+// all closed when the file ends.
 
 import { describe, expect, it } from "vitest";
 import { CHECK_NAMES } from "../../src/contract/named-checks.js";
-import { brokenApisClosed, checkAgainst as check, failedChecks, named, SLOW_MACHINE } from "../support/check-runs.js";
+import { brokenApisClosedAfterAll, checkAgainst as check, failedChecks, named, SLOW_MACHINE } from "../support/check-runs.js";
 
-const api = brokenApisClosed("each");
+const api = brokenApisClosedAfterAll();
 
-describe("sendmock check --generate against sendmock", SLOW_MACHINE, () => {
+describe.concurrent("sendmock check --generate against sendmock", SLOW_MACHINE, () => {
   for (const shape of ["a", "b"] as const) {
     it(`passes every named check in shape ${shape} and, without --allow-send, captures nothing`, async () => {
       const target = await api(null, shape);
@@ -33,7 +34,7 @@ describe("sendmock check --generate against sendmock", SLOW_MACHINE, () => {
   }
 });
 
-describe("sendmock check --generate is seeded", SLOW_MACHINE, () => {
+describe.concurrent("sendmock check --generate is seeded", SLOW_MACHINE, () => {
   it("replays a failing run with its seed: the same failures and the same smallest request", async () => {
     const target = await api("server error on non-ASCII data");
     const runs = [await check(target, { seed: 424242 }), await check(target, { seed: 424242 })];

@@ -1,7 +1,7 @@
 // `sendmock check --generate` run in this process against a send API (sendmock itself, or one
 // broken in one way), for the check-generative test files.
 
-import { afterAll, afterEach } from "vitest";
+import { afterAll } from "vitest";
 import { runCheck, type CheckResult } from "../../src/index.js";
 import { CHECK_NAMES } from "../../src/contract/named-checks.js";
 import { brokenSendApi, type BrokenSendApi, type Defect } from "./broken-send-api.js";
@@ -9,13 +9,10 @@ import { brokenSendApi, type BrokenSendApi, type Defect } from "./broken-send-ap
 /** Each test sends a hundred or more requests through a relay; a loaded machine can slow that down a lot. */
 export const SLOW_MACHINE = { timeout: 60_000 };
 
-/**
- * Starts send APIs for the tests of the calling file, each closed after its test, or, for a file
- * whose tests run side by side, all when the file ends. Call it at the top of the file.
- */
-export function brokenApisClosed(after: "each" | "all"): (defect: Defect | null, shape?: "a" | "b") => Promise<BrokenSendApi> {
+/** Starts send APIs for the tests of the calling file, whose tests run side by side: all closed when the file ends. Call it at the top of the file. */
+export function brokenApisClosedAfterAll(): (defect: Defect | null, shape?: "a" | "b") => Promise<BrokenSendApi> {
   const apis: BrokenSendApi[] = [];
-  (after === "each" ? afterEach : afterAll)(async () => {
+  afterAll(async () => {
     await Promise.all(apis.splice(0).map((api) => api.close()));
   });
   return async (defect, shape = "a") => {
